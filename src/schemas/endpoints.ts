@@ -1,0 +1,70 @@
+import * as z from 'zod/mini';
+import { Uuid } from './common.js';
+import * as chat from './chat.js';
+import * as datasets from './datasets.js';
+import * as documents from './documents.js';
+import * as prompts from './prompts.js';
+import * as realtime from './realtime.js';
+import * as sessions from './sessions.js';
+
+/**
+ * The table of every endpoint: E1–E20 plus realtime signaling (`RS`). The API client, the emulator
+ * (routing, validation, OpenAPI) and the relay (allowlist) are all driven by it.
+ */
+export interface Endpoint {
+  readonly id: string;
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path template with `{name}` parameters. */
+  readonly path: string;
+  readonly summary: string;
+  readonly params: z.ZodMiniObject;
+  readonly query?: z.ZodMiniObject;
+  readonly body?: z.core.$ZodType;
+  /** False when the body may be omitted entirely (E1, E6). */
+  readonly bodyRequired?: boolean;
+  /** Response body on success; undefined for a body the client does not parse (E14 is JSON, so set). */
+  readonly response: z.core.$ZodType;
+  readonly status: number;
+  /** Whether the bearer credential is listed by the spec. */
+  readonly auth: boolean;
+  /** E3 and E10 can answer with Server-Sent Events when `stream: true`. */
+  readonly streams?: boolean;
+}
+
+const id = z.string().check(z.minLength(1));
+const aiId = z.strictObject({ ai_id: id });
+const aiUuid = z.strictObject({ ai_id: Uuid });
+const none = z.strictObject({});
+
+const define = <const T extends Record<string, Endpoint>>(t: T) => t;
+
+export const endpoints = define({
+  E1: { id: 'E1', method: 'POST', path: '/v1/robots/{ai_id}/realtime/warmup', summary: 'Warm up the robot agent', params: aiUuid, body: realtime.RealtimeWarmupIn, bodyRequired: false, response: realtime.RealtimeWarmupOut, status: 200, auth: true },
+  RS: { id: 'RS', method: 'POST', path: '/v1/robots/{ai_id}/realtime/sessions', summary: 'Realtime signaling: offer in, answer out', params: aiId, body: realtime.RealtimeSessionIn, response: realtime.RealtimeSessionOut, status: 201, auth: true },
+  E2: { id: 'E2', method: 'PUT', path: '/v1/ais/{ai_id}/gen_prompt', summary: 'Update robot prompt information', params: aiId, body: prompts.GenPromptIn, response: prompts.GenPromptOut, status: 200, auth: true },
+  E3: { id: 'E3', method: 'POST', path: '/v1/ais/gen_prompt', summary: 'Generate a robot prompt from a meta prompt', params: none, body: prompts.GenPromptIn, response: prompts.GenPromptOut, status: 200, auth: true, streams: true },
+  E4: { id: 'E4', method: 'PUT', path: '/v1/datasets/{dataset_id}/files/refresh_list', summary: 'Refresh dataset files', params: z.strictObject({ dataset_id: id }), body: datasets.RefreshFilesIn, response: datasets.RefreshFilesOut, status: 200, auth: true },
+  E5: { id: 'E5', method: 'POST', path: '/v1/datasets/{dataset_id}/links', summary: 'Add links to a dataset', params: z.strictObject({ dataset_id: id }), query: datasets.AddLinksQuery, body: datasets.AddLinksIn, response: datasets.AddLinksOut, status: 200, auth: true },
+  E6: { id: 'E6', method: 'PATCH', path: '/v1/{ai_id}/message_rating', summary: 'Rate a message', params: aiId, query: sessions.MessageRatingQuery, body: sessions.MessageRatingIn, bodyRequired: false, response: sessions.MessageRatingOut, status: 200, auth: true },
+  E7: { id: 'E7', method: 'DELETE', path: '/v1/datasets/{dataset_id}/files', summary: 'Delete dataset files', params: z.strictObject({ dataset_id: id }), body: datasets.DeleteFilesIn, response: datasets.DeleteFilesOut, status: 200, auth: true },
+  E8: { id: 'E8', method: 'POST', path: '/v1/datasets/{dataset_id}/configs', summary: 'Update dataset configuration', params: z.strictObject({ dataset_id: id }), body: datasets.DatasetConfigsIn, response: datasets.DatasetConfigsOut, status: 200, auth: true },
+  E9: { id: 'E9', method: 'POST', path: '/pdf/highlight', summary: 'PDF highlight positions of a text', params: none, body: documents.PdfHighlightIn, response: documents.PdfHighlightOut, status: 200, auth: false },
+  E10: { id: 'E10', method: 'POST', path: '/v1/digitals/v1/chat/completions', summary: 'Chat completions (digital human runtime)', params: none, body: chat.ChatCompletionIn, response: chat.ChatCompletionOut, status: 200, auth: false, streams: true },
+  E11: { id: 'E11', method: 'GET', path: '/v1/robots/{ai_id}/realtime-cost', summary: 'Realtime cost summary', params: aiId, query: realtime.RealtimeCostQuery, response: realtime.RealtimeCostSummary, status: 200, auth: true },
+  E12: { id: 'E12', method: 'GET', path: '/v1/robots/{ai_id}/realtime-cost/sessions', summary: 'Realtime cost per session', params: aiId, query: realtime.RealtimeCostQuery, response: realtime.RealtimeSessionCostList, status: 200, auth: true },
+  E13: { id: 'E13', method: 'GET', path: '/v1/robots/{ai_id}/realtime-usage', summary: 'Realtime usage', params: aiId, query: realtime.RealtimeUsageQuery, response: realtime.RealtimeUsage, status: 200, auth: true },
+  E14: { id: 'E14', method: 'GET', path: '/v1/robots/{ai_id}/realtime-audio/download', summary: 'Presigned URLs of recorded audio segments', params: aiId, query: realtime.RealtimeAudioQuery, response: realtime.RealtimeAudioOut, status: 200, auth: true },
+  E15: { id: 'E15', method: 'DELETE', path: '/v1/{ai_id}/sessions/{session_id}', summary: 'Delete a session (background hard delete)', params: z.strictObject({ ai_id: id, session_id: z.string() }), response: sessions.SessionDeleteOut, status: 200, auth: true },
+  E16: { id: 'E16', method: 'GET', path: '/v1/datasets/{dataset_id}/files/{file_id}/metadata', summary: 'Dataset file metadata', params: z.strictObject({ dataset_id: id, file_id: id }), response: datasets.DatasetFile, status: 200, auth: true },
+  E17: { id: 'E17', method: 'GET', path: '/v1/{ai_id}/session.messages/{message_id}', summary: 'One session message', params: z.strictObject({ ai_id: id, message_id: id }), response: sessions.SessionMessage, status: 200, auth: true },
+  E18: { id: 'E18', method: 'GET', path: '/v1/question/references/{ai_id}', summary: 'References of an answer', params: aiId, query: sessions.ReferencesQuery, response: sessions.ReferencesOut, status: 200, auth: true },
+  E19: { id: 'E19', method: 'GET', path: '/v1/{ai_id}/session.messages', summary: 'Messages of a session (paginated)', params: aiId, query: sessions.SessionMessagesQuery, response: sessions.SessionMessagePage, status: 200, auth: false },
+  E20: { id: 'E20', method: 'GET', path: '/v1/datasets/{dataset_id}/integrations', summary: 'Dataset integration rules (paginated)', params: z.strictObject({ dataset_id: Uuid }), query: datasets.IntegrationsQuery, response: datasets.IntegrationPage, status: 200, auth: true },
+});
+
+export type EndpointId = keyof typeof endpoints;
+
+/** Fills a path template: `{name}` becomes the URI-encoded parameter. */
+export function fillPath(template: string, params: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+}

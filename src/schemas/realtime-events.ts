@@ -1,0 +1,83 @@
+import * as z from 'zod/mini';
+
+/**
+ * The realtime data-channel protocol, version 1.
+ *
+ * One reliable, ordered data channel (label `kb-voice`) carries JSON text messages. Every message is
+ * an object with `v: 1` and a `type`; a peer ignores messages whose `v` it does not know and answers
+ * a malformed one with an `error` event (`code: "protocol_error"`). Times are milliseconds.
+ * Turns are numbered from 1 per session (`turn_id`).
+ */
+export const PROTOCOL_VERSION = 1;
+export const DATA_CHANNEL_LABEL = 'kb-voice';
+
+const v = z.literal(PROTOCOL_VERSION);
+const turnId = z.int().check(z.gte(1));
+const role = z.enum(['user', 'assistant']);
+
+/** Server → client events. */
+export const SessionReadyEvent = z.looseObject({
+  v, type: z.literal('session.ready'),
+  session_id: z.string(),
+  language: z.string(),
+  /** True when the robot's agent is already built (warm): the first answer pays no build time. */
+  agent_ready: z.boolean(),
+});
+export const SpeechStartedEvent = z.looseObject({
+  v, type: z.literal('input.speech_started'), turn_id: turnId, at_ms: z.number(),
+});
+export const SpeechStoppedEvent = z.looseObject({
+  v, type: z.literal('input.speech_stopped'), turn_id: turnId, at_ms: z.number(), duration_ms: z.number(),
+});
+export const TranscriptDeltaEvent = z.looseObject({
+  v, type: z.literal('transcript.delta'), turn_id: turnId, role, delta: z.string(),
+});
+export const TranscriptFinalEvent = z.looseObject({
+  v, type: z.literal('transcript.final'), turn_id: turnId, role, text: z.string(),
+  /** True when no recognizer produced words: `text` then describes the utterance instead. */
+  placeholder: z.optional(z.boolean()),
+});
+export const OutputStartedEvent = z.looseObject({
+  v, type: z.literal('output.speech_started'), turn_id: turnId,
+});
+export const OutputStoppedEvent = z.looseObject({
+  v, type: z.literal('output.speech_stopped'), turn_id: turnId,
+  reason: z.enum(['completed', 'interrupted', 'ended']),
+});
+export const TurnCompletedEvent = z.looseObject({
+  v, type: z.literal('turn.completed'), turn_id: turnId,
+  message_id: z.string(),
+  input: z.enum(['voice', 'text']),
+  question: z.string(),
+  answer: z.string(),
+  /** From the end of the user's input to the first audio frame of the answer. */
+  first_response_ms: z.number(),
+  /** Agent build time this turn paid (0 when the agent was warm). */
+  agent_build_ms: z.number(),
+  /** Duration of the user's speech (0 for text) and of the spoken answer. */
+  input_duration_ms: z.number(),
+  output_duration_ms: z.number(),
+  interrupted: z.boolean(),
+});
+export const ErrorEvent = z.looseObject({
+  v, type: z.literal('error'), code: z.string(), message: z.string(), turn_id: z.optional(turnId),
+});
+export const PongEvent = z.looseObject({ v, type: z.literal('pong'), t: z.number() });
+
+export const ServerEvent = z.discriminatedUnion('type', [
+  SessionReadyEvent, SpeechStartedEvent, SpeechStoppedEvent, TranscriptDeltaEvent, TranscriptFinalEvent,
+  OutputStartedEvent, OutputStoppedEvent, TurnCompletedEvent, ErrorEvent, PongEvent,
+]);
+export type ServerEvent = z.infer<typeof ServerEvent>;
+export type ServerEventOf<T extends ServerEvent['type']> = Extract<ServerEvent, { type: T }>;
+
+/** Client → server events. */
+export const TextInputEvent = z.strictObject({
+  v, type: z.literal('input.text'), text: z.string().check(z.minLength(1), z.maxLength(4000)),
+});
+export const InterruptEvent = z.strictObject({ v, type: z.literal('response.interrupt') });
+export const EndEvent = z.strictObject({ v, type: z.literal('session.end') });
+export const PingEvent = z.strictObject({ v, type: z.literal('ping'), t: z.number() });
+
+export const ClientEvent = z.discriminatedUnion('type', [TextInputEvent, InterruptEvent, EndEvent, PingEvent]);
+export type ClientEvent = z.infer<typeof ClientEvent>;

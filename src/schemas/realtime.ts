@@ -1,0 +1,162 @@
+import * as z from 'zod/mini';
+import { DateTime, maybe, JsonObject } from './common.js';
+
+/** E1 request (RealtimeWarmupIn): every field optional, `language` defaults to `ja`. */
+export const RealtimeWarmupIn = z.strictObject({
+  language: z._default(z.string(), 'ja'),
+  session_id: z.optional(z.nullable(z.string())),
+  user_identifier: z.optional(z.nullable(z.string())),
+});
+export type RealtimeWarmupIn = z.input<typeof RealtimeWarmupIn>;
+
+/** E1 response: `success` is false when an upstream step failed (the error is swallowed). */
+export const RealtimeWarmupOut = z.looseObject({ success: z.boolean() });
+export type RealtimeWarmupOut = z.infer<typeof RealtimeWarmupOut>;
+
+/** Signaling request (CONTRACT.md): the offer carries its ICE candidates (no trickle). */
+export const RealtimeSessionIn = z.strictObject({
+  type: z.literal('offer'),
+  sdp: z.string().check(z.minLength(1)),
+  language: z.optional(z.string()),
+  user_identifier: z.optional(z.string()),
+  session_id: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+});
+export type RealtimeSessionIn = z.input<typeof RealtimeSessionIn>;
+
+/** Signaling response, status 201. */
+export const RealtimeSessionOut = z.looseObject({
+  session_id: z.string(),
+  type: z.literal('answer'),
+  sdp: z.string(),
+});
+export type RealtimeSessionOut = z.infer<typeof RealtimeSessionOut>;
+
+/** E11/E12 query (CONTRACT.md). */
+export const RealtimeCostQuery = z.strictObject({
+  start_time: z.optional(DateTime),
+  end_time: z.optional(DateTime),
+  model: z._default(z.string(), 'auto'),
+});
+export type RealtimeCostQuery = z.input<typeof RealtimeCostQuery>;
+
+/** E13 query (CONTRACT.md). */
+export const RealtimeUsageQuery = z.strictObject({
+  start_time: z.optional(DateTime),
+  end_time: z.optional(DateTime),
+});
+export type RealtimeUsageQuery = z.input<typeof RealtimeUsageQuery>;
+
+const zero = z._default(z.number(), 0);
+
+/** One line of the E11 cost summary. */
+export const CostItem = z.looseObject({
+  category: z.string(),
+  tokens: z.number(),
+  unit_price: z.number(),
+  cost: z.number(),
+});
+export type CostItem = z.infer<typeof CostItem>;
+
+/** E11 response. */
+export const RealtimeCostSummary = z.looseObject({
+  bot_id: z.string(),
+  model: maybe(z.string()),
+  session_count: z.number(),
+  total_turns: z.number(),
+  total_duration_ms: z.number(),
+  cache_hit_rate: z.number(),
+  items: z.array(CostItem),
+  total_cost: z.number(),
+  totals: maybe(JsonObject),
+  start_time: maybe(DateTime),
+  end_time: maybe(DateTime),
+});
+export type RealtimeCostSummary = z.infer<typeof RealtimeCostSummary>;
+
+/** One session of E12; numeric fields default to 0. */
+export const SessionCostRecord = z.looseObject({
+  session_id: z.string(),
+  created_at: maybe(DateTime),
+  bot_id: maybe(z.string()),
+  provider: maybe(z.string()),
+  bot_name: maybe(z.string()),
+  user_identifier: maybe(z.string()),
+  language: maybe(z.string()),
+  turn_count: zero,
+  duration_ms: zero,
+  total_tokens: zero,
+  input_text_tokens: zero,
+  input_audio_tokens: zero,
+  cached_tokens: zero,
+  output_text_tokens: zero,
+  output_audio_tokens: zero,
+  total_cost: zero,
+});
+export type SessionCostRecord = z.infer<typeof SessionCostRecord>;
+
+/** E12 response. */
+export const RealtimeSessionCostList = z.looseObject({
+  bot_id: z.string(),
+  model: maybe(z.string()),
+  session_count: z.number(),
+  total_cost: z.number(),
+  sessions: z.array(SessionCostRecord),
+  start_time: maybe(DateTime),
+  end_time: maybe(DateTime),
+});
+export type RealtimeSessionCostList = z.infer<typeof RealtimeSessionCostList>;
+
+/** One session of E13; numeric fields default to 0. */
+export const SessionUsageRecord = z.looseObject({
+  session_id: z.string(),
+  created_at: maybe(DateTime),
+  title: maybe(z.string()),
+  user_identifier: maybe(z.string()),
+  language: maybe(z.string()),
+  turn_count: zero,
+  duration_ms: zero,
+  input_tokens: zero,
+  output_tokens: zero,
+  total_tokens: zero,
+  input_text_tokens: zero,
+  input_audio_tokens: zero,
+  cached_tokens: zero,
+  output_text_tokens: zero,
+  output_audio_tokens: zero,
+});
+export type SessionUsageRecord = z.infer<typeof SessionUsageRecord>;
+
+/** E13 response. */
+export const RealtimeUsage = z.looseObject({
+  bot_id: z.string(),
+  session_count: z.number(),
+  totals: maybe(JsonObject),
+  sessions: z.array(SessionUsageRecord),
+  start_time: maybe(DateTime),
+  end_time: maybe(DateTime),
+});
+export type RealtimeUsage = z.infer<typeof RealtimeUsage>;
+
+/** E14 query (CONTRACT.md). */
+export const RealtimeAudioQuery = z.strictObject({
+  session_id: z.string().check(z.minLength(1)),
+  segment_index: z.optional(z.int().check(z.gte(0))),
+});
+export type RealtimeAudioQuery = z.input<typeof RealtimeAudioQuery>;
+
+/** One recorded audio segment with its presigned URL. */
+export const AudioSegment = z.looseObject({
+  segment_index: z.int(),
+  url: z.string(),
+  expires_at: DateTime,
+  duration_ms: z.number(),
+  content_type: z.string(),
+});
+export type AudioSegment = z.infer<typeof AudioSegment>;
+
+/** E14 response (CONTRACT.md). */
+export const RealtimeAudioOut = z.looseObject({
+  session_id: z.string(),
+  segments: z.array(AudioSegment),
+});
+export type RealtimeAudioOut = z.infer<typeof RealtimeAudioOut>;
