@@ -1,0 +1,142 @@
+import type { Reference } from '../schemas/index.js';
+import type { FileRecord, Store } from './store.js';
+
+/**
+ * The emulator's "reasoning": a deterministic retrieval over the text of the robot's dataset files.
+ * No model is involved, so answers are reproducible in tests: the question is split into terms
+ * (English words; Japanese kanji/katakana runs), every sentence of every usable file is scored by
+ * the inverse-document-frequency weight of the terms it shares with the question, and the best
+ * sentences become the answer, with the files they came from as references.
+ */
+
+/** What {@link answerFromDataset} returns. */
+export interface KnowledgeAnswer {
+  answer: string;
+  references: Reference[];
+  /** Estimated prompt tokens: the question plus the retrieved context. */
+  inputTokens: number;
+  /** Estimated completion tokens of the answer. */
+  outputTokens: number;
+}
+
+/** Rough token estimate used throughout the emulator: about four characters per token. */
+export function estimateTokens(text: string): number {
+  return text.length === 0 ? 0 : Math.max(1, Math.ceil(text.length / 4));
+}
+
+const STOPWORDS = new Set(
+  ('a an and are as at be by can could do does for from has have how i if in is it its me my of on or ' +
+    'please should so tell than that the their then there these this to was what when where which who ' +
+    'why will with would you your about any into our we us').split(' '),
+);
+
+const CJK = /[\u3040-\u30ff\u3400-\u9fff]/;
+const KANJI_RUN = /[\u3400-\u9fff々]+/g;
+const KATAKANA_RUN = /[\u30a0-\u30ffー]{2,}/g;
+const WORD = /[a-z0-9][a-z0-9-]*/g;
+
+/** Terms of a text: lower-cased English words (minus stop words, crude plural folding) and CJK runs. */
+export function terms(text: string): Set<string> {
+  const out = new Set<string>();
+  const lower = text.toLowerCase();
+  for (const m of lower.matchAll(WORD)) {
+    let w = m[0];
+    if (STOPWORDS.has(w) || w.length < 2) continue;
+    if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
+    out.add(w);
+  }
+  for (const m of text.matchAll(KATAKANA_RUN)) out.add(m[0]);
+  for (const m of text.matchAll(KANJI_RUN)) {
+    const run = m[0];
+    // Long kanji compounds also count by their two-character parts, so 交換方法 matches 交換.
+    if (run.length <= 2) out.add(run);
+    else for (let i = 0; i + 2 <= run.length; i++) out.add(run.slice(i, i + 2));
+  }
+  return out;
+}
+
+interface Sentence {
+  file: FileRecord;
+  index: number;
+  text: string;
+  terms: Set<string>;
+  japanese: boolean;
+}
+
+/** Splits file text into sentences (Latin and Japanese punctuation, and line breaks). */
+export function sentences(content: string): string[] {
+  return content
+    .split(/\n+|(?<=[.!?。！？])\s*/u)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 1 && !/^#+\s/.test(s));
+}
+
+/** Files a robot answers from: those of its dataset that have text and did not fail to learn. */
+function usableFiles(store: Store, robotId: string): FileRecord[] {
+  const robot = store.robots.get(robotId);
+  if (!robot) return [];
+  return store.files.find((f) => f.dataset_id === robot.dataset_id && f.status !== 'failed' && f.content.trim() !== '');
+}
+
+const FALLBACK = {
+  ja: '申し訳ありません。そのご質問にお答えできる情報がナレッジベースに見つかりませんでした。',
+  en: "Sorry, I couldn't find information about that in the knowledge base.",
+};
+
+/**
+ * Answers `question` from the robot's dataset. Deterministic: the same store and question always
+ * give the same answer. When nothing in the dataset shares a term with the question, the answer is
+ * a clear fallback in the session language (`ja…` → Japanese, anything else → English) with no
+ * references.
+ */
+export function answerFromDataset(store: Store, robotId: string, question: string, language: string): KnowledgeAnswer {
+  const wantJapanese = CJK.test(question) || (language.toLowerCase().startsWith('ja') && !/[a-z]{3,}/i.test(question));
+  const all: Sentence[] = [];
+  for (const file of usableFiles(store, robotId)) {
+    sentences(file.content).forEach((text, index) => {
+      all.push({ file, index, text, terms: terms(text), japanese: CJK.test(text) });
+    });
+  }
+  const q = terms(question);
+  const df = new Map<string, number>();
+  for (const s of all) for (const t of q) if (s.terms.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
+
+  const scored = all
+    .map((s) => {
+      let score = 0;
+      for (const t of q) if (s.terms.has(t)) score += Math.log(1 + all.length / df.get(t)!);
+      // Prefer sentences in the language the question is asked in; the files hold both.
+      if (score > 0 && s.japanese === wantJapanese) score *= 1.5;
+      return { s, score };
+    })
+    .filter((x) => x.score > 0)
+    .sort((a, b) => b.score - a.score || a.s.file.id.localeCompare(b.s.file.id) || a.s.index - b.s.index);
+
+  const fallbackLang = language.toLowerCase().startsWith('ja') || wantJapanese ? 'ja' : 'en';
+  const best = scored[0];
+  if (!best) {
+    const answer = FALLBACK[fallbackLang];
+    return { answer, references: [], inputTokens: estimateTokens(question), outputTokens: estimateTokens(answer) };
+  }
+  const chosen = scored
+    .filter((x) => x.s.japanese === best.s.japanese && x.score >= best.score * 0.6)
+    .slice(0, 2)
+    .sort((a, b) => a.s.file.id.localeCompare(b.s.file.id) || a.s.index - b.s.index);
+  const answer = chosen.map((x) => x.s.text).join(best.s.japanese ? '' : ' ');
+  const references: Reference[] = chosen.map((x) => ({
+    id: `${x.s.file.id}:${x.s.index}`,
+    title: x.s.file.name,
+    url: x.s.file.url ?? null,
+    dataset_id: x.s.file.dataset_id,
+    file_id: x.s.file.id,
+    content: x.s.text,
+    score: Math.round(x.score * 1000) / 1000,
+  }));
+  const context = chosen.map((x) => x.s.text).join('\n');
+  return {
+    answer,
+    references,
+    inputTokens: estimateTokens(question) + estimateTokens(context),
+    outputTokens: estimateTokens(answer),
+  };
+}
