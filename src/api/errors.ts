@@ -1,0 +1,47 @@
+import type { ValidationErrorItem } from '../schemas/index.js';
+
+/** Base class of every error kb-voice throws: a stable `code` and the original `cause`. */
+export class KbVoiceError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'KbVoiceError';
+    this.code = code;
+  }
+}
+
+/**
+ * A 422: the request did not pass validation. `detail` is the spec's array of `{ loc, msg, type }`.
+ * `local` is true when the client caught it before sending anything.
+ */
+export class ValidationError extends KbVoiceError {
+  override readonly code = 'validation_error';
+  readonly status = 422;
+  readonly detail: ValidationErrorItem[];
+  readonly local: boolean;
+  constructor(detail: ValidationErrorItem[], options: { local: boolean; cause?: unknown }) {
+    const first = detail[0];
+    super('validation_error', first ? `Invalid request: ${first.loc.join('.')}: ${first.msg}${detail.length > 1 ? ` (+${detail.length - 1} more)` : ''}` : 'Invalid request', options);
+    this.name = 'ValidationError';
+    this.detail = detail;
+    this.local = options.local;
+  }
+}
+
+/** Stable codes of {@link ApiError}. */
+export type ApiErrorCode = 'http_error' | 'timeout' | 'network_error' | 'invalid_response';
+
+/** Any other failure of an API call: an HTTP status, a timeout, a network error or a response that failed validation. */
+export class ApiError extends KbVoiceError {
+  declare readonly code: ApiErrorCode;
+  /** HTTP status, when a response arrived. */
+  readonly status: number | undefined;
+  /** Parsed JSON body (or text) of the response, when one arrived. */
+  readonly body: unknown;
+  constructor(code: ApiErrorCode, message: string, options: { status?: number; body?: unknown; cause?: unknown } = {}) {
+    super(code, message, { cause: options.cause });
+    this.name = 'ApiError';
+    this.status = options.status;
+    this.body = options.body;
+  }
+}

@@ -1,0 +1,126 @@
+import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
+import * as z from 'zod/mini';
+import { fillPath, HTTPValidationError, objectToQuery, validate, type Endpoint } from '../schemas/index.js';
+import { ApiError, ValidationError } from './errors.js';
+
+/** Options of {@link createApiClient}. */
+export interface ApiClientOptions {
+  /** Service base URL, or your relay's URL with its prefix (e.g. `https://example.com/api/voice`). */
+  baseUrl: string;
+  /** API key, sent as `Authorization: Bearer`. Server-side only: never give it to a browser. */
+  apiKey?: string;
+  /** Custom fetch (e.g. a relay's `fetch` in tests, or an instrumented one). */
+  fetch?: typeof globalThis.fetch;
+  /** Per-request timeout in ms (default 30000). Streams: until the response headers arrive. */
+  timeout?: number;
+  /** How many times idempotent GETs are retried on 5xx, 408, 429 and network errors, with backoff (default 2). */
+  retry?: number;
+  /** Extra headers sent with every request (e.g. your own session token for your relay). */
+  headers?: Record<string, string>;
+}
+
+/** Arguments of one call: path parameters, query and body, before validation. */
+export interface CallArgs {
+  params?: Record<string, string>;
+  query?: Record<string, unknown>;
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+/** Sends validated requests for endpoints of the table and validates what comes back. */
+export class Transport {
+  readonly #ky: KyInstance;
+  readonly #base: string;
+
+  constructor(options: ApiClientOptions) {
+    this.#base = options.baseUrl.replace(/\/+$/, '');
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+    if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+    this.#ky = ky.create({
+      headers,
+      timeout: options.timeout ?? 30_000,
+      retry: {
+        limit: options.retry ?? 2,
+        methods: ['get'],
+        statusCodes: [408, 429, 500, 502, 503, 504],
+        backoffLimit: 2_000,
+      },
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  }
+
+  /** Validates the request, sends it and returns the validated JSON body (`null` for 204). */
+  async call(endpoint: Endpoint, args: CallArgs = {}): Promise<unknown> {
+    const response = await this.send(endpoint, args);
+    if (response.status === 204) return null;
+    const body = await readBody(response);
+    const parsed = z.safeParse(endpoint.response, body);
+    if (!parsed.success) {
+      throw new ApiError('invalid_response', `${endpoint.id} ${endpoint.method} ${endpoint.path}: response does not match the schema`, {
+        status: response.status, body, cause: parsed.error,
+      });
+    }
+    return parsed.data;
+  }
+
+  /** Validates and sends, returning the raw successful response (used for streams). */
+  async send(endpoint: Endpoint, args: CallArgs): Promise<Response> {
+    const detail = [];
+    const params = validate(endpoint.params, args.params ?? {}, 'path');
+    if (!params.ok) detail.push(...params.detail);
+    let query: Record<string, unknown> | undefined;
+    if (endpoint.query) {
+      const q = validate(endpoint.query, args.query ?? {}, 'query');
+      if (q.ok) query = q.value as Record<string, unknown>;
+      else detail.push(...q.detail);
+    }
+    let body: unknown;
+    if (endpoint.body) {
+      // An optional body (E1, E6) that was omitted is sent as `{}` so the schema's defaults apply.
+      const given = args.body === undefined && endpoint.bodyRequired === false ? {} : args.body;
+      const b = validate(endpoint.body, given, 'body');
+      if (b.ok) body = b.value;
+      else detail.push(...b.detail);
+    }
+    if (detail.length) throw new ValidationError(detail, { local: true });
+
+    const search = objectToQuery(query).toString();
+    const url = `${this.#base}${fillPath(endpoint.path, (params.ok ? params.value : {}) as Record<string, string>)}${search ? `?${search}` : ''}`;
+    try {
+      return await this.#ky(url, {
+        method: endpoint.method,
+        ...(body !== undefined ? { json: body } : {}),
+        ...(args.signal ? { signal: args.signal } : {}),
+      });
+    } catch (error) {
+      throw await toApiError(error, endpoint);
+    }
+  }
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+async function toApiError(error: unknown, endpoint: Endpoint): Promise<Error> {
+  const what = `${endpoint.id} ${endpoint.method} ${endpoint.path}`;
+  if (error instanceof HTTPError) {
+    const { status } = error.response;
+    const body = await readBody(error.response).catch(() => undefined);
+    if (status === 422) {
+      const parsed = z.safeParse(HTTPValidationError, body);
+      if (parsed.success) return new ValidationError(parsed.data.detail, { local: false, cause: error });
+    }
+    const detail = body && typeof body === 'object' && 'detail' in body && typeof body.detail === 'string' ? `: ${body.detail}` : '';
+    return new ApiError('http_error', `${what} failed with ${status}${detail}`, { status, body, cause: error });
+  }
+  if (error instanceof TimeoutError) return new ApiError('timeout', `${what} timed out`, { cause: error });
+  if (error instanceof DOMException && error.name === 'AbortError') return error;
+  return new ApiError('network_error', `${what} could not reach the server`, { cause: error });
+}
