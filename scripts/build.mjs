@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+// `npm run build`: src/ -> dist/.
+//
+// 1. `tsc -p tsconfig.build.json` emits JS + .d.ts + source maps for all of src, one file per
+//    module, so the browser entry stays tree-shakeable (a consumer importing only
+//    createApiClient never loads the WebRTC code; package.json says "sideEffects": false).
+// 2. esbuild turns simple-peer 9 and its CommonJS dependencies (readable-stream, buffer, events,
+//    randombytes, err-code, get-browser-rtc, queue-microtask, inherits, string_decoder,
+//    util-deprecate, safe-buffer) into ONE self-contained ES module, dist/vendor/simple-peer.js,
+//    with what they expect from Node provided inside the bundle: `global` -> `globalThis`, an
+//    injected `process` (scripts/shims/process.js), the `events` and `buffer` npm packages, and
+//    `debug` replaced by a no-op (scripts/shims/debug.js). Consumers' bundlers (Vite, SvelteKit,
+//    webpack 5, Next.js, esbuild) then need no polyfill or define: simple-peer imported as-is
+//    fails there with "global is not defined" / missing `events`/`buffer`.
+// 3. Every `'simple-peer'` import in the emitted JS is pointed at that vendored module. In src
+//    (tests, tsx, vitest) `simple-peer` stays the real package from node_modules.
+// 4. dist/cli/main.js (the `kb-voice` bin; tsc keeps its shebang) is made executable.
+//
+// Only JavaScript is rewritten: the .d.ts files still name 'simple-peer' for types (see the
+// package checks in scripts/check-package.mjs).
+import { spawnSync } from 'node:child_process';
+import { chmod, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const vendorFile = path.join(dist, 'vendor', 'simple-peer.js');
+
+/** Node built-ins the vendored bundle must never reference (checked after building). */
+const NODE_BUILTIN_IMPORT = /\brequire\(\s*["'](?:node:)?[a-z_/]+["']\s*\)|\bfrom\s*["']node:/;
+
+async function main() {
+  const started = Date.now();
+  await rm(dist, { recursive: true, force: true });
+
+  runTsc();
+  await bundleSimplePeer();
+  const rewritten = await pointImportsAtVendoredSimplePeer();
+  await chmod(path.join(dist, 'cli', 'main.js'), 0o755);
+
+  console.log(
+    `build: dist/ ready in ${((Date.now() - started) / 1000).toFixed(1)} s ` +
+      `(simple-peer vendored; ${rewritten} module(s) re-pointed)`,
+  );
+}
+
+function runTsc() {
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) fail('tsc -p tsconfig.build.json failed');
+}
+
+async function bundleSimplePeer() {
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: [path.join(root, 'scripts', 'vendor', 'simple-peer.js')],
+    outfile: vendorFile,
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2020',
+    // Readable and tree-shakeable output; the consumer's bundler minifies.
+    minify: false,
+    sourcemap: true,
+    sourcesContent: true,
+    legalComments: 'inline',
+    define: { global: 'globalThis' },
+    inject: [path.join(root, 'scripts', 'shims', 'process.js')],
+    alias: {
+      // The npm packages, not Node's modules of the same name (explicit, though esbuild's browser
+      // platform resolves these bare names from node_modules anyway).
+      events: path.join(root, 'node_modules', 'events', 'events.js'),
+      buffer: path.join(root, 'node_modules', 'buffer', 'index.js'),
+      debug: path.join(root, 'scripts', 'shims', 'debug.cjs'),
+    },
+    logLevel: 'warning',
+    metafile: true,
+  });
+  if (result.errors.length > 0) fail('esbuild failed to bundle simple-peer');
+
+  const code = await readFile(vendorFile, 'utf8');
+  const problems = [];
+  if (NODE_BUILTIN_IMPORT.test(code)) problems.push('imports a Node built-in');
+  // A free `global`/`process` would throw "is not defined" in browsers; the only allowed
+  // mentions are property accesses and the injected shim's own name (`process` as a binding).
+  if (/(?<![.\w$])global(?![\w$])(?!This)/.test(stripStringsAndComments(code))) {
+    problems.push('references `global`');
+  }
+  if (code.includes("Dynamic require of")) problems.push('contains a dynamic require() that cannot run in ESM');
+  if (problems.length > 0) fail(`dist/vendor/simple-peer.js ${problems.join(', ')}`);
+}
+
+/** Crude but sufficient: drop string literals and comments before scanning for identifiers. */
+function stripStringsAndComments(code) {
+  return code
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:\\])\/\/.*$/gm, '$1')
+    .replace(/'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`/g, '""');
+}
+
+async function pointImportsAtVendoredSimplePeer() {
+  let count = 0;
+  for (const file of await listFiles(dist)) {
+    if (!file.endsWith('.js') || file === vendorFile) continue;
+    const code = await readFile(file, 'utf8');
+    let relative = path.relative(path.dirname(file), vendorFile).split(path.sep).join('/');
+    if (!relative.startsWith('.')) relative = `./${relative}`;
+    const next = code.replace(
+      /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(["'])simple-peer\2/g,
+      (_match, lead, quote) => `${lead}${quote}${relative}${quote}`,
+    );
+    if (next !== code) {
+      await writeFile(file, next);
+      count += 1;
+    }
+  }
+  return count;
+}
+
+async function listFiles(dir) {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath ?? e.path, e.name));
+}
+
+function fail(message) {
+  console.error(`build: ${message}`);
+  process.exit(1);
+}
+
+await main();

@@ -1,0 +1,19 @@
+import { defineConfig } from 'vitest/config';
+
+// Unit and integration tests: test/<area>/*.test.ts, run against src/ (except test/package, which
+// checks the built dist/: `npm run build` first; `npm test` does). Browser end-to-end tests live in
+// test/e2e and run under Playwright (playwright.config.ts), never here.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/e2e/**', '**/node_modules/**', 'dist/**'],
+    // @roamhq/wrtc is a native addon with its own threads: child processes isolate it better than
+    // worker_threads, and a crash takes down one file, not the run.
+    pool: 'forks',
+    // The machine (and CI) has 2 cores; WebRTC tests are CPU-bound (audio encode/decode, VAD).
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    teardownTimeout: 10_000,
+  },
+});
