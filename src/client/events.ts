@@ -1,0 +1,51 @@
+import type { VoiceSessionError } from './errors.js';
+import type { SessionState, WarmupStatus } from './state.js';
+
+/** One finished question/answer exchange, from the service's `turn.completed` event. */
+export interface Turn {
+  /** Turn number within the session, from 1. */
+  id: number;
+  input: 'voice' | 'text';
+  /** What the user said (transcript) or typed. */
+  question: string;
+  answer: string;
+  /** Id of the stored session message (E17, E6). */
+  messageId: string;
+  /** From the end of the user's input to the first audio of the answer (ms). */
+  firstResponseMs: number;
+  /** Agent build time this turn paid (0 when the robot was warm). */
+  agentBuildMs: number;
+  interrupted: boolean;
+  /** ISO 8601 time the client saw the turn complete. */
+  completedAt: string;
+}
+
+/** A transcript update. While `final` is false, `text` is everything received so far for that turn and role. */
+export interface TranscriptUpdate {
+  turnId: number;
+  role: 'user' | 'assistant';
+  text: string;
+  final: boolean;
+  /** True when no words were recognized and `text` describes the utterance instead. */
+  placeholder?: boolean;
+}
+
+/** Audio levels from 0 (silence) to 1 (full scale), on a perceptual (dB) scale. */
+export interface AudioLevels {
+  input: number;
+  output: number;
+}
+
+/** Events of {@link VoiceSession} (eventemitter3). */
+export interface SessionEvents {
+  state: (state: SessionState, previous: SessionState) => void;
+  warmup: (status: WarmupStatus) => void;
+  userSpeaking: (speaking: boolean) => void;
+  assistantSpeaking: (speaking: boolean) => void;
+  transcript: (update: TranscriptUpdate) => void;
+  turn: (turn: Turn) => void;
+  level: (levels: AudioLevels) => void;
+  /** The browser blocked playback: call `resumePlayback()` from a user gesture. */
+  playbackBlocked: () => void;
+  error: (error: VoiceSessionError) => void;
+}

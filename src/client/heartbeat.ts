@@ -1,0 +1,59 @@
+/** Options of {@link Heartbeat}. */
+export interface HeartbeatOptions {
+  intervalMs: number;
+  /** Unanswered pings after which the link counts as dead (default 3). */
+  maxMissed?: number;
+  /** Sends one ping carrying `t`; may throw when the channel is gone (counts as a miss). */
+  send: (t: number) => void;
+  /** Called once when the link is considered dead; the heartbeat stops itself. */
+  onDead: () => void;
+}
+
+/**
+ * Pings over the data channel every `intervalMs` and declares the link dead after `maxMissed`
+ * pings in a row got no pong. ICE state alone can keep saying "connected" for a long time after the
+ * far side vanished; this catches it within a few intervals.
+ */
+export class Heartbeat {
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private missed = 0;
+  private readonly maxMissed: number;
+
+  constructor(private readonly options: HeartbeatOptions) {
+    this.maxMissed = options.maxMissed ?? 3;
+  }
+
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
+
+  start(): void {
+    this.stop();
+    this.missed = 0;
+    this.timer = setInterval(() => this.tick(), this.options.intervalMs);
+  }
+
+  stop(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** A pong arrived: the link is alive. */
+  pong(): void {
+    this.missed = 0;
+  }
+
+  private tick(): void {
+    if (this.missed >= this.maxMissed) {
+      this.stop();
+      this.options.onDead();
+      return;
+    }
+    this.missed++;
+    try {
+      this.options.send(Date.now());
+    } catch {
+      // A send that throws is just another ping without pong.
+    }
+  }
+}

@@ -1,0 +1,10 @@
+/** The browser session controller: one {@link VoiceSession} per voice call. */
+export { VoiceSession, type VoiceSessionOptions, type EndOptions } from './session.js';
+export { VoiceSessionError, type VoiceErrorCode } from './errors.js';
+export type { SessionState, SessionStatus, WarmupStatus, EndReason } from './state.js';
+export type { SessionEvents, Turn, TranscriptUpdate, AudioLevels } from './events.js';
+export type { SessionReport, VoiceSessionApi } from './report.js';
+export type { MicrophoneSource } from './media.js';
+export { VOICE_PROCESSING } from './media.js';
+export type { LevelMeter, LevelMeterFactory } from './levels.js';
+export type { WrtcImplementation } from './peer.js';

@@ -1,0 +1,98 @@
+/** Reads the current level of one stream, 0..1. */
+export interface LevelMeter {
+  read(): number;
+  close(): void;
+}
+
+/** Makes a meter for a stream; returns undefined when it cannot (no Web Audio). */
+export type LevelMeterFactory = (stream: MediaStream) => LevelMeter | undefined;
+
+/** Maps an RMS amplitude (0..1) to 0..1 on a -60 dB..0 dB scale, which is how loudness is perceived. */
+export function rmsToLevel(rms: number): number {
+  if (!(rms > 0)) return 0;
+  const db = 20 * Math.log10(rms);
+  return Math.min(1, Math.max(0, (db + 60) / 60));
+}
+
+/** RMS of float samples in -1..1. */
+export function rms(samples: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < samples.length; i++) sum += samples[i]! * samples[i]!;
+  return samples.length ? Math.sqrt(sum / samples.length) : 0;
+}
+
+/**
+ * Web Audio meters sharing one AudioContext (browsers cap how many exist). Returns undefined where
+ * there is no AudioContext (Node), so callers simply get no levels there.
+ */
+export function webAudioMeters(): { factory: LevelMeterFactory; resume(): Promise<void>; close(): void } | undefined {
+  const Ctx = (globalThis as { AudioContext?: typeof AudioContext }).AudioContext;
+  if (!Ctx) return undefined;
+  let ctx: AudioContext | undefined;
+  return {
+    factory(stream) {
+      ctx ??= new Ctx();
+      const source = ctx.createMediaStreamSource(stream);
+      const analyser = ctx.createAnalyser();
+      analyser.fftSize = 512;
+      source.connect(analyser);
+      const buf = new Float32Array(analyser.fftSize);
+      return {
+        read: () => {
+          analyser.getFloatTimeDomainData(buf);
+          return rmsToLevel(rms(buf));
+        },
+        close: () => source.disconnect(),
+      };
+    },
+    async resume() {
+      if (ctx?.state === 'suspended') await ctx.resume();
+    },
+    close() {
+      void ctx?.close().catch(() => undefined);
+      ctx = undefined;
+    },
+  };
+}
+
+/** Polls an input and an output meter and reports both together. */
+export class LevelMonitor {
+  private input: LevelMeter | undefined;
+  private output: LevelMeter | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly factory: LevelMeterFactory | undefined,
+    private readonly report: (levels: { input: number; output: number }) => void,
+    private readonly intervalMs = 100,
+  ) {}
+
+  setInput(stream: MediaStream | undefined): void {
+    this.input?.close();
+    this.input = stream && this.factory?.(stream);
+  }
+
+  setOutput(stream: MediaStream | undefined): void {
+    this.output?.close();
+    this.output = stream && this.factory?.(stream);
+  }
+
+  start(): void {
+    if (this.timer !== undefined || !this.factory) return;
+    this.timer = setInterval(() => {
+      if (!this.input && !this.output) return;
+      this.report({ input: this.input?.read() ?? 0, output: this.output?.read() ?? 0 });
+    }, this.intervalMs);
+  }
+
+  stop(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  close(): void {
+    this.stop();
+    this.setInput(undefined);
+    this.setOutput(undefined);
+  }
+}

@@ -1,0 +1,50 @@
+import type {
+  AudioSegment, RealtimeAudioOut, RealtimeAudioQuery, RealtimeSessionCostList, RealtimeCostQuery, RealtimeSessionIn,
+  RealtimeSessionOut, RealtimeUsage, RealtimeUsageQuery, RealtimeWarmupIn, RealtimeWarmupOut, SessionCostRecord,
+  SessionUsageRecord,
+} from '../schemas/realtime.js';
+import type { Turn } from './events.js';
+
+/**
+ * What VoiceSession needs from an API client: `createApiClient(...)` pointed at your relay fits.
+ * Any object with these methods works (e.g. your own signaling transport).
+ */
+export interface VoiceSessionApi {
+  realtime: {
+    connect(aiId: string, body: RealtimeSessionIn, options?: { signal?: AbortSignal }): Promise<RealtimeSessionOut>;
+    warmup(aiId: string, body?: RealtimeWarmupIn): Promise<RealtimeWarmupOut>;
+    usage(aiId: string, query?: RealtimeUsageQuery): Promise<RealtimeUsage>;
+    sessionCosts(aiId: string, query?: RealtimeCostQuery): Promise<RealtimeSessionCostList>;
+    audio(aiId: string, query: RealtimeAudioQuery): Promise<RealtimeAudioOut>;
+  };
+}
+
+/** Everything known about one call after it ended. */
+export interface SessionReport {
+  sessionId: string;
+  aiId: string;
+  turns: Turn[];
+  /** This session's E13 record; null when the service has none (yet). */
+  usage: SessionUsageRecord | null;
+  /** This session's E12 record; null when the service has none (yet). */
+  cost: SessionCostRecord | null;
+  /** Recorded audio segments with presigned download URLs (E14). */
+  audio: AudioSegment[];
+}
+
+/** Fetches usage (E13), cost (E12) and audio (E14) of one session in parallel. Any failure rejects. */
+export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId: string, turns: readonly Turn[]): Promise<SessionReport> {
+  const [usage, cost, audio] = await Promise.all([
+    api.realtime.usage(aiId),
+    api.realtime.sessionCosts(aiId),
+    api.realtime.audio(aiId, { session_id: sessionId }),
+  ]);
+  return {
+    sessionId,
+    aiId,
+    turns: [...turns],
+    usage: usage.sessions.find((s) => s.session_id === sessionId) ?? null,
+    cost: cost.sessions.find((s) => s.session_id === sessionId) ?? null,
+    audio: audio.segments,
+  };
+}

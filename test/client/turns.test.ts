@@ -1,0 +1,78 @@
+import { EventEmitter } from 'eventemitter3';
+import { describe, expect, it } from 'vitest';
+import type { SessionEvents, TranscriptUpdate, Turn } from '../../src/client/index.js';
+import { TurnTracker } from '../../src/client/turns.js';
+import type { ServerEvent } from '../../src/schemas/index.js';
+
+function setup() {
+  const events = new EventEmitter<SessionEvents>();
+  const log: string[] = [];
+  const transcripts: TranscriptUpdate[] = [];
+  const turns: Turn[] = [];
+  events.on('userSpeaking', (v) => log.push(`user:${v}`));
+  events.on('assistantSpeaking', (v) => log.push(`assistant:${v}`));
+  events.on('transcript', (t) => transcripts.push(t));
+  events.on('turn', (t) => turns.push(t));
+  return { tracker: new TurnTracker(events), log, transcripts, turns };
+}
+
+const completed = (turn_id: number, extra: Partial<Extract<ServerEvent, { type: 'turn.completed' }>> = {}): ServerEvent => ({
+  v: 1, type: 'turn.completed', turn_id, message_id: `m${turn_id}`, input: 'voice', question: 'Q?', answer: 'A.',
+  first_response_ms: 420, agent_build_ms: 0, input_duration_ms: 1500, output_duration_ms: 2000, interrupted: false, ...extra,
+});
+
+describe('TurnTracker', () => {
+  it('turns a voice exchange into speaking flags, transcripts and one turn', () => {
+    const { tracker, log, transcripts, turns } = setup();
+    const events: ServerEvent[] = [
+      { v: 1, type: 'input.speech_started', turn_id: 1, at_ms: 100 },
+      { v: 1, type: 'input.speech_stopped', turn_id: 1, at_ms: 1600, duration_ms: 1500 },
+      { v: 1, type: 'transcript.final', turn_id: 1, role: 'user', text: 'How long is the warranty?' },
+      { v: 1, type: 'output.speech_started', turn_id: 1 },
+      { v: 1, type: 'transcript.delta', turn_id: 1, role: 'assistant', delta: 'Two ' },
+      { v: 1, type: 'transcript.delta', turn_id: 1, role: 'assistant', delta: 'years.' },
+      { v: 1, type: 'transcript.final', turn_id: 1, role: 'assistant', text: 'Two years.' },
+      { v: 1, type: 'output.speech_stopped', turn_id: 1, reason: 'completed' },
+      completed(1, { question: 'How long is the warranty?', answer: 'Two years.', agent_build_ms: 400 }),
+    ];
+    for (const e of events) tracker.handle(e);
+    expect(log).toEqual(['user:true', 'user:false', 'assistant:true', 'assistant:false']);
+    expect(transcripts.map((t) => [t.role, t.text, t.final])).toEqual([
+      ['user', 'How long is the warranty?', true],
+      ['assistant', 'Two ', false],
+      ['assistant', 'Two years.', false],
+      ['assistant', 'Two years.', true],
+    ]);
+    expect(turns).toHaveLength(1);
+    expect(turns[0]).toMatchObject({
+      id: 1, input: 'voice', question: 'How long is the warranty?', answer: 'Two years.', messageId: 'm1',
+      firstResponseMs: 420, agentBuildMs: 400, interrupted: false,
+    });
+    expect(Number.isNaN(Date.parse(turns[0]!.completedAt))).toBe(false);
+    expect(tracker.turns).toEqual(turns);
+  });
+
+  it('keeps a turn reported twice once, and keeps turns across a connection loss', () => {
+    const { tracker, turns } = setup();
+    tracker.handle(completed(1));
+    tracker.connectionLost();
+    tracker.handle(completed(1));
+    tracker.handle(completed(2, { input: 'text', interrupted: true }));
+    expect(turns.map((t) => t.id)).toEqual([1, 2]);
+    expect(tracker.turns.map((t) => [t.id, t.input, t.interrupted])).toEqual([[1, 'voice', false], [2, 'text', true]]);
+  });
+
+  it('marks placeholder transcripts and clears speaking flags when the connection drops', () => {
+    const { tracker, log, transcripts } = setup();
+    tracker.handle({ v: 1, type: 'transcript.final', turn_id: 3, role: 'user', text: '(speech, 1.2 s)', placeholder: true });
+    expect(transcripts[0]).toEqual({ turnId: 3, role: 'user', text: '(speech, 1.2 s)', final: true, placeholder: true });
+    tracker.handle({ v: 1, type: 'output.speech_started', turn_id: 3 });
+    tracker.handle({ v: 1, type: 'output.speech_started', turn_id: 3 });
+    tracker.handle({ v: 1, type: 'transcript.delta', turn_id: 3, role: 'assistant', delta: 'Par' });
+    tracker.connectionLost();
+    tracker.handle({ v: 1, type: 'transcript.delta', turn_id: 3, role: 'assistant', delta: 'tial' });
+    expect(log).toEqual(['assistant:true', 'assistant:false']);
+    expect(tracker.assistantSpeaking).toBe(false);
+    expect(transcripts.at(-1)).toEqual({ turnId: 3, role: 'assistant', text: 'tial', final: false });
+  });
+});
