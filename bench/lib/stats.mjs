@@ -1,0 +1,66 @@
+// Small, dependency-free statistics used by every benchmark.
+
+/** Sorted copy (ascending) of the finite numbers in `xs`. */
+export function sorted(xs) {
+  return xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+}
+
+/** Percentile by linear interpolation between closest ranks (p in 0..100). NaN for no data. */
+export function percentile(xs, p) {
+  const s = sorted(xs);
+  if (s.length === 0) return Number.NaN;
+  if (s.length === 1) return s[0];
+  const rank = (p / 100) * (s.length - 1);
+  const lo = Math.floor(rank);
+  const hi = Math.ceil(rank);
+  return s[lo] + (s[hi] - s[lo]) * (rank - lo);
+}
+
+export const median = (xs) => percentile(xs, 50);
+
+export function mean(xs) {
+  const s = xs.filter((x) => Number.isFinite(x));
+  return s.length ? s.reduce((a, b) => a + b, 0) / s.length : Number.NaN;
+}
+
+/**
+ * Ordinary least-squares line through (x, y) pairs: `{ slope, intercept, r2, n }`.
+ * `r2` says how much of the variance the line explains (a flat, noisy series has r2 near 0).
+ */
+export function linearRegression(xs, ys) {
+  const n = Math.min(xs.length, ys.length);
+  if (n < 2) return { slope: Number.NaN, intercept: Number.NaN, r2: Number.NaN, n };
+  let sx = 0, sy = 0;
+  for (let i = 0; i < n; i++) { sx += xs[i]; sy += ys[i]; }
+  const mx = sx / n, my = sy / n;
+  let sxx = 0, sxy = 0, syy = 0;
+  for (let i = 0; i < n; i++) {
+    const dx = xs[i] - mx, dy = ys[i] - my;
+    sxx += dx * dx; sxy += dx * dy; syy += dy * dy;
+  }
+  const slope = sxx === 0 ? 0 : sxy / sxx;
+  const intercept = my - slope * mx;
+  const r2 = sxx === 0 || syy === 0 ? 0 : (sxy * sxy) / (sxx * syy);
+  return { slope, intercept, r2, n };
+}
+
+/** Summary of a sample of durations: n, min, p50, p90, p99, max, mean. */
+export function summarize(xs) {
+  const s = sorted(xs);
+  return {
+    n: s.length,
+    min: s[0] ?? Number.NaN,
+    p50: percentile(s, 50),
+    p90: percentile(s, 90),
+    p99: percentile(s, 99),
+    max: s[s.length - 1] ?? Number.NaN,
+    mean: mean(s),
+  };
+}
+
+/** Rounds for display/JSON without losing the sign of tiny values. */
+export function round(x, digits = 2) {
+  if (!Number.isFinite(x)) return x;
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
