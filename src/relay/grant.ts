@@ -1,0 +1,81 @@
+/**
+ * Stateless session grants: how the relay knows, on any instance and without shared storage, that a
+ * session id was created through it by a given user.
+ *
+ * At signaling (endpoint RS) for a caller of role `user`, the relay mints the `session_id` itself and
+ * the upstream creates the session under that id. The id is a UUID in the RFC 9562 version-8 layout:
+ *
+ * - bytes 0–7: random nonce (the high nibble of byte 6 is the version, `8`), 60 random bits;
+ * - bytes 8–15: the first 8 bytes of HMAC-SHA256(key, nonce ‖ UTF-8(userIdentifier)), the two high
+ *   bits of byte 8 replaced by the variant `10`, 62 MAC bits.
+ *
+ * Any later request naming a session id is checked by recomputing the MAC for the caller; a mismatch
+ * answers 404 exactly like an unknown session. The key is HMAC-SHA256(secret, a fixed label), where
+ * the secret is the relay's `secret` option or, by default, its API key: every instance configured
+ * with the same secret accepts the same grants. Uses only WebCrypto, available in Node 20 and edge
+ * runtimes.
+ */
+const LABEL = 'kb-voice relay session grant v1';
+const UUID_V8 = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const encoder = new TextEncoder();
+
+async function deriveKey(secret: string): Promise<CryptoKey> {
+  const base = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const derived = await crypto.subtle.sign('HMAC', base, encoder.encode(LABEL));
+  return crypto.subtle.importKey('raw', derived, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+}
+
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+
+function toUuid(bytes: Uint8Array): string {
+  const h = hex(bytes);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+function fromUuid(id: string): Uint8Array | null {
+  if (!UUID_V8.test(id)) return null;
+  const h = id.replace(/-/g, '');
+  const out = new Uint8Array(16);
+  for (let i = 0; i < 16; i++) out[i] = parseInt(h.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+/** Mints and verifies session ids bound to a user identifier (see the module comment). */
+export class SessionGrants {
+  readonly #key: Promise<CryptoKey>;
+
+  constructor(secret: string) {
+    if (!secret) throw new TypeError('SessionGrants needs a non-empty secret');
+    this.#key = deriveKey(secret);
+  }
+
+  async #mac(nonce: Uint8Array, userIdentifier: string): Promise<Uint8Array> {
+    const user = encoder.encode(userIdentifier);
+    const message = new Uint8Array(nonce.length + user.length);
+    message.set(nonce);
+    message.set(user, nonce.length);
+    const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await this.#key, message), 0, 8);
+    mac[0] = (mac[0]! & 0x3f) | 0x80;
+    return mac;
+  }
+
+  /** A new session id owned by `userIdentifier`. */
+  async mint(userIdentifier: string): Promise<string> {
+    const nonce = crypto.getRandomValues(new Uint8Array(8));
+    nonce[6] = (nonce[6]! & 0x0f) | 0x80;
+    const bytes = new Uint8Array(16);
+    bytes.set(nonce);
+    bytes.set(await this.#mac(nonce, userIdentifier), 8);
+    return toUuid(bytes);
+  }
+
+  /** Whether `sessionId` was minted for `userIdentifier` by a relay sharing this secret. */
+  async verify(sessionId: string, userIdentifier: string): Promise<boolean> {
+    const bytes = fromUuid(sessionId);
+    if (!bytes) return false;
+    const expected = await this.#mac(bytes.subarray(0, 8), userIdentifier);
+    let diff = 0;
+    for (let i = 0; i < 8; i++) diff |= expected[i]! ^ bytes[8 + i]!;
+    return diff === 0;
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * What crosses the relay in headers. Both directions use allowlists, so credentials (`Authorization`,
+ * `Cookie`, `Set-Cookie`), hop-by-hop headers (`Connection`, `Keep-Alive`, `Transfer-Encoding`,
+ * `Upgrade`, `TE`, `Trailer`, `Proxy-*`), forwarding headers (`Forwarded`, `X-Forwarded-*`) and any
+ * internal header of the upstream are dropped by construction.
+ */
+
+/** Caller headers passed to the upstream (unless the caller's `Connection` header names them). */
+export const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'user-agent', 'x-request-id'] as const;
+
+/**
+ * Upstream response headers returned to the caller. `content-length` and `content-encoding` are
+ * not: the upstream body is decoded by fetch and may be re-framed.
+ */
+export const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-language', 'content-disposition', 'etag', 'last-modified', 'retry-after', 'x-request-id'] as const;
+
+/** Headers for the upstream request: the allowlisted caller headers plus the bearer key. */
+export function upstreamRequestHeaders(incoming: Headers, apiKey: string, hasBody: boolean): Headers {
+  const hopByHop = new Set(
+    (incoming.get('connection') ?? '')
+      .split(',')
+      .map((t) => t.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  const out = new Headers();
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const value = incoming.get(name);
+    if (value !== null && !hopByHop.has(name)) out.set(name, value);
+  }
+  if (hasBody) out.set('content-type', 'application/json');
+  out.set('authorization', `Bearer ${apiKey}`);
+  return out;
+}
+
+/** Headers for the caller's response: the allowlisted upstream headers, minus any value holding a secret. */
+export function callerResponseHeaders(upstream: Headers, secrets: readonly string[]): Headers {
+  const out = new Headers();
+  for (const name of RETURNED_RESPONSE_HEADERS) {
+    const value = upstream.get(name);
+    if (value !== null && !secrets.some((s) => value.includes(s))) out.set(name, value);
+  }
+  out.set('cache-control', 'no-store');
+  return out;
+}

@@ -1,0 +1,11 @@
+/**
+ * `kb-voice/relay`: the backend relay that holds the API key and lets browsers reach the realtime
+ * endpoints. Importing this module loads no Node built-in (edge runtimes); `serveRelay` loads
+ * `node:http` when called.
+ */
+export { createRelay } from './relay.js';
+export { serveRelay, toNodeHandler, type NodeHandler, type RelayServer } from './node.js';
+export { SessionGrants } from './grant.js';
+export { RELAY_ENDPOINT_IDS } from './routes.js';
+export { FORWARDED_REQUEST_HEADERS, RETURNED_RESPONSE_HEADERS } from './headers.js';
+export type { RateLimitDecision, Relay, RelayCaller, RelayEndpointId, RelayLogEntry, RelayLogger, RelayOptions, RelayRole } from './types.js';

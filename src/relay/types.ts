@@ -1,0 +1,77 @@
+/**
+ * Public types of the relay: options, the caller identity returned by `authorize`, hooks and the
+ * handler object. Kept free of Node types so the relay mounts in any fetch-based runtime.
+ */
+
+/** `user` is scoped to the sessions created through the relay with their own identifier; `admin` sees the whole robot. */
+export type RelayRole = 'user' | 'admin';
+
+/** Who is calling, as decided by the `authorize` hook. */
+export interface RelayCaller {
+  /** Stable, non-empty identifier of the end user; sent upstream as `user_identifier` for role `user`. */
+  userIdentifier: string;
+  role: RelayRole;
+}
+
+/** Identifiers of the endpoints the relay lets through (see `RELAY_ENDPOINT_IDS`). */
+export type RelayEndpointId = 'RS' | 'E1' | 'E11' | 'E12' | 'E13' | 'E14' | 'E17' | 'E19' | 'E6' | 'E15';
+
+/**
+ * Decision of the rate-limit hook: `true` lets the request through; `false` or
+ * `{ allowed: false, retryAfterSeconds }` answers 429 (with `Retry-After` when given).
+ */
+export type RateLimitDecision = boolean | { allowed: boolean; retryAfterSeconds?: number };
+
+/** One structured log line. Never contains the API key, request bodies or headers. */
+export interface RelayLogEntry {
+  level: 'info' | 'warn' | 'error';
+  message: string;
+  method?: string;
+  endpoint?: RelayEndpointId;
+  status?: number;
+  durationMs?: number;
+  role?: RelayRole;
+  error?: string;
+}
+
+export type RelayLogger = (entry: RelayLogEntry) => void;
+
+/** Options of {@link createRelay}. */
+export interface RelayOptions {
+  /** Base URL of the service (may carry a path prefix), e.g. `https://api.example.com`. */
+  upstream: string | URL;
+  /** The service API key. Sent only as `Authorization: Bearer` to the upstream; never returned or logged. */
+  apiKey: string;
+  /** Path prefix the relay answers under. Default `/api/voice`. */
+  prefix?: string;
+  /**
+   * Identifies the caller from the incoming request (session cookie, your own token...). Return null
+   * to answer 401. When omitted every caller is treated as `admin`: only for local QA.
+   */
+  authorize?: (request: Request) => RelayCaller | null | Promise<RelayCaller | null>;
+  /** Exact origins (`https://app.example.com`) allowed to call cross-origin. Default: none. */
+  allowedOrigins?: readonly string[];
+  /** Upstream time limit in ms until response headers (and the whole body when the relay reads it). Default 30000. */
+  timeoutMs?: number;
+  /** Largest request body accepted, in bytes (413 above). Default 65536. */
+  maxBodyBytes?: number;
+  /** Optional rate limit, called after `authorize` and before any upstream call. */
+  rateLimit?: (request: Request, caller: RelayCaller, endpoint: RelayEndpointId) => RateLimitDecision | Promise<RateLimitDecision>;
+  /**
+   * Secret for the session grants of role `user` (see `SessionGrants`). Default: derived from
+   * `apiKey`. Set it explicitly when relay instances must keep accepting grants across a key rotation.
+   */
+  secret?: string;
+  /** Receives one entry per request and per upstream failure. Default: no logging. */
+  logger?: RelayLogger;
+  /** Fetch used to reach the upstream. Default: the global `fetch`. */
+  fetch?: (request: Request) => Promise<Response>;
+}
+
+/** A relay: a web-standard fetch handler. */
+export interface Relay {
+  /** Handles one request; never throws (failures become JSON error responses). */
+  fetch(request: Request): Promise<Response>;
+  /** The normalised prefix the relay answers under (`''` for the root). */
+  readonly prefix: string;
+}
