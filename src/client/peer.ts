@@ -32,6 +32,8 @@ const decoder = new TextDecoder();
 export class PeerLink {
   /** Resolves once ICE is connected and the data channel is open; rejects if the link closes first. */
   readonly opened: Promise<void>;
+  /** Rejects when the link closes, for whatever reason (destroy() included). */
+  readonly closed: Promise<never>;
   private readonly peer: SimplePeer.Instance;
   private readonly offerSdp: Promise<string>;
   private destroyed = false;
@@ -50,7 +52,7 @@ export class PeerLink {
     peer.on('error', (err: Error) => {
       this.lastError = err;
     });
-    const closed = new Promise<never>((_, reject) => {
+    const closed = (this.closed = new Promise<never>((_, reject) => {
       peer.once('close', () => {
         reject(this.lastError ?? new Error('peer connection closed'));
         if (!this.destroyed) {
@@ -58,7 +60,7 @@ export class PeerLink {
           handlers.closed(this.lastError);
         }
       });
-    });
+    }));
     closed.catch(() => undefined);
     this.offerSdp = Promise.race([
       new Promise<string>((resolve) => {

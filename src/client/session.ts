@@ -284,19 +284,22 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private async connect(sessionId: string | undefined, timeoutMs = this.options.connectTimeoutMs ?? 15000): Promise<Connection> {
     const conn = this.newConnection();
     const limit = deadline(timeoutMs, () => new VoiceSessionError('connection_failed', `Connection not established within ${timeoutMs} ms`));
+    // Every step also stops when the link closes (end() destroys it), whatever the step waits on.
+    const closed = conn.link.closed.catch((cause: unknown) => {
+      throw new VoiceSessionError('connection_failed', `The connection closed: ${(cause as Error)?.message ?? cause}`, { cause });
+    });
+    closed.catch(() => undefined);
+    const step = <T>(promise: Promise<T>) => Promise.race([promise, limit.promise, closed]);
     try {
-      const sdp = await Promise.race([conn.link.offer(), limit.promise]);
+      const sdp = await step(conn.link.offer());
       const { aiId, api, language, userIdentifier } = this.options;
       let answer;
       try {
-        answer = await Promise.race([
-          api.realtime.connect(aiId, {
-            type: 'offer', sdp, language: language ?? 'ja',
-            ...(userIdentifier ? { user_identifier: userIdentifier } : {}),
-            ...(sessionId ? { session_id: sessionId } : {}),
-          }, { signal: conn.abort.signal }),
-          limit.promise,
-        ]);
+        answer = await step(api.realtime.connect(aiId, {
+          type: 'offer', sdp, language: language ?? 'ja',
+          ...(userIdentifier ? { user_identifier: userIdentifier } : {}),
+          ...(sessionId ? { session_id: sessionId } : {}),
+        }, { signal: conn.abort.signal }));
       } catch (err) {
         throw err instanceof VoiceSessionError ? err : new VoiceSessionError('signaling_failed', `Signaling failed: ${(err as Error)?.message ?? err}`, { cause: err });
       }
@@ -311,7 +314,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       conn.link.answer(answer.sdp);
       // Connected only once the assistant's audio is attached and the service is ready, so its
       // first words are never cut off.
-      await Promise.race([Promise.all([conn.link.opened, conn.track, conn.ready]), limit.promise]);
+      await step(Promise.all([conn.link.opened, conn.track, conn.ready]));
       return conn;
     } catch (err) {
       conn.abort.abort();
