@@ -1,0 +1,161 @@
+import loadFvad, { type FvadModule } from '@echogarden/fvad-wasm';
+import { concat } from './pcm.js';
+
+/**
+ * Voice-activity detection for the caller's audio: the WebRTC VAD (libfvad compiled to WASM) labels
+ * each frame voiced or not, and hangover smoothing turns those labels into utterances: speech starts
+ * after `startMs` of consecutive voiced frames and stops after `stopMs` of consecutive unvoiced ones,
+ * so short clicks do not open a turn and short pauses between words do not end it.
+ */
+
+/** Rate the detector works at; callers resample to it. */
+export const VAD_SAMPLE_RATE = 16000;
+
+export interface VadOptions {
+  /** libfvad aggressiveness 0..3 (higher: fewer false positives). Default 2. */
+  mode?: 0 | 1 | 2 | 3;
+  /** Frame length given to libfvad. Default 10. */
+  frameMs?: 10 | 20 | 30;
+  /** Consecutive voiced time that starts speech. Default 100. */
+  startMs?: number;
+  /** Consecutive unvoiced time that stops speech. Default 600. */
+  stopMs?: number;
+  /** Audio kept from before the detected start, so the utterance recording is not clipped. Default 300. */
+  preRollMs?: number;
+  /** An utterance longer than this is cut (a stuck-open microphone must not grow one forever). Default 30000. */
+  maxSpeechMs?: number;
+}
+
+export type VadEvent =
+  | { type: 'start' }
+  | {
+      type: 'stop';
+      /** Speech time from the first voiced frame to the last voiced frame (hangover excluded). */
+      speechMs: number;
+      /** The utterance at {@link VAD_SAMPLE_RATE}: pre-roll, speech, and up to 100 ms after it. */
+      audio: Int16Array;
+    };
+
+let modulePromise: Promise<FvadModule> | undefined;
+/** Loads the WASM once per process; detectors share it. */
+function fvadModule(): Promise<FvadModule> {
+  modulePromise ??= loadFvad();
+  return modulePromise;
+}
+
+/** Streaming detector over 16 kHz mono PCM16. Call {@link close} to free its native state. */
+export class VoiceActivityDetector {
+  readonly #mod: FvadModule;
+  readonly #inst: number;
+  readonly #buf: number;
+  readonly #frame: number;
+  readonly #frameMs: number;
+  readonly #opts: Required<Omit<VadOptions, 'mode' | 'frameMs'>>;
+  #carry = new Int16Array(0);
+  #speaking = false;
+  #voicedRunMs = 0;
+  #unvoicedRunMs = 0;
+  /** Recent frames while idle (pre-roll plus the voiced run being confirmed). */
+  #recent: Int16Array[] = [];
+  /** Frames of the current utterance. */
+  #utterance: Int16Array[] = [];
+  #speechMs = 0;
+  #trailingMs = 0;
+  #closed = false;
+
+  private constructor(mod: FvadModule, options: VadOptions) {
+    this.#mod = mod;
+    this.#frameMs = options.frameMs ?? 10;
+    this.#frame = (VAD_SAMPLE_RATE * this.#frameMs) / 1000;
+    this.#opts = {
+      startMs: options.startMs ?? 100,
+      stopMs: options.stopMs ?? 600,
+      preRollMs: options.preRollMs ?? 300,
+      maxSpeechMs: options.maxSpeechMs ?? 30000,
+    };
+    this.#inst = mod._fvad_new();
+    if (!this.#inst) throw new Error('libfvad: out of memory');
+    if (mod._fvad_set_mode(this.#inst, options.mode ?? 2) !== 0) throw new RangeError('libfvad: invalid mode');
+    if (mod._fvad_set_sample_rate(this.#inst, VAD_SAMPLE_RATE) !== 0) throw new RangeError('libfvad: invalid rate');
+    this.#buf = mod._malloc(this.#frame * 2);
+  }
+
+  static async create(options: VadOptions = {}): Promise<VoiceActivityDetector> {
+    return new VoiceActivityDetector(await fvadModule(), options);
+  }
+
+  /** True between a `start` and the following `stop`. */
+  get speaking(): boolean {
+    return this.#speaking;
+  }
+
+  /** Classifies one frame with libfvad. */
+  #isVoiced(frame: Int16Array): boolean {
+    // HEAP16 is replaced when WASM memory grows, so it is read on every call.
+    this.#mod.HEAP16.set(frame, this.#buf >> 1);
+    const r = this.#mod._fvad_process(this.#inst, this.#buf, frame.length);
+    if (r < 0) throw new Error('libfvad: invalid frame length');
+    return r === 1;
+  }
+
+  /** Feeds 16 kHz mono samples of any length; returns the events they complete, in order. */
+  push(samples: Int16Array): VadEvent[] {
+    if (this.#closed) return [];
+    const events: VadEvent[] = [];
+    const all = this.#carry.length ? concat([this.#carry, samples]) : samples;
+    let offset = 0;
+    for (; offset + this.#frame <= all.length; offset += this.#frame) {
+      const frame = all.slice(offset, offset + this.#frame);
+      const event = this.#step(frame, this.#isVoiced(frame));
+      if (event) events.push(event);
+    }
+    this.#carry = all.slice(offset);
+    return events;
+  }
+
+  #step(frame: Int16Array, voiced: boolean): VadEvent | undefined {
+    const ms = this.#frameMs;
+    if (!this.#speaking) {
+      this.#recent.push(frame);
+      const keep = Math.ceil((this.#opts.preRollMs + this.#opts.startMs) / ms) + 1;
+      if (this.#recent.length > keep) this.#recent.shift();
+      this.#voicedRunMs = voiced ? this.#voicedRunMs + ms : 0;
+      if (this.#voicedRunMs < this.#opts.startMs) return undefined;
+      this.#speaking = true;
+      this.#utterance = this.#recent;
+      this.#recent = [];
+      this.#speechMs = this.#voicedRunMs;
+      this.#trailingMs = 0;
+      this.#unvoicedRunMs = 0;
+      return { type: 'start' };
+    }
+    this.#utterance.push(frame);
+    if (voiced) {
+      this.#speechMs += this.#unvoicedRunMs + ms;
+      this.#unvoicedRunMs = 0;
+      this.#trailingMs = 0;
+    } else {
+      this.#unvoicedRunMs += ms;
+      this.#trailingMs += ms;
+    }
+    const tooLong = this.#speechMs >= this.#opts.maxSpeechMs;
+    if (this.#unvoicedRunMs < this.#opts.stopMs && !tooLong) return undefined;
+    // Keep at most 100 ms of the trailing silence in the recording.
+    const dropFrames = Math.max(0, Math.floor((this.#trailingMs - 100) / ms));
+    const frames = this.#utterance.slice(0, this.#utterance.length - dropFrames);
+    const event: VadEvent = { type: 'stop', speechMs: this.#speechMs, audio: concat(frames) };
+    this.#speaking = false;
+    this.#utterance = [];
+    this.#voicedRunMs = 0;
+    this.#unvoicedRunMs = 0;
+    return event;
+  }
+
+  /** Frees the native detector. Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#mod._free(this.#buf);
+    this.#mod._fvad_free(this.#inst);
+  }
+}
