@@ -95,12 +95,16 @@ export function toNodeHandler(relay: Relay): NodeHandler {
     res.once('close', () => {
       if (!res.writableFinished) controller.abort();
     });
-    if (!req.url?.startsWith('/')) {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'Bad request target' }));
-      return;
+    const refuse = (status: number, detail: string) => res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ detail }));
+    if (!req.url?.startsWith('/')) return void refuse(400, 'Bad request target');
+    let request: Request;
+    try {
+      request = toWebRequest(req, controller.signal);
+    } catch {
+      // Methods the fetch API forbids (TRACE, CONNECT) are on no allowlist either.
+      return void refuse(404, 'Not found');
     }
-    const response = await relay.fetch(toWebRequest(req, controller.signal));
-    await writeWebResponse(response, res);
+    await writeWebResponse(await relay.fetch(request), res);
   };
 }
 
