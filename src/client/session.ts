@@ -62,6 +62,12 @@ interface Connection {
   gotReady(): void;
 }
 
+/** The service refused to continue the session (e.g. 404/409: deleted): retrying cannot help. */
+function refused(err: unknown): boolean {
+  const status = ((err as { cause?: { status?: unknown } }).cause)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Rejects with `error()` after `ms`; `clear()` stops the timer. */
@@ -380,7 +386,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       } catch (err) {
         cause = err;
         const left = until - Date.now();
-        if (left <= 0) break;
+        if (left <= 0 || refused(err)) break;
         await sleep(Math.min(250 * 2 ** (attempt - 1), 2000, left));
       }
     }

@@ -208,8 +208,7 @@ describe('VoiceSession end()', () => {
     await session.start();
     const call = server.calls[0]!;
     call.send({ type: 'output.speech_started', turn_id: 1 });
-    await vi.waitFor(() => expect(session.listenerCount('state')).toBeGreaterThan(0));
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => session.once('assistantSpeaking', r));
     let ended = false;
     const ending = session.end().then(() => (ended = true));
     await new Promise((r) => setTimeout(r, 400));
@@ -225,15 +224,14 @@ describe('VoiceSession end()', () => {
     const a = setup({ gracefulEndTimeoutMs: 300 });
     await a.session.start();
     a.server.calls[0]!.send({ type: 'output.speech_started', turn_id: 1 });
-    await vi.waitFor(() => expect(a.session.listenerCount('state')).toBe(1));
-    await new Promise((r) => setTimeout(r, 100));
-    await a.session.end();
+    await new Promise((r) => a.session.once('assistantSpeaking', r));
+    await a.session.end(); // no speech_stopped ever comes: bounded by gracefulEndTimeoutMs
     expect(a.session.state.status).toBe('ended');
 
     const b = setup();
     await b.session.start();
     b.server.calls[0]!.send({ type: 'output.speech_started', turn_id: 1 });
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => b.session.once('assistantSpeaking', r));
     await b.session.end({ mode: 'immediate' });
     expect(b.session.state.status).toBe('ended');
     await vi.waitFor(() => expect(b.server.calls[0]!.received.some((m) => m.type === 'session.end')).toBe(true));
