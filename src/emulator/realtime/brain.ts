@@ -1,5 +1,5 @@
 import type { Reference } from '../../schemas/index.js';
-import { answerFromDataset, estimateTokens, sentences } from '../knowledge.js';
+import { answerFromDataset, estimateTokens } from '../knowledge.js';
 import type { Store } from '../store.js';
 import type { Pcm } from './pcm.js';
 import { findEspeak, synthesizeEspeak } from './tts-espeak.js';
@@ -69,27 +69,26 @@ export function speechPlaceholder(durationMs: number): string {
   return `[speech ${(durationMs / 1000).toFixed(1)} s — no recognizer configured]`;
 }
 
-const PLACEHOLDER_REPLY = {
-  en: "I heard you speak, but no speech recognizer is configured here, so I can't tell what you said. Please type your question instead.",
-  ja: '音声は届きましたが、音声認識が設定されていないため内容がわかりません。質問を文字で入力してください。',
-};
+const CJK = /[\u3040-\u30ff\u3400-\u9fff]/;
 
 /**
- * The honest reply to unrecognized speech: says it could not understand, then what the assistant
- * knows about, taken from the first sentence of the robot's first usable dataset file.
+ * The honest reply to unrecognized speech: says it could not understand and asks for a typed
+ * question about what the dataset covers (the title of the robot's first dataset file in the
+ * session language, else the robot's name). Deterministic and short.
  */
 export function placeholderAnswer(store: Store, robotId: string, language: string): BrainAnswer {
   const ja = language.toLowerCase().startsWith('ja');
   const robot = store.robots.get(robotId);
-  const files = robot
+  const titles = robot
     ? store.files
         .find((f) => f.dataset_id === robot.dataset_id && f.status !== 'failed' && f.content.trim() !== '')
         .sort((a, b) => a.id.localeCompare(b.id))
+        .map((f) => /^#+\s*(.+)$/m.exec(f.content)?.[1]?.trim() ?? f.name)
     : [];
-  const overview = files.length ? sentences(files[0]!.content)[0] : undefined;
+  const topic = titles.find((t) => CJK.test(t) === ja) ?? titles[0] ?? robot?.name;
   const answer = ja
-    ? PLACEHOLDER_REPLY.ja + (overview ? `このアシスタントは次の内容についてお答えします：${overview}` : '')
-    : PLACEHOLDER_REPLY.en + (overview ? ` I can answer questions about this: ${overview}` : '');
+    ? `音声認識が設定されていないため、聞き取れませんでした。${topic ? `${topic}について、` : ''}文字で質問してください。`
+    : `No speech recognizer is configured, so I could not understand that. Please type your question${topic ? ` about ${topic}` : ''}.`;
   return { answer, references: [], inputTokens: 0, outputTokens: estimateTokens(answer) };
 }
 
