@@ -1,0 +1,88 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY, ROBOT, startFakeUpstream, type FakeUpstream } from './helpers.js';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+function run(args: string[], env: Record<string, string | undefined>): Run {
+  const { KB_VOICE_API_KEY: _, ...base } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'relay', ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (err += c));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+async function waitFor(predicate: () => boolean, what: string, ms = 15_000) {
+  const until = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+let upstream: FakeUpstream;
+beforeAll(async () => {
+  // Echoes only the path: the default echo would hold the key, which the relay refuses to stream.
+  upstream = await startFakeUpstream((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: req.url })));
+});
+afterAll(() => upstream.close());
+
+describe('kb-voice relay', () => {
+  it('refuses to start without KB_VOICE_API_KEY (exit code 1, clear message)', async () => {
+    const r = run(['--upstream', upstream.url, '--port', '0'], {});
+    expect(await r.exit).toBe(1);
+    expect(r.stderr()).toContain('KB_VOICE_API_KEY');
+    expect(r.stdout()).not.toContain('http://');
+  });
+
+  it('refuses bad usage with exit code 1', async () => {
+    const cases = [['--port', '0'], ['--upstream', upstream.url, '--port', 'eighty'], ['--upstream', 'ftp://x', '--port', '0'], ['--bogus']];
+    const runs = cases.map((args) => run(args, { KB_VOICE_API_KEY: KEY }));
+    for (const [i, r] of runs.entries()) {
+      expect(await r.exit, cases[i]!.join(' ')).toBe(1);
+      expect(r.stderr()).toMatch(/kb-voice relay: /);
+      expect(r.stderr()).not.toContain(KEY);
+    }
+  });
+
+  it('serves, warns that every caller is admin, prints its URL, and stops on SIGTERM', async () => {
+    const r = run(['--upstream', upstream.url, '--port', '0', '--allow-origin', 'http://a.test', '--allow-origin', 'http://b.test'], { KB_VOICE_API_KEY: KEY });
+    try {
+      await waitFor(() => /http:\/\/127\.0\.0\.1:\d+/.test(r.stdout()), 'the listening line');
+      const url = r.stdout().match(/http:\/\/127\.0\.0\.1:\d+/)![0];
+      expect(r.stderr()).toMatch(/admin/);
+      expect(r.stderr()).toMatch(/local QA/);
+
+      const res = await fetch(`${url}/api/voice/v1/robots/${ROBOT}/realtime-usage`, { headers: { authorization: 'Bearer caller' } });
+      expect(res.status).toBe(200);
+      expect(upstream.seen.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(await res.text()).toContain('realtime-usage');
+
+      for (const origin of ['http://a.test', 'http://b.test']) {
+        const pre = await fetch(`${url}/api/voice/v1/robots/${ROBOT}/realtime-usage`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET' } });
+        expect(pre.status).toBe(204);
+        expect(pre.headers.get('access-control-allow-origin')).toBe(origin);
+      }
+      expect((await fetch(`${url}/api/voice/v1/ais/gen_prompt`, { method: 'POST' })).status).toBe(404);
+
+      r.child.kill('SIGTERM');
+      expect(await r.exit).toBe(0);
+      expect(r.stdout()).toContain('stopped');
+      expect(r.stdout() + r.stderr()).not.toContain(KEY);
+    } finally {
+      r.child.kill('SIGKILL');
+    }
+  });
+});
