@@ -1,0 +1,33 @@
+import { defineConfig, devices } from '@playwright/test';
+import { chromiumLaunchOptions } from './scripts/chromium.mjs';
+
+// Browser end-to-end tests (test/e2e). Chromium: $CHROMIUM_PATH, else Debian's /usr/bin/chromium,
+// else Playwright's own (`npx playwright install chromium`); with none, globalSetup stops the run
+// with one line saying how to get one (scripts/chromium.mjs).
+//
+// A project that needs more Chromium flags (e.g. a WAV as the fake microphone) must pass the whole
+// list, because a project's `launchOptions` replaces this one:
+//   use: { launchOptions: chromiumLaunchOptions(['--use-file-for-fake-audio-capture=...']) }
+export default defineConfig({
+  testDir: 'test/e2e',
+  globalSetup: './scripts/playwright-global-setup.mjs',
+  // Artifacts (screenshots, traces) of failed tests; gitignored. Playwright empties it per run, so
+  // it is a subfolder and the other reports in test-results/ survive.
+  outputDir: 'test-results/e2e',
+  // 2 cores: one browser plus the emulator's realtime audio already use them.
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: Boolean(process.env.CI),
+  // Once in CI: a real WebRTC call over loopback can lose a first ICE/DTLS race on a loaded machine.
+  retries: process.env.CI ? 1 : 0,
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  reporter: [['list'], ['json', { outputFile: 'test-results/playwright.json' }]],
+  use: {
+    headless: true,
+    screenshot: 'only-on-failure',
+    trace: 'retain-on-failure',
+    launchOptions: chromiumLaunchOptions(),
+  },
+  projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], launchOptions: chromiumLaunchOptions() } }],
+});

@@ -1,0 +1,334 @@
+#!/usr/bin/env node
+// `npm run test:package` (part of `npm test`, after the build): checks the package AS PUBLISHED.
+// `npm pack` the built tree, then, on the tarball and on a consumer project that has it installed
+// (in a temp dir outside the repo, so nothing resolves from the repo's node_modules by accident):
+//   1. pack contents   dist/ entry files present, no src/ or test/ shipped
+//   2. publint         package.json/exports lint (warnings fail)
+//   3. attw            types resolve for every entry (profile esm-only: the package is ESM-only)
+//   4. browser bundle  esbuild, platform=browser, NO define/inject/alias/polyfill, of
+//                      `import { VoiceSession, createApiClient } from 'kb-voice'`: builds, pulls
+//                      nothing but kb-voice, zod, ky, eventemitter3, and min+gzip < 45 KB
+//   5. schemas bundle  `kb-voice/schemas` is browser-safe too (size printed)
+//   6. vite build      the same consumer through Vite with its defaults
+//   7. consumer types  tsc strict with skipLibCheck OFF over a browser consumer (bundler
+//                      resolution, no Node types) and a Node consumer (node16) of every entry
+//   8. node smoke      every entry imports in Node; the packed emulator starts on port 0 and
+//                      serves /_emulator/fixtures; the bin prints its usage
+// Prints one line per check and a closing "package checks: N passed, N failed"; writes the same
+// to test-results/package-checks.json for scripts/test.mjs.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import * as esbuild from 'esbuild';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BROWSER_LIMIT_BYTES = 45 * 1024;
+/** Packages the browser entry may pull into a consumer's bundle (everything else is a leak). */
+const BROWSER_PACKAGES = ['kb-voice', 'zod', 'ky', 'eventemitter3'];
+
+const results = [];
+const keep = process.argv.includes('--keep');
+
+async function check(name, fn) {
+  const started = Date.now();
+  try {
+    const detail = await fn();
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    results.push({ name, ok: true, detail: detail ?? '' });
+    console.log(`  ok    ${name}${detail ? ` — ${detail}` : ''} (${seconds} s)`);
+  } catch (error) {
+    results.push({ name, ok: false, detail: error instanceof Error ? error.message : String(error) });
+    console.log(`  FAIL  ${name}\n${indent(error instanceof Error ? error.message : String(error))}`);
+  }
+}
+
+function indent(text) {
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line) => `        ${line}`)
+    .join('\n');
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { encoding: 'utf8', timeout: 120_000, ...options });
+  if (result.error) throw result.error;
+  return result;
+}
+
+function kb(bytes) {
+  return `${(bytes / 1024).toFixed(1)} KB`;
+}
+
+async function main() {
+  for (const file of ['index.js', 'vendor/simple-peer.js', 'cli/main.js']) {
+    if (!existsSync(path.join(root, 'dist', file))) {
+      console.error(`check-package: dist/${file} is missing: run npm run build first`);
+      process.exit(1);
+    }
+  }
+  const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+  const work = await mkdtemp(path.join(os.tmpdir(), 'kb-voice-package-'));
+  const consumer = path.join(work, 'consumer');
+  const installed = path.join(consumer, 'node_modules', 'kb-voice');
+  console.log(`package checks (${pkg.name}@${pkg.version}, work dir ${work})`);
+
+  let tarball = '';
+  let files = [];
+  try {
+    await check('npm pack', async () => {
+      // --ignore-scripts: prepack would rebuild; dist/ is fresh (npm test builds first).
+      const packed = run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
+        cwd: root,
+      });
+      if (packed.status !== 0) throw new Error(packed.stderr || 'npm pack failed');
+      const [info] = JSON.parse(packed.stdout);
+      tarball = path.join(work, info.filename);
+      files = info.files.map((f) => f.path);
+      const required = [
+        'package.json',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/vendor/simple-peer.js',
+        'dist/schemas/index.js',
+        'dist/relay/index.js',
+        'dist/emulator/index.js',
+        'dist/cli/main.js',
+      ];
+      const missing = required.filter((f) => !files.includes(f));
+      const stray = files.filter((f) => /^(src|test|demo|scripts|bench)\//.test(f));
+      if (missing.length > 0) throw new Error(`missing from the tarball: ${missing.join(', ')}`);
+      if (stray.length > 0) throw new Error(`should not be published: ${stray.slice(0, 10).join(', ')}`);
+      return `${files.length} files, ${kb(info.size)} packed, ${kb(info.unpackedSize)} unpacked`;
+    });
+    if (!tarball) throw new Error('no tarball: the remaining checks cannot run');
+
+    await mkdir(installed, { recursive: true });
+    const untar = run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
+    if (untar.status !== 0) throw new Error(`tar: ${untar.stderr}`);
+    // The consumer gets the package's declared dependencies only, as an install would; each is a
+    // link into the repo's node_modules (realpaths resolve their own dependencies from there).
+    for (const dep of Object.keys(pkg.dependencies ?? {})) await linkPackage(consumer, dep);
+
+    await check('publint', async () => {
+      const bytes = await readFile(tarball);
+      const { messages, pkg: linted } = await publint({
+        pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) },
+        level: 'suggestion',
+        strict: true,
+      });
+      const problems = messages.filter((m) => m.type !== 'suggestion');
+      const suggestions = messages.filter((m) => m.type === 'suggestion');
+      for (const m of suggestions) console.log(`        suggestion: ${formatMessage(m, linted, { color: false })}`);
+      if (problems.length > 0) {
+        throw new Error(problems.map((m) => `${m.type}: ${formatMessage(m, linted, { color: false })}`).join('\n'));
+      }
+      return `no errors or warnings${suggestions.length ? `, ${suggestions.length} suggestion(s)` : ''}`;
+    });
+
+    await check('attw (profile esm-only)', async () => {
+      const attw = path.join(root, 'node_modules', '.bin', 'attw');
+      const result = run(attw, [tarball, '--profile', 'esm-only', '--format', 'table-flipped', '--no-emoji', '--no-color'], {
+        cwd: work,
+      });
+      if (result.status !== 0) throw new Error(`${result.stdout}\n${result.stderr}`.trim());
+      return 'types resolve for ., ./schemas, ./relay, ./emulator';
+    });
+
+    const entry = path.join(consumer, 'app.js');
+    await writeFile(
+      entry,
+      "import { VoiceSession, createApiClient } from 'kb-voice';\n" +
+        '// Keep both reachable so the size is that of a real app using them.\n' +
+        'globalThis.kbVoice = { VoiceSession, createApiClient };\n',
+    );
+
+    await check('browser bundle of kb-voice (esbuild, no shims)', async () => {
+      const { bytes, gzipped } = await bundleForBrowser(consumer, entry);
+      if (gzipped > BROWSER_LIMIT_BYTES) {
+        throw new Error(`min+gzip ${kb(gzipped)} is over the ${kb(BROWSER_LIMIT_BYTES)} budget`);
+      }
+      return `VoiceSession + createApiClient: ${kb(bytes)} min, ${kb(gzipped)} min+gzip (budget ${kb(BROWSER_LIMIT_BYTES)})`;
+    });
+
+    await check('browser bundle of kb-voice/schemas (esbuild, no shims)', async () => {
+      const schemasEntry = path.join(consumer, 'schemas-app.js');
+      await writeFile(schemasEntry, "import * as schemas from 'kb-voice/schemas';\nglobalThis.schemas = schemas;\n");
+      const { bytes, gzipped } = await bundleForBrowser(consumer, schemasEntry);
+      return `all schemas: ${kb(bytes)} min, ${kb(gzipped)} min+gzip`;
+    });
+
+    await check('browser bundle of kb-voice (vite build, defaults)', async () => {
+      const { build } = await import('vite');
+      const output = await build({
+        configFile: false,
+        root: consumer,
+        logLevel: 'error',
+        build: {
+          write: false,
+          rollupOptions: { input: entry },
+        },
+      });
+      const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) => o.output ?? []);
+      const code = chunks.filter((c) => c.type === 'chunk').map((c) => c.code).join('\n');
+      if (!code.includes('kb-voice')) {
+        // The error classes' names and the data channel label are in the bundle when it worked.
+        throw new Error('the Vite bundle does not contain kb-voice');
+      }
+      return `${kb(Buffer.byteLength(code))} min, ${kb(gzipSync(code, { level: 9 }).length)} min+gzip`;
+    });
+
+    await check('consumer types (tsc strict, skipLibCheck off)', async () => {
+      await typecheckConsumers(consumer);
+      return 'browser consumer of . and ./schemas (bundler, no @types/node); Node consumer of ./schemas, ./relay, ./emulator (node16, no DOM lib)';
+    });
+
+    await check('node smoke (imports, packed emulator on port 0, bin)', async () => {
+      const script = `
+        import * as root from 'kb-voice';
+        import * as schemas from 'kb-voice/schemas';
+        import * as relay from 'kb-voice/relay';
+        import * as emulator from 'kb-voice/emulator';
+        const need = { root: [root, ['VoiceSession', 'createApiClient', 'ApiError', 'ValidationError', 'KbVoiceError', 'VoiceSessionError']],
+          schemas: [schemas, ['RealtimeSessionIn', 'RealtimeSessionOut']],
+          relay: [relay, ['createRelay', 'serveRelay']], emulator: [emulator, ['startEmulator']] };
+        for (const [name, [mod, keys]] of Object.entries(need))
+          for (const key of keys) if (!(key in mod)) throw new Error(name + ' lacks ' + key);
+        const emu = await emulator.startEmulator({ port: 0, host: '127.0.0.1' });
+        try {
+          const res = await fetch(emu.url + '/_emulator/fixtures');
+          if (res.status !== 200) throw new Error('fixtures: HTTP ' + res.status);
+          const body = await res.json();
+          if (body.apiKey !== emu.apiKey) throw new Error('fixtures do not name the emulator key');
+        } finally { await emu.close(); }
+        console.log('ok');`;
+      const smoke = run(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer, timeout: 60_000 });
+      if (smoke.status !== 0 || smoke.stdout.trim() !== 'ok') throw new Error(`${smoke.stdout}\n${smoke.stderr}`.trim());
+      const bin = run(process.execPath, [path.join(installed, 'dist', 'cli', 'main.js'), '--help'], { cwd: consumer });
+      if (bin.status !== 0 || !bin.stdout.includes('Usage: kb-voice')) throw new Error(`bin --help: ${bin.stderr}`);
+      return 'all four entries load; emulator served /_emulator/fixtures; kb-voice --help';
+    });
+  } catch (error) {
+    results.push({ name: 'setup', ok: false, detail: String(error) });
+    console.log(`  FAIL  ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    if (keep) console.log(`  (kept ${work})`);
+    else await rm(work, { recursive: true, force: true });
+  }
+
+  const passed = results.filter((r) => r.ok).length;
+  const failed = results.length - passed;
+  await mkdir(path.join(root, 'test-results'), { recursive: true });
+  await writeFile(path.join(root, 'test-results', 'package-checks.json'), `${JSON.stringify({ passed, failed, results }, null, 2)}\n`);
+  console.log(`package checks: ${passed} passed, ${failed} failed`);
+  process.exitCode = failed === 0 ? 0 : 1;
+}
+
+async function linkPackage(consumer, name) {
+  const target = path.join(root, 'node_modules', name);
+  if (!existsSync(target)) throw new Error(`dependency ${name} is not installed in the repo`);
+  const link = path.join(consumer, 'node_modules', name);
+  if (existsSync(link)) return;
+  await mkdir(path.dirname(link), { recursive: true });
+  await symlink(target, link, 'dir');
+}
+
+/** esbuild with a consumer's defaults for the browser: no define, inject, alias or externals. */
+async function bundleForBrowser(consumer, entry) {
+  const result = await esbuild.build({
+    absWorkingDir: consumer,
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    minify: true,
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const allowed = await Promise.all(
+    BROWSER_PACKAGES.map(async (name) => `${await realpath(path.join(consumer, 'node_modules', name))}${path.sep}`),
+  );
+  const leaks = [];
+  for (const [input, info] of Object.entries(result.metafile.inputs)) {
+    const absolute = await realpath(path.resolve(consumer, input)).catch(() => path.resolve(consumer, input));
+    if (absolute !== entry && !allowed.some((dir) => absolute.startsWith(dir))) leaks.push(input);
+    for (const imported of info.imports) {
+      if (imported.external || imported.path.startsWith('node:')) leaks.push(`${input} imports ${imported.path}`);
+    }
+  }
+  if (leaks.length > 0) {
+    throw new Error(`the browser bundle pulls in more than ${BROWSER_PACKAGES.join(', ')}:\n${leaks.slice(0, 20).join('\n')}`);
+  }
+  const code = result.outputFiles[0].contents;
+  const text = new TextDecoder().decode(code);
+  // Free Node globals would throw at run time in a browser ("global is not defined").
+  if (/\brequire\(["']/.test(text)) throw new Error('the browser bundle calls require()');
+  return { bytes: code.length, gzipped: gzipSync(code, { level: 9 }).length };
+}
+
+async function typecheckConsumers(consumer) {
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const browserDir = path.join(consumer, 'types-browser');
+  const nodeDir = path.join(consumer, 'types-node');
+  await mkdir(browserDir, { recursive: true });
+  await mkdir(nodeDir, { recursive: true });
+  const strict = { strict: true, skipLibCheck: false, noEmit: true, target: 'ES2022' };
+
+  await writeFile(
+    path.join(browserDir, 'app.ts'),
+    `import { VoiceSession, createApiClient, ApiError, ValidationError, type SessionState, type Turn } from 'kb-voice';
+import { RealtimeSessionIn } from 'kb-voice/schemas';
+const api = createApiClient({ baseUrl: '/api/voice' });
+const session = new VoiceSession({ aiId: 'robot', api });
+session.on('state', (state: SessionState) => console.log(state.status));
+session.on('turn', (turn: Turn) => console.log(turn.answer));
+export const parsed = RealtimeSessionIn;
+export const errors = [ApiError, ValidationError];
+`,
+  );
+  await writeFile(
+    path.join(browserDir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { ...strict, module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [] },
+      files: ['app.ts'],
+    }),
+  );
+  const browser = run(process.execPath, [tsc, '-p', browserDir], { cwd: browserDir });
+  if (browser.status !== 0) throw new Error(`browser consumer:\n${browser.stdout}${browser.stderr}`);
+
+  // A Node app has its own @types/node; relay and emulator types may use node:http. It need not
+  // have the DOM library: the server entries must not use browser types. (The root entry needs
+  // DOM types, as a browser entry; the browser consumer above covers it.)
+  await linkPackage(consumer, '@types/node');
+  await writeFile(
+    path.join(nodeDir, 'server.ts'),
+    `import { RealtimeSessionOut } from 'kb-voice/schemas';
+import { createRelay, serveRelay } from 'kb-voice/relay';
+import { startEmulator } from 'kb-voice/emulator';
+const relay = createRelay({ upstream: 'http://127.0.0.1:8787', apiKey: 'key' });
+export const handle: (request: Request) => Promise<Response> = (request) => relay.fetch(request);
+export const serve = serveRelay;
+export const start: typeof startEmulator = startEmulator;
+export const out = RealtimeSessionOut;
+`,
+  );
+  await writeFile(path.join(nodeDir, 'package.json'), JSON.stringify({ type: 'module' }));
+  await writeFile(
+    path.join(nodeDir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { ...strict, module: 'Node16', moduleResolution: 'Node16', lib: ['ES2022'], types: ['node'] },
+      files: ['server.ts'],
+    }),
+  );
+  const node = run(process.execPath, [tsc, '-p', nodeDir], { cwd: nodeDir });
+  if (node.status !== 0) throw new Error(`Node consumer:\n${node.stdout}${node.stderr}`);
+}
+
+await main();
