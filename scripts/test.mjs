@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+// `npm test`: every suite, in this order (one command for developers and CI):
+//   1. build       scripts/build.mjs (test/package, the package checks and the demo use dist/)
+//   2. typecheck   tsc over src + test + configs, and over demo/ (its own tsconfig)
+//   3. vitest      unit + integration tests, test/**/*.test.ts except test/e2e
+//   4. package     scripts/check-package.mjs (pack, publint, attw, browser bundles, size budget)
+//   5. e2e         Playwright, test/e2e, in Chromium (see scripts/chromium.mjs)
+// A failed build stops the run (nothing after it is meaningful); any other failed step is
+// reported and the remaining steps still run, so one run shows every problem. Ends with
+// "total: N passed, N failed" counting tests and checks, and exits non-zero if anything failed.
+// Extra arguments are passed to vitest, e.g. `npm test -- test/api` (then steps 4–5 are skipped).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findChromium, NO_CHROMIUM_MESSAGE } from './chromium.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const results = path.join(root, 'test-results');
+const vitestFilter = process.argv.slice(2);
+
+/** @type {{ step: string, ok: boolean, passed: number, failed: number, skipped: number, seconds: number, note?: string }[]} */
+const steps = [];
+
+function run(step, command, args, count) {
+  console.log(`\n=== ${step}: ${[path.basename(command), ...args].join(' ')}`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: process.env });
+  const ok = result.status === 0;
+  const counts = count?.() ?? { passed: ok ? 1 : 0, failed: ok ? 0 : 1, skipped: 0 };
+  // A runner that crashed before reporting has counted nothing: count the step itself.
+  if (!ok && counts.failed === 0) counts.failed = 1;
+  steps.push({ step, ok, ...counts, seconds: (Date.now() - started) / 1000 });
+  return ok;
+}
+
+function readJson(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function vitestCounts() {
+  const report = readJson(path.join(results, 'vitest.json'));
+  if (!report) return undefined;
+  return {
+    passed: report.numPassedTests ?? 0,
+    failed: (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0),
+    skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
+  };
+}
+
+function packageCounts() {
+  const report = readJson(path.join(results, 'package-checks.json'));
+  return report ? { passed: report.passed, failed: report.failed, skipped: 0 } : undefined;
+}
+
+function playwrightCounts() {
+  const stats = readJson(path.join(results, 'playwright.json'))?.stats;
+  if (!stats) return undefined;
+  // A test that passed on its CI retry is 'flaky': it passed.
+  return { passed: (stats.expected ?? 0) + (stats.flaky ?? 0), failed: stats.unexpected ?? 0, skipped: stats.skipped ?? 0 };
+}
+
+mkdirSync(results, { recursive: true });
+for (const file of ['vitest.json', 'package-checks.json', 'playwright.json']) rmSync(path.join(results, file), { force: true });
+
+const started = Date.now();
+if (run('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')])) {
+  run('typecheck', bin('tsc'), ['-p', 'tsconfig.json']);
+  if (existsSync(path.join(root, 'demo', 'tsconfig.json'))) run('typecheck demo', bin('tsc'), ['-p', 'demo']);
+  run(
+    'vitest',
+    bin('vitest'),
+    ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${path.join(results, 'vitest.json')}`, ...vitestFilter],
+    vitestCounts,
+  );
+  if (vitestFilter.length === 0) {
+    run('package checks', process.execPath, [path.join(root, 'scripts', 'check-package.mjs')], packageCounts);
+    if (findChromium() === null) {
+      console.log(`\n=== e2e\n${NO_CHROMIUM_MESSAGE}`);
+      steps.push({ step: 'e2e', ok: false, passed: 0, failed: 1, skipped: 0, seconds: 0, note: NO_CHROMIUM_MESSAGE });
+    } else {
+      // --pass-with-no-tests: until test/e2e has tests, an empty folder is not a failure.
+      run('e2e', bin('playwright'), ['test', '--pass-with-no-tests'], playwrightCounts);
+    }
+  }
+}
+
+console.log('\n=== summary');
+for (const s of steps) {
+  const counts = `${s.passed} passed, ${s.failed} failed${s.skipped ? `, ${s.skipped} skipped` : ''}`;
+  console.log(`${s.ok ? 'ok  ' : 'FAIL'}  ${s.step.padEnd(15)} ${counts}  (${s.seconds.toFixed(1)} s)${s.note ? `  ${s.note}` : ''}`);
+}
+const total = steps.reduce(
+  (sum, s) => ({ passed: sum.passed + s.passed, failed: sum.failed + s.failed, skipped: sum.skipped + s.skipped }),
+  { passed: 0, failed: 0, skipped: 0 },
+);
+const allOk = steps.every((s) => s.ok);
+console.log(`npm test took ${((Date.now() - started) / 1000).toFixed(0)} s`);
+console.log(`total: ${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`);
+process.exitCode = allOk ? 0 : 1;
