@@ -10,7 +10,7 @@ export interface SeenRequest {
   body: string;
 }
 
-export type FakeHandler = (req: SeenRequest, res: ServerResponse) => void | Promise<void>;
+export type FakeHandler = (req: SeenRequest, res: ServerResponse) => unknown;
 
 /**
  * A loopback HTTP server standing in for the service: records every request it receives (so a test
