@@ -78,7 +78,7 @@ export function generatePrompt(src: PromptSource): Required<{ [K in keyof GenPro
     `Use the knowledge base "${src.datasetName}"${src.fileNames.length ? ` (${src.fileNames.join(', ')})` : ''}.`,
     ``,
     `# Rules`,
-    ...[...rules, ...general.split(/(?<=\.)\s+/)].map((r) => `- ${r}`),
+    ...[...new Set([...rules, ...general.split(/(?<=\.)\s+/)])].map((r) => `- ${r}`),
   ];
   if (src.example) {
     lines.push('', '# Example', `Q: ${src.example.question}`, `A: ${src.example.answer}`);

@@ -37,10 +37,16 @@ async function readJson(c: Context, endpoint: Endpoint): Promise<{ ok: true; val
     if (endpoint.bodyRequired === false) return { ok: true, value: {} };
     return { ok: false, detail: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] };
   }
+  return parseJson(text);
+}
+
+/** Parses JSON text; on failure the 422 detail `json_invalid` with the character position. */
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; detail: ValidationErrorItem[] } {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    const position = Number(/position (\d+)/.exec(String(error))?.[1] ?? 0);
+    const message = String(error);
+    const position = /end of JSON/i.test(message) ? text.length : Number(/position (\d+)/.exec(message)?.[1] ?? 0);
     return { ok: false, detail: [{ loc: ['body', position], msg: 'JSON decode error', type: 'json_invalid' }] };
   }
 }

@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import * as z from 'zod/mini';
 import { validate } from '../../schemas/index.js';
 import { HttpError } from '../http/errors.js';
+import { parseJson } from '../http/route.js';
 import type { ServerContext } from '../http/server-context.js';
 
 /** PUT /_emulator/faults body (CONTRACT.md). */
@@ -34,13 +35,9 @@ export function registerControlRoutes(app: Hono, sc: ServerContext): void {
   app.get('/_emulator/faults', (c) => c.json(sc.faults));
 
   app.put('/_emulator/faults', async (c) => {
-    let raw: unknown;
-    try {
-      raw = JSON.parse((await c.req.text()) || '{}');
-    } catch {
-      throw new HttpError(422, [{ loc: ['body', 0], msg: 'JSON decode error', type: 'json_invalid' }]);
-    }
-    const parsed = validate(FaultsIn, raw, 'body');
+    const raw = parseJson((await c.req.text()) || '{}');
+    if (!raw.ok) throw new HttpError(422, raw.detail);
+    const parsed = validate(FaultsIn, raw.value, 'body');
     if (!parsed.ok) throw new HttpError(422, parsed.detail);
     if (parsed.value.warmup !== undefined) sc.faults.warmup = parsed.value.warmup;
     if (parsed.value.latencyMs !== undefined) sc.faults.latencyMs = parsed.value.latencyMs;
