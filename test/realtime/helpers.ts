@@ -85,7 +85,9 @@ export class Caller {
 
   static async connect(signal: Signal): Promise<Caller> {
     const caller = new Caller();
-    const offer = await new Promise<string>((resolve) => caller.#peer.once('signal', (d: Peer.SignalData) => resolve(d.sdp!)));
+    const offer = await new Promise<string>((resolve) => caller.#peer.on('signal', (d: Peer.SignalData) => {
+      if (d.type === 'offer' && d.sdp) resolve(d.sdp);
+    }));
     const answer = await signal(offer);
     caller.sessionId = answer.session_id;
     caller.#peer.signal({ type: 'answer', sdp: answer.sdp });
