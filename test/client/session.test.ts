@@ -202,6 +202,56 @@ describe('VoiceSession while connected', () => {
   });
 });
 
+/** Stands in for an HTMLAudioElement; `blocked` makes play() fail like an autoplay policy does. */
+function fakeAudioElement(blocked: boolean) {
+  const el = {
+    autoplay: false,
+    srcObject: null as MediaStream | null,
+    blocked,
+    plays: 0,
+    play() {
+      el.plays++;
+      return el.blocked
+        ? Promise.reject(Object.assign(new Error('play() can only be initiated by a user gesture'), { name: 'NotAllowedError' }))
+        : Promise.resolve();
+    },
+    pause() {},
+  };
+  return el;
+}
+
+describe('VoiceSession playback', () => {
+  it('attaches the assistant audio to the element before reporting connected', async () => {
+    const el = fakeAudioElement(false);
+    const { session } = setup({ audioElement: el as unknown as HTMLAudioElement });
+    let attachedAtConnected: unknown;
+    session.on('state', (s) => {
+      if (s.status === 'connected') attachedAtConnected = el.srcObject;
+    });
+    await session.start();
+    expect(attachedAtConnected).toBe(session.remoteStream);
+    expect(el.autoplay).toBe(true);
+    expect(el.plays).toBe(1);
+    await session.end();
+    expect(el.srcObject).toBeNull(); // released with the call
+  });
+
+  it('reports blocked autoplay and recovers with one resumePlayback() call', async () => {
+    const el = fakeAudioElement(true);
+    const { session, errors } = setup({ audioElement: el as unknown as HTMLAudioElement });
+    const blocked = vi.fn();
+    session.on('playbackBlocked', blocked);
+    await session.start();
+    await vi.waitFor(() => expect(blocked).toHaveBeenCalledTimes(1));
+    expect(errors.map((e) => e.code)).toEqual(['playback_blocked']);
+    expect(session.state.status).toBe('connected'); // the call itself is fine
+    await expect(session.resumePlayback()).rejects.toMatchObject({ code: 'playback_blocked' });
+    el.blocked = false; // a user gesture happened
+    await expect(session.resumePlayback()).resolves.toBeUndefined();
+    expect(el.plays).toBe(3);
+  });
+});
+
 describe('VoiceSession end()', () => {
   it('graceful: lets the assistant finish its sentence before ending', async () => {
     const { server, session } = setup();
