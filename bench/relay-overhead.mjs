@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+// Benchmark 3: relay overhead on E13 (GET /v1/robots/{ai_id}/realtime-usage).
+//
+// This process runs the emulator and a relay in front of it (createRelay + serveRelay, no
+// authorize hook = admin, as `kb-voice relay` does); the load comes from a second process
+// (bench/lib/load-child.mjs, autocannon) on loopback. Direct and relayed runs alternate within
+// each round and the order flips every round (AB, BA, AB…) so drift of a noisy machine cancels.
+//
+// Two measures per target and round:
+// - throughput: closed loop, CONNECTIONS connections for THROUGHPUT_S seconds -> requests/s;
+// - latency: a fixed offered rate (LATENCY_RATE req/s, well below saturation) for LATENCY_S
+//   seconds -> p50/p99. Latency at saturation is mostly queueing (connections / throughput), so
+//   the "adds under 1 ms at p50" figure is taken where the server is not saturated.
+// Targets: relay rps >= 85% of direct; relay p50 - direct p50 < 1 ms.
+import path from 'node:path';
+import { benchDir, fmtMs, fmtPct, log, runBenchmark, runChild } from './lib/common.mjs';
+import { loadEmulator, loadRelay } from './lib/kb.mjs';
+import { median, round } from './lib/stats.mjs';
+
+const ROUNDS = Number(process.env.BENCH_RELAY_ROUNDS ?? 3);
+const THROUGHPUT_S = Number(process.env.BENCH_RELAY_SECONDS ?? 5);
+const LATENCY_S = 3;
+const LATENCY_RATE = 200;
+const CONNECTIONS = 10;
+const loadChild = path.join(benchDir, 'lib', 'load-child.mjs');
+
+async function load(opts) {
+  const r = await runChild(process.execPath, [loadChild, JSON.stringify(opts)], { timeoutMs: (opts.durationS + 20) * 1000 });
+  if (r.code !== 0) throw new Error(`load child failed (${r.timedOut ? 'timeout' : 'exit ' + r.code}): ${r.stderr.slice(-400)}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop());
+}
+
+export async function main() {
+  const { startEmulator } = await loadEmulator();
+  const { createRelay, serveRelay } = await loadRelay();
+  const emulator = await startEmulator({ port: 0, host: '127.0.0.1' });
+  const relay = createRelay({ upstream: emulator.url, apiKey: emulator.apiKey });
+  const relayServer = await serveRelay(relay, { port: 0, host: '127.0.0.1' });
+  try {
+    const robotId = emulator.fixtures.robotId;
+    const usagePath = `/v1/robots/${robotId}/realtime-usage`;
+    const targets = {
+      direct: { url: `${emulator.url}${usagePath}`, headers: { authorization: `Bearer ${emulator.apiKey}` } },
+      relay: { url: `${relayServer.url}${relay.prefix}${usagePath}`, headers: {} },
+    };
+    // Both paths must answer the same 200 body before any timing counts.
+    const [a, b] = await Promise.all(Object.values(targets).map((t) => fetch(t.url, { headers: t.headers })));
+    const [ta, tb] = await Promise.all([a.text(), b.text()]);
+    if (a.status !== 200 || b.status !== 200) throw new Error(`E13 probe: direct ${a.status}, relay ${b.status}: ${tb.slice(0, 200)}`);
+    if (ta !== tb) log('note: direct and relayed E13 bodies differ', ta.slice(0, 120), tb.slice(0, 120));
+
+    // Warm both paths (JIT, keep-alive pools) before measuring.
+    for (const t of Object.values(targets)) await load({ ...t, connections: CONNECTIONS, durationS: 1 });
+
+    const runs = { direct: [], relay: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? ['direct', 'relay'] : ['relay', 'direct'];
+      for (const name of order) {
+        const cpu0 = process.cpuUsage();
+        const tp = await load({ ...targets[name], connections: CONNECTIONS, durationS: THROUGHPUT_S });
+        const cpu = process.cpuUsage(cpu0);
+        // Server-process CPU per request (emulator + relay share this process): less noise-prone than rps.
+        const cpuUsPerRequest = (cpu.user + cpu.system) / Math.max(1, tp.requests2xx + tp.non2xx);
+        const lat = await load({ ...targets[name], connections: 4, durationS: LATENCY_S, overallRate: LATENCY_RATE });
+        runs[name].push({ round, rps: tp.rps, cpuUsPerRequest, non2xx: tp.non2xx + lat.non2xx, errors: tp.errors + lat.errors, saturatedLatencyMs: tp.latencyMs, latencyMs: lat.latencyMs, latencyRps: lat.rps });
+        log(`relay-overhead round ${round + 1}/${ROUNDS} ${name}: ${tp.rps.toFixed(0)} req/s; p50 ${lat.latencyMs.p50.toFixed(3)} ms, p99 ${lat.latencyMs.p99.toFixed(3)} ms @${LATENCY_RATE} req/s`);
+      }
+    }
+    const agg = (name) => ({
+      rps: median(runs[name].map((r) => r.rps)),
+      p50: median(runs[name].map((r) => r.latencyMs.p50)),
+      p99: median(runs[name].map((r) => r.latencyMs.p99)),
+      saturatedP50: median(runs[name].map((r) => r.saturatedLatencyMs.p50)),
+      failures: runs[name].reduce((s, r) => s + r.non2xx + r.errors, 0),
+      cpuUsPerRequest: median(runs[name].map((r) => r.cpuUsPerRequest)),
+    });
+    const d = agg('direct');
+    const r = agg('relay');
+    // Per-round ratios/differences (paired, same round) and their median.
+    const ratios = runs.relay.map((x, i) => x.rps / runs.direct[i].rps);
+    const p50Diffs = runs.relay.map((x, i) => x.latencyMs.p50 - runs.direct[i].latencyMs.p50);
+    const p99Diffs = runs.relay.map((x, i) => x.latencyMs.p99 - runs.direct[i].latencyMs.p99);
+    const ratio = median(ratios);
+    const p50Added = median(p50Diffs);
+    const notes = [
+      `${ROUNDS} rounds, order alternating (AB, BA, …); throughput: ${CONNECTIONS} connections closed loop, ${THROUGHPUT_S} s; latency: ${LATENCY_RATE} req/s fixed rate, ${LATENCY_S} s; emulator + relay in one process, autocannon in another`,
+      `saturated p50 (closed loop, mostly queueing): direct ${fmtMs(d.saturatedP50, 2)}, relay ${fmtMs(r.saturatedP50, 2)}`,
+    ];
+    if (d.failures || r.failures) notes.push(`non-2xx or errors: direct ${d.failures}, relay ${r.failures}`);
+    return {
+      name: 'relay-overhead',
+      title: '3. Relay overhead (E13, loopback)',
+      ok: true,
+      figures: [
+        { label: 'Throughput relay / direct', value: `${fmtPct(ratio)} (${r.rps.toFixed(0)} vs ${d.rps.toFixed(0)} req/s)`, target: '>= 85%', met: ratio >= 0.85 },
+        { label: 'p50 added by relay', value: `${fmtMs(p50Added, 3)} (p50 ${fmtMs(r.p50, 3)} vs ${fmtMs(d.p50, 3)})`, target: '< 1 ms', met: p50Added < 1 },
+        { label: 'Server CPU per request (emulator + relay process)', value: `relay ${r.cpuUsPerRequest.toFixed(0)} µs vs direct ${d.cpuUsPerRequest.toFixed(0)} µs (relay path costs ${(r.cpuUsPerRequest / d.cpuUsPerRequest).toFixed(1)}×)` },
+        { label: 'p99 added by relay', value: `${fmtMs(median(p99Diffs), 3)} (p99 ${fmtMs(r.p99, 3)} vs ${fmtMs(d.p99, 3)})` },
+      ],
+      details: {
+        direct: d, relay: r, ratios: ratios.map((x) => round(x, 4)), p50AddedMs: p50Diffs.map((x) => round(x, 4)), p99AddedMs: p99Diffs.map((x) => round(x, 4)),
+        runs, config: { ROUNDS, THROUGHPUT_S, LATENCY_S, LATENCY_RATE, CONNECTIONS },
+      },
+      notes,
+    };
+  } finally {
+    await relayServer.close().catch(() => {});
+    await emulator.close().catch(() => {});
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await runBenchmark('relay-overhead', '3. Relay overhead', main);
+}

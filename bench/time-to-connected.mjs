@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+// Benchmark 1: time to connected (click -> audio flowing both ways) of VoiceSession in Chromium
+// against the emulator, next to the floor: a bare RTCPeerConnection doing the same SDP exchange
+// with the same emulator in the same run (bench/page/app.js says exactly what each waits for).
+//
+// This process runs the emulator and a tiny http server for the bench page (its script bundled by
+// esbuild from the built package); the server proxies /v1 and /_emulator to the emulator so the
+// page talks to it same-origin for both variants. Calls alternate library/floor (ABAB…) so a
+// noisy machine's drift hits both alike. Target: median(library) / median(floor) - 1 < 10%.
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+import { benchDir, chromiumPath, fmtMs, fmtPct, log, runBenchmark, withTimeout } from './lib/common.mjs';
+import { loadEmulator, snapshotEntry } from './lib/kb.mjs';
+import { median, round, summarize } from './lib/stats.mjs';
+
+const CALLS = Number(process.env.BENCH_TTC_CALLS ?? 20); // per variant
+const WARMUP_CALLS = 2; // per variant, discarded (JIT, first getUserMedia, emulator code paths)
+const PAUSE_MS = 250; // between calls, so the previous call's teardown is not measured
+const CHROMIUM_FLAGS = [
+  '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--no-sandbox', '--disable-gpu',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+];
+
+async function bundlePage() {
+  const out = await esbuild.build({
+    entryPoints: [path.join(benchDir, 'page', 'app.js')],
+    absWorkingDir: benchDir,
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    minify: true,
+    write: false,
+    ...(snapshotEntry('') ? { alias: { 'kb-voice': snapshotEntry('') } } : {}),
+    logLevel: 'silent',
+  });
+  return out.outputFiles[0].text;
+}
+
+/** Serves the page and proxies everything else to the emulator (loopback only). */
+async function servePage(appJs, emulatorUrl) {
+  const html = await readFile(path.join(benchDir, 'page', 'index.html'), 'utf8');
+  const upstream = new URL(emulatorUrl);
+  const agent = new http.Agent({ keepAlive: true });
+  const server = http.createServer((req, res) => {
+    if (req.url === '/app.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(appJs);
+    if (req.url === '/' || req.url.startsWith('/?')) return res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+    if (req.url === '/favicon.ico') return res.writeHead(204).end();
+    const proxied = http.request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host }, agent },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    proxied.on('error', (e) => res.writeHead(502).end(JSON.stringify({ detail: String(e) })));
+    req.pipe(proxied);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => { server.closeAllConnections(); server.close(); agent.destroy(); } };
+}
+
+export async function main() {
+  const { chromium } = await import('playwright-core');
+  const { startEmulator } = await loadEmulator();
+  const appJs = await bundlePage();
+  const emulator = await startEmulator({ port: 0, host: '127.0.0.1' });
+  const site = await servePage(appJs, emulator.url);
+  const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS });
+  try {
+    const page = await browser.newPage();
+    const pageErrors = [];
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    const q = new URLSearchParams({ ai_id: emulator.fixtures.robotId, api_key: emulator.apiKey });
+    await page.goto(`${site.url}/?${q}`);
+    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready', null, { timeout: 15000 });
+    const browserVersion = browser.version();
+
+    const call = async (kind) => {
+      const r = await withTimeout(page.evaluate((k) => window.bench.run(k), kind), 30000, `${kind} call`);
+      await new Promise((res) => setTimeout(res, PAUSE_MS));
+      return r;
+    };
+    for (let i = 0; i < WARMUP_CALLS; i++) {
+      for (const kind of ['library', 'floor']) {
+        const r = await call(kind);
+        if (!r.ok) throw new Error(`warm-up ${kind} call failed: ${r.error}${pageErrors.length ? ' | ' + pageErrors.join(' | ') : ''}`);
+      }
+    }
+    const results = { library: [], floor: [] };
+    const failures = [];
+    for (let i = 0; i < CALLS; i++) {
+      for (const kind of ['library', 'floor']) {
+        const r = await call(kind);
+        if (r.ok) results[kind].push(r);
+        else failures.push({ kind, i, error: r.error });
+      }
+      if ((i + 1) % 5 === 0) log(`time-to-connected: ${i + 1}/${CALLS} pairs (median so far library ${median(results.library.map((x) => x.total)).toFixed(1)} ms, floor ${median(results.floor.map((x) => x.total)).toFixed(1)} ms)`);
+    }
+    const lib = results.library.map((r) => r.total);
+    const flo = results.floor.map((r) => r.total);
+    const mLib = median(lib);
+    const mFloor = median(flo);
+    const overhead = mLib / mFloor - 1;
+    // Paired view: each library call against the floor call right after it.
+    const n = Math.min(lib.length, flo.length);
+    const pairedDiff = median(Array.from({ length: n }, (_, i) => lib[i] - flo[i]));
+    const enough = lib.length >= CALLS * 0.8 && flo.length >= CALLS * 0.8;
+    const notes = [
+      `${CALLS} measured calls per variant after ${WARMUP_CALLS} discarded warm-up calls each, alternating library/floor; ${PAUSE_MS} ms pause between calls`,
+      `both end when channel open + remote audio track + session.ready, and getStats() shows outbound-rtp audio packetsSent > 0 (the emulator sends RTP only while speaking, so inbound packets cannot mark connected)`,
+      `phases (median): library connected at ${fmtMs(median(results.library.map((r) => r.connected)))}, floor connected at ${fmtMs(median(results.floor.map((r) => r.connected)))} (floor: mic ${fmtMs(median(results.floor.map((r) => r.mic)))}, offer+ICE gathering ${fmtMs(median(results.floor.map((r) => r.offer)))}, signaling ${fmtMs(median(results.floor.map((r) => r.signaling)))})`,
+    ];
+    if (failures.length) notes.push(`${failures.length} failed call(s): ${failures.slice(0, 3).map((f) => `${f.kind}#${f.i}: ${f.error}`).join('; ')}`);
+    if (pageErrors.length) notes.push(`page errors: ${pageErrors.slice(0, 3).join(' | ')}`);
+    return {
+      name: 'time-to-connected',
+      title: '1. Time to connected (Chromium, click -> audio both ways)',
+      ok: enough,
+      ...(enough ? {} : { error: `too few successful calls (library ${lib.length}, floor ${flo.length} of ${CALLS})` }),
+      figures: [
+        { label: 'VoiceSession over bare RTCPeerConnection floor (median)', value: `+${fmtPct(overhead)} (${fmtMs(mLib)} vs ${fmtMs(mFloor)}; paired median diff ${fmtMs(pairedDiff)})`, target: '< +10%', met: enough ? overhead < 0.1 : false },
+      ],
+      details: {
+        browser: browserVersion,
+        library: summarize(lib), floor: summarize(flo), overhead: round(overhead, 4), pairedMedianDiffMs: round(pairedDiff, 2),
+        calls: results, failures,
+      },
+      notes,
+    };
+  } finally {
+    await browser.close().catch(() => {});
+    site.close();
+    await emulator.close().catch(() => {});
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await runBenchmark('time-to-connected', '1. Time to connected', main);
+}
