@@ -30,6 +30,12 @@ const STOPWORDS = new Set(
     'why will with would you your about any into our we us').split(' '),
 );
 
+/** A few everyday synonyms, so "how much does it cost" finds the sentence about the price. */
+const SYNONYMS: Record<string, string[]> = {
+  cost: ['price'], price: ['cost'], much: ['price'], 値段: ['価格'], 価格: ['値段'], いくら: ['価格'],
+  guarantee: ['warranty'], warranty: ['guarantee'], clean: ['descale'], cleaning: ['descale'],
+};
+
 const CJK = /[\u3040-\u30ff\u3400-\u9fff]/;
 const KANJI_RUN = /[\u3400-\u9fff々]+/g;
 const KATAKANA_RUN = /[\u30a0-\u30ffー]{2,}/g;
@@ -98,6 +104,8 @@ export function answerFromDataset(store: Store, robotId: string, question: strin
     });
   }
   const q = terms(question);
+  if (question.includes('いくら')) q.add('いくら');
+  for (const t of [...q]) for (const alt of SYNONYMS[t] ?? []) q.add(alt);
   const df = new Map<string, number>();
   for (const s of all) for (const t of q) if (s.terms.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
 
