@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
 import { VoiceSession, type SessionState, type TranscriptUpdate, type Turn, type VoiceSessionApi, type VoiceSessionError } from '../../src/client/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
+import { createRelay } from '../../src/relay/index.js';
 import { sinkLevelMeter } from './helpers/level-meter.js';
 import { FakeMicrophone } from './helpers/microphone.js';
 import { speechFixture } from './helpers/speech.js';
@@ -29,10 +30,10 @@ afterEach(async () => {
   if (!emuClosed) await emu.close();
 });
 
-function call(options: { reconnectTimeoutMs?: number; wrtc?: typeof wrtc } = {}) {
+function call(options: { reconnectTimeoutMs?: number; wrtc?: typeof wrtc; api?: VoiceSessionApi } = {}) {
   const mic = new FakeMicrophone();
   const session = new VoiceSession({
-    aiId: emu.fixtures.robotId, api, wrtc: (options.wrtc ?? wrtc) as never, microphone: mic.open, language: 'en',
+    aiId: emu.fixtures.robotId, api: options.api ?? api, wrtc: (options.wrtc ?? wrtc) as never, microphone: mic.open, language: 'en',
     userIdentifier: 'client-test', levelMeter: sinkLevelMeter, heartbeatIntervalMs: 250,
     ...(options.reconnectTimeoutMs ? { reconnectTimeoutMs: options.reconnectTimeoutMs } : {}),
   });
@@ -188,5 +189,27 @@ describe('VoiceSession against the emulator', () => {
     expect(session.state).toMatchObject({ status: 'ended', reason: 'connection_lost' });
     expect(errors.map((e) => e.code)).toContain('connection_lost');
     expect(session.turns).toHaveLength(1);
+  });
+
+  it('works through the relay as a scoped user: the browser holds no key', async () => {
+    const relay = createRelay({
+      upstream: emu.url, apiKey: emu.apiKey,
+      authorize: (req) => (req.headers.get('x-user') ? { userIdentifier: req.headers.get('x-user')!, role: 'user' } : null),
+    });
+    const browserApi = createApiClient({
+      baseUrl: 'http://app.test/api/voice', headers: { 'x-user': 'alice' },
+      fetch: (input, init) => relay.fetch(new Request(input, init)),
+    });
+    const { session, errors } = call({ api: browserApi });
+    await session.start();
+    await vi.waitFor(() => expect(session.warmup).toBe('ok'), { timeout: 5000 });
+    const turn = await askAndInterrupt(session, 'How long is the warranty?');
+    expect(turn.agentBuildMs).toBe(0);
+    await session.end({ mode: 'immediate' });
+    const report = await session.report();
+    expect(report.usage).toMatchObject({ session_id: session.sessionId, user_identifier: 'alice', turn_count: 1 });
+    expect(report.cost).toMatchObject({ session_id: session.sessionId, turn_count: 1 });
+    expect(report.audio.length).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
   });
 });
