@@ -64,3 +64,28 @@ export function round(x, digits = 2) {
   const f = 10 ** digits;
   return Math.round(x * f) / f;
 }
+
+/** Deterministic PRNG (mulberry32) so bootstrap intervals are reproducible for given data. */
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Percentile-bootstrap confidence interval of `stat(b) - stat(a)` (default: difference of
+ * medians), resampling each sample independently: `{ low, high, level }`.
+ */
+export function bootstrapDiffCI(a, b, { stat = median, iterations = 2000, level = 0.95, seed = 1 } = {}) {
+  const next = rng(seed);
+  const pick = (xs) => Array.from({ length: xs.length }, () => xs[Math.floor(next() * xs.length)]);
+  const diffs = [];
+  for (let i = 0; i < iterations; i++) diffs.push(stat(pick(b)) - stat(pick(a)));
+  const alpha = (1 - level) / 2;
+  return { low: percentile(diffs, alpha * 100), high: percentile(diffs, (1 - alpha) * 100), level };
+}
