@@ -278,7 +278,7 @@ export class RealtimeConnection {
       this.#current.playback?.stop('ended');
     }
     // Let the turn record itself and send its last events before the channel goes away.
-    await Promise.race([Promise.allSettled([...this.#running]), new Promise((r) => setTimeout(r, 2000).unref())]);
+    await settleWithin([...this.#running], 2000);
     await this.close();
   }
 
@@ -296,11 +296,19 @@ export class RealtimeConnection {
     this.#opts.recorder.addDuration(this.sessionId, performance.now() - this.#openedAt, true);
     this.#opts.onClosed(this);
     // Pending turns finish on their own (their sends are dropped); wait so callers can rely on the store.
-    await Promise.race([Promise.allSettled([...this.#running]), new Promise((r) => setTimeout(r, 2000).unref())]);
+    await settleWithin([...this.#running], 2000);
   }
 
   /** The next turn number (for a reconnection continuing this session). */
   get nextTurnId(): number {
     return this.#nextTurnId;
   }
+}
+
+/** Waits for `promises` to settle, at most `ms` (a turn stuck in a slow brain must not block closing). */
+async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
+  if (promises.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(promises), new Promise((r) => { timer = setTimeout(r, ms); })]);
+  clearTimeout(timer);
 }
