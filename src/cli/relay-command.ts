@@ -63,6 +63,10 @@ export async function runRelayCommand(argv: string[]): Promise<void> {
       maxBodyBytes: int('max-body-bytes', values['max-body-bytes'], 65_536, 1),
       // Stated explicitly rather than relying on the library default: this command is for local QA.
       authorize: () => ({ userIdentifier: 'local-admin', role: 'admin' }),
+      // Upstream failures and relay errors go to stderr (entries never hold the key); requests do not.
+      logger: (e) => {
+        if (e.level !== 'info') process.stderr.write(`kb-voice relay: ${e.level}: ${e.message}${e.endpoint ? ` [${e.endpoint}]` : ''}${e.status ? ` ${e.status}` : ''}${e.error ? `: ${e.error}` : ''}\n`);
+      },
     });
   } catch (error) {
     return fail(`kb-voice relay: ${(error as Error).message}`);

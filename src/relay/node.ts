@@ -59,29 +59,31 @@ export function toWebRequest(req: IncomingMessage, signal: AbortSignal): Request
 export async function writeWebResponse(response: Response, res: ServerResponse): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
-  res.writeHead(response.status, headers);
   if (!response.body) {
-    res.end();
+    res.writeHead(response.status, headers).end();
     return;
   }
-  // Headers go out at once so streamed bodies (SSE) start flowing before the first chunk.
-  res.flushHeaders();
+  // Event streams get their headers at once; other bodies send them with the first chunk (one
+  // packet), which also leaves room to answer 502 if the body fails before its first byte.
+  if (response.headers.get('content-type')?.startsWith('text/event-stream')) res.writeHead(response.status, headers).flushHeaders();
   const reader = response.body.getReader();
-  const closed = new Promise<void>((resolve) => res.once('close', resolve));
+  const closed = new Promise<null>((resolve) => res.once('close', () => resolve(null)));
   try {
     for (;;) {
-      const next = await Promise.race([reader.read(), closed.then(() => null)]);
+      const next = await Promise.race([reader.read(), closed]);
       if (next === null) {
         await reader.cancel().catch(() => {});
         return;
       }
+      if (!res.headersSent) res.writeHead(response.status, headers);
       if (next.done) break;
       if (!res.write(next.value)) await Promise.race([new Promise((r) => res.once('drain', r)), closed]);
     }
     res.end();
   } catch {
-    // The body errored mid-stream (upstream gone, secret withheld): cut the connection.
-    res.destroy();
+    // The body failed (upstream gone, secret withheld): a clean 502 if nothing was sent yet, else cut.
+    if (res.headersSent) res.destroy();
+    else res.writeHead(502, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ detail: 'Upstream response failed' }));
   }
 }
 

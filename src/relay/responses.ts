@@ -25,22 +25,27 @@ export function guardStream(body: ReadableStream<Uint8Array>, secrets: readonly 
   if (needles.length === 0) return body;
   const keep = Math.max(...needles.map((n) => n.length)) - 1;
   let tail = new Uint8Array(0);
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        const window = new Uint8Array(tail.length + chunk.length);
-        window.set(tail);
-        window.set(chunk, tail.length);
-        if (needles.some((n) => indexOf(window, n) >= 0)) {
-          onLeak();
-          controller.error(new Error('Upstream response withheld'));
-          return;
-        }
-        tail = window.slice(Math.max(0, window.length - keep));
-        controller.enqueue(chunk);
-      },
-    }),
-  );
+  const reader = body.getReader();
+  // A pull source rather than pipeThrough(TransformStream): one read per caller read, less overhead.
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) return controller.close();
+      const window = new Uint8Array(tail.length + value.length);
+      window.set(tail);
+      window.set(value, tail.length);
+      if (needles.some((n) => indexOf(window, n) >= 0)) {
+        onLeak();
+        await reader.cancel().catch(() => {});
+        return controller.error(new Error('Upstream response withheld'));
+      }
+      tail = window.slice(Math.max(0, window.length - keep));
+      controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
 }
 
 function indexOf(haystack: Uint8Array, needle: Uint8Array): number {

@@ -160,6 +160,18 @@ describe('limits and upstream failures', () => {
     await expect(res.text()).rejects.toThrow();
   });
 
+  it('answers 502 over node:http when the first chunk would echo the key', async () => {
+    const server = await serveRelay(rec.relay, { port: 0 });
+    try {
+      upstream.setHandler((req, res) => sendJson(res, 200, { echo: req.headers.authorization }));
+      const res = await fetch(`${server.url}/api/voice/v1/robots/${ROBOT}/realtime-usage`);
+      expect(res.status).toBe(502);
+      expect(await res.text()).not.toContain(KEY);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('rate-limits through the hook with 429 and Retry-After, before any upstream call', async () => {
     const calls: string[] = [];
     const r = recordingRelay({
@@ -284,6 +296,7 @@ describe('streaming pass-through', () => {
         req.on('error', reject);
         req.end();
       });
+    upstream.setHandler((_req, res) => sendJson(res, 200, { ok: true }));
     expect(await raw('GET', `/api/voice/v1/robots/${ROBOT}/realtime-usage`)).toBe(200);
     expect(upstream.seen).toHaveLength(1);
     for (const [method, path] of [
