@@ -75,19 +75,15 @@ export async function runEmulatorCommand(argv: string[]): Promise<number | void>
     process.stdout.write(HELP);
     return 0;
   }
+  // A closed stdout (e.g. piped into `head`) must not take the server down.
+  process.stdout.on('error', () => {});
+  process.stderr.on('error', () => {});
   const emulator = await startEmulator({ port: args.port, host: args.host, apiKey: args.apiKey, agentBuildMs: args.agentBuildMs });
-  process.stdout.write(
-    `kb-voice emulator listening on ${emulator.url}\n` +
-      `  API key:    ${emulator.apiKey}\n` +
-      `  robot:      ${emulator.fixtures.robotId}\n` +
-      `  dataset:    ${emulator.fixtures.datasetId}\n` +
-      `  OpenAPI:    ${emulator.url}/openapi.json\n`,
-  );
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`kb-voice emulator: ${signal}, shutting down\n`);
+    process.stderr.write(`kb-voice emulator: ${signal}, shutting down\n`);
     emulator.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -98,4 +94,12 @@ export async function runEmulatorCommand(argv: string[]): Promise<number | void>
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // Handlers first, then the line that tells callers it is up (they may signal right after it).
+  process.stdout.write(
+    `kb-voice emulator listening on ${emulator.url}\n` +
+      `  API key:    ${emulator.apiKey}\n` +
+      `  robot:      ${emulator.fixtures.robotId}\n` +
+      `  dataset:    ${emulator.fixtures.datasetId}\n` +
+      `  OpenAPI:    ${emulator.url}/openapi.json\n`,
+  );
 }

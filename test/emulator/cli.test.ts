@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseEmulatorArgs } from '../../src/cli/emulator-command.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Runs `kb-voice emulator ...` from source; resolves with the first output lines once `http://` appears. */
+function run(args: string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'emulator', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      if (/http:\/\/\S+:\d+/.test(out)) resolve(out);
+    });
+    void exited.then((code) => reject(new Error(`exited ${code}: ${err}`)));
+  });
+  return { child, listening, exited, output: () => ({ out, err }) };
+}
+
+describe('kb-voice emulator command', () => {
+  it('prints its URL and key once listening, serves requests and stops cleanly on SIGTERM', async () => {
+    const p = run(['--port', '0', '--host', '127.0.0.1', '--api-key', 'cli-key', '--agent-build-ms', '50']);
+    const out = await p.listening;
+    const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(p.output().out).toContain('cli-key');
+    const fixtures = await (await fetch(`${url}/_emulator/fixtures`)).json();
+    expect(fixtures.apiKey).toBe('cli-key');
+    const warm = await fetch(`${url}/v1/robots/${fixtures.robotId}/realtime/warmup`, { method: 'POST', headers: { authorization: 'Bearer cli-key' } });
+    expect(await warm.json()).toEqual({ success: true });
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+    await expect(fetch(`${url}/openapi.json`)).rejects.toThrow();
+  });
+
+  it('stops on SIGINT too', async () => {
+    const p = run(['--port', '0']);
+    await p.listening;
+    p.child.kill('SIGINT');
+    expect(await p.exited, JSON.stringify(p.output())).toBe(0);
+  });
+
+  it('refuses bad arguments with exit code 2', async () => {
+    const p = run(['--port', 'abc']);
+    await expect(p.listening).rejects.toThrow(/--port must be an integer/);
+    expect(await p.exited).toBe(2);
+  });
+
+  it('parses arguments with the documented defaults', () => {
+    expect(parseEmulatorArgs([])).toEqual({ help: false, port: 8787, host: '127.0.0.1', apiKey: 'kbv-emulator-key', agentBuildMs: 5700 });
+    expect(parseEmulatorArgs(['--port', '0', '--agent-build-ms', '0', '--api-key', 'k'])).toMatchObject({ port: 0, agentBuildMs: 0, apiKey: 'k' });
+    expect(() => parseEmulatorArgs(['--port', '70000'])).toThrow(/--port/);
+    expect(() => parseEmulatorArgs(['--agent-build-ms', '-5'])).toThrow();
+    expect(() => parseEmulatorArgs(['--api-key', ''])).toThrow(/--api-key/);
+    expect(() => parseEmulatorArgs(['--verbose'])).toThrow();
+  });
+});
