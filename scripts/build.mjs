@@ -13,14 +13,15 @@
 //    readable-stream are left out (trimReadableStream below). Consumers' bundlers (Vite,
 //    SvelteKit, webpack 5, Next.js, esbuild) then need no polyfill or define: simple-peer imported
 //    as-is fails there with "global is not defined" or unresolved `events`/`buffer`.
-// 3. Every `'simple-peer'` import in the emitted JS is pointed at that vendored module. In src
-//    (tests, tsx, vitest) `simple-peer` stays the real package from node_modules.
+// 3. Every `'simple-peer'` import in the emitted JS reachable from the browser entry is pointed at
+//    that vendored module. Server code in dist/ and everything run from src (tests, tsx, vitest)
+//    keep the real package from node_modules.
 // 4. dist/cli/main.js (the `kb-voice` bin; tsc keeps its shebang) is made executable.
 //
 // Only JavaScript is rewritten: the .d.ts files still name 'simple-peer' for types (see the
 // package checks in scripts/check-package.mjs).
 import { spawnSync } from 'node:child_process';
-import { chmod, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -130,8 +131,7 @@ function stripStringsAndComments(code) {
 
 async function pointImportsAtVendoredSimplePeer() {
   let count = 0;
-  for (const file of await listFiles(dist)) {
-    if (!file.endsWith('.js') || file === vendorFile) continue;
+  for (const file of await browserModules(path.join(dist, 'index.js'))) {
     const code = await readFile(file, 'utf8');
     let relative = path.relative(path.dirname(file), vendorFile).split(path.sep).join('/');
     if (!relative.startsWith('.')) relative = `./${relative}`;
@@ -147,9 +147,24 @@ async function pointImportsAtVendoredSimplePeer() {
   return count;
 }
 
-async function listFiles(dir) {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath ?? e.path, e.name));
+/**
+ * The emitted modules reachable from the browser entry through relative imports. Only these get
+ * the vendored simple-peer; server code (the emulator answers calls with simple-peer on
+ * @roamhq/wrtc) keeps the real package, with Node's Buffer and `DEBUG=simple-peer` logging.
+ */
+async function browserModules(entry) {
+  const seen = new Set();
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.pop();
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const code = await readFile(file, 'utf8');
+    for (const match of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)(["'])(\.{1,2}\/[^"']+)\1/g)) {
+      queue.push(path.resolve(path.dirname(file), match[2]));
+    }
+  }
+  return [...seen];
 }
 
 function fail(message) {

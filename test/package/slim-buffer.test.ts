@@ -5,12 +5,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 // bundle. Every behaviour simple-peer, readable-stream, randombytes and safe-buffer rely on must
 // match Node's Buffer exactly; this compares the two byte for byte.
 
-interface SlimBuffer extends Uint8Array {
+type SlimBuffer = Uint8Array & {
   toString(encoding?: string, start?: number, end?: number): string;
-  slice(start?: number, end?: number): SlimBuffer;
   copy(target: Uint8Array, targetStart?: number, sourceStart?: number, sourceEnd?: number): number;
   equals(other: Uint8Array): boolean;
-}
+};
 interface SlimBufferClass {
   prototype: SlimBuffer;
   from(value: string, encoding?: string): SlimBuffer;
