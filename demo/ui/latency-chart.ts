@@ -1,0 +1,63 @@
+import type { Turn } from 'kb-voice';
+import { formatMs, svg } from './dom.js';
+
+const ROW = 26;
+const LABEL_W = 92;
+const VALUE_W = 80;
+const WIDTH = 640;
+const TOP = 8;
+const AXIS_H = 26;
+
+/**
+ * Horizontal bar chart (inline SVG, no chart library) of each turn's first-response latency. The
+ * part the turn spent waiting for the agent build is drawn separately so a missed warmup stands out.
+ */
+export function renderLatencyChart(turns: readonly Turn[]): SVGSVGElement {
+  const plotW = WIDTH - LABEL_W - VALUE_W;
+  const height = TOP + Math.max(turns.length, 1) * ROW + AXIS_H;
+  const max = niceMax(Math.max(1, ...turns.map((t) => t.firstResponseMs)));
+  const x = (ms: number) => LABEL_W + (Math.max(0, ms) / max) * plotW;
+
+  const root = svg('svg', {
+    viewBox: `0 0 ${WIDTH} ${height}`,
+    role: 'img',
+    'aria-label': `First-response latency of ${turns.length} turn(s)`,
+    'data-testid': 'latency-svg',
+  });
+  if (turns.length === 0) {
+    root.appendChild(svg('text', { x: LABEL_W, y: TOP + 16 }, 'No turns in this call.'));
+  }
+
+  turns.forEach((turn, i) => {
+    const y = TOP + i * ROW;
+    const build = Math.min(turn.agentBuildMs, turn.firstResponseMs);
+    root.appendChild(
+      svg(
+        'g',
+        { 'data-testid': 'latency-bar', 'data-ms': turn.firstResponseMs },
+        svg('title', {}, `Turn ${i + 1}: ${formatMs(turn.firstResponseMs)}${build > 0 ? `, of which agent build ${formatMs(build)}` : ''}`),
+        svg('text', { x: 0, y: y + 16 }, `Turn ${i + 1} · ${turn.input}`),
+        build > 0 ? svg('rect', { class: 'bar-build', x: x(0), y: y + 4, width: x(build) - x(0), height: ROW - 8, rx: 2 }) : null,
+        svg('rect', { class: 'bar-resp', x: x(build), y: y + 4, width: Math.max(1, x(turn.firstResponseMs) - x(build)), height: ROW - 8, rx: 2 }),
+        svg('text', { x: x(turn.firstResponseMs) + 6, y: y + 16 }, formatMs(turn.firstResponseMs)),
+      ),
+    );
+  });
+
+  // Axis with five ticks.
+  const axisY = TOP + Math.max(turns.length, 1) * ROW + 4;
+  root.appendChild(svg('line', { x1: x(0), x2: x(max), y1: axisY, y2: axisY, stroke: '#c4cad2' }));
+  for (let k = 0; k <= 4; k++) {
+    const ms = (max / 4) * k;
+    root.appendChild(svg('line', { x1: x(ms), x2: x(ms), y1: axisY, y2: axisY + 4, stroke: '#c4cad2' }));
+    root.appendChild(svg('text', { x: x(ms), y: axisY + 17, 'text-anchor': 'middle' }, formatMs(ms)));
+  }
+  return root;
+}
+
+/** Rounds up to 1, 2 or 5 times a power of ten so tick labels are readable. */
+function niceMax(value: number): number {
+  const power = 10 ** Math.floor(Math.log10(value));
+  for (const step of [1, 2, 5, 10]) if (value <= step * power) return step * power;
+  return 10 * power;
+}

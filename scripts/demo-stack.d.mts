@@ -1,0 +1,28 @@
+/** Types of scripts/demo-stack.mjs (used by the Playwright tests). */
+export interface DemoStackOptions {
+  /** Default 8787 (CONTRACT); 0 = ephemeral. */
+  emulatorPort?: number;
+  /** Default 8788; 0 = ephemeral. */
+  relayPort?: number;
+  /** Default 5173 (next free port when taken); 0 = ephemeral. */
+  pagePort?: number;
+  /** Emulator agent build time without warmup (default: the emulator's 5700). */
+  agentBuildMs?: number;
+  /** Default language of the page (default 'ja'). */
+  language?: string;
+  /** The emulator's answer voice (default auto: espeak-ng when installed, else the built-in one). */
+  voice?: 'auto' | 'espeak' | 'builtin';
+  /** Reload the page when demo/ or dist/ change (default true). */
+  watch?: boolean;
+  /** Silence Vite's logging. */
+  quiet?: boolean;
+}
+
+export interface DemoStack {
+  pageUrl: string;
+  relayUrl: string;
+  emulator: { url: string; apiKey: string; fixtures: { apiKey: string; robotId: string; datasetId: string } };
+  close(): Promise<void>;
+}
+
+export function startDemoStack(options?: DemoStackOptions): Promise<DemoStack>;
