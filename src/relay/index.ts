@@ -5,6 +5,7 @@
  */
 export { createRelay } from './relay.js';
 export { serveRelay, toNodeHandler, type NodeHandler, type RelayServer } from './node.js';
+export { createNodeFetch } from './node-fetch.js';
 export { SessionGrants } from './grant.js';
 export { RELAY_ENDPOINT_IDS } from './routes.js';
 export { FORWARDED_REQUEST_HEADERS, RETURNED_RESPONSE_HEADERS } from './headers.js';

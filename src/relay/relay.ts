@@ -2,6 +2,7 @@ import { fillPath, objectToQuery, queryToObject, validate, type ValidationErrorI
 import { readBoundedBody } from './body.js';
 import { Cors } from './cors.js';
 import { Forwarder } from './forward.js';
+import { createNodeFetch, isNode } from './node-fetch.js';
 import { SessionGrants } from './grant.js';
 import { errorResponse, validationResponse } from './responses.js';
 import { allowedMethods, matchRoute, normalizePrefix, type RouteMatch } from './routes.js';
@@ -71,7 +72,7 @@ export function createRelay(options: RelayOptions): Relay {
     apiKey: options.apiKey,
     secrets,
     timeoutMs: positive('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-    fetch: options.fetch ?? ((r) => fetch(r)),
+    fetch: options.fetch ?? (isNode() ? createNodeFetch() : (r) => fetch(r)),
     log,
   });
   const authorize = options.authorize ?? (() => LOCAL_ADMIN);

@@ -64,7 +64,7 @@ export interface RelayOptions {
   secret?: string;
   /** Receives one entry per request and per upstream failure. Default: no logging. */
   logger?: RelayLogger;
-  /** Fetch used to reach the upstream. Default: the global `fetch`. */
+  /** Fetch used to reach the upstream. Default: in Node a keep-alive `node:http(s)` client (cheaper than the global fetch), elsewhere the global `fetch`. */
   fetch?: (request: Request) => Promise<Response>;
 }
 

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createApiClient } from '../../src/api/index.js';
 import { startEmulator, FIXTURE_IDS, type Emulator } from '../../src/emulator/index.js';
-import { serveRelay, SessionGrants, type RelayCaller, type RelayServer } from '../../src/relay/index.js';
+import { createNodeFetch, serveRelay, SessionGrants, type RelayCaller, type RelayServer } from '../../src/relay/index.js';
 import { Caller } from '../realtime/helpers.js';
 import { recordingRelay } from './helpers.js';
 
@@ -18,6 +18,7 @@ let emulator: Emulator;
 let server: RelayServer;
 let rec: ReturnType<typeof recordingRelay>;
 const upstreamCalls: string[] = [];
+const nodeFetch = createNodeFetch();
 const rawTexts: string[] = [];
 let robot: string;
 const callers: Caller[] = [];
@@ -56,9 +57,10 @@ beforeAll(async () => {
     authorize,
     timeoutMs: 10_000,
     maxBodyBytes: 32_768,
+    // The relay's default upstream client in Node, wrapped to record every upstream request.
     fetch: (req) => {
       upstreamCalls.push(`${req.method} ${new URL(req.url).pathname}`);
-      return fetch(req);
+      return nodeFetch(req);
     },
   });
   server = await serveRelay(rec.relay, { port: 0 });

@@ -34,6 +34,13 @@ describe('mounting', () => {
     expect(await (await app.request('/health')).text()).toBe('ok');
   });
 
+  it('works with the global fetch as the upstream client (edge runtimes use it)', async () => {
+    const relay = createRelay({ upstream: upstream.url, apiKey: KEY, fetch: (r) => globalThis.fetch(r) });
+    const res = await relay.fetch(new Request(`http://relay.test/api/voice/v1/robots/${ROBOT}/realtime/warmup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ path: `/v1/robots/${ROBOT}/realtime/warmup`, auth: true });
+  });
+
   it('validates its options', () => {
     expect(() => createRelay({ upstream: upstream.url, apiKey: '' })).toThrow(/apiKey/);
     expect(() => createRelay({ upstream: 'ftp://x', apiKey: KEY })).toThrow(/http/);
