@@ -28,7 +28,8 @@ import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BROWSER_LIMIT_BYTES = 45 * 1024;
+// "< 45 KB" read strictly: 45,000 bytes (not 46,080).
+const BROWSER_LIMIT_BYTES = 45_000;
 /** Packages the browser entry may pull into a consumer's bundle (everything else is a leak). */
 const BROWSER_PACKAGES = ['kb-voice', 'zod', 'ky', 'eventemitter3'];
 
@@ -62,8 +63,9 @@ function run(command, args, options = {}) {
   return result;
 }
 
+/** Sizes in kB of 1000 bytes, the unit of the budget. */
 function kb(bytes) {
-  return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1000).toFixed(1)} kB`;
 }
 
 async function main() {
@@ -154,7 +156,7 @@ async function main() {
       if (gzipped > BROWSER_LIMIT_BYTES) {
         throw new Error(`min+gzip ${kb(gzipped)} is over the ${kb(BROWSER_LIMIT_BYTES)} budget`);
       }
-      return `VoiceSession + createApiClient: ${kb(bytes)} min, ${kb(gzipped)} min+gzip (budget ${kb(BROWSER_LIMIT_BYTES)})`;
+      return `VoiceSession + createApiClient: ${kb(bytes)} min, ${kb(gzipped)} (${gzipped} bytes) min+gzip, budget ${kb(BROWSER_LIMIT_BYTES)}`;
     });
 
     await check('browser bundle of kb-voice/schemas (esbuild, no shims)', async () => {
