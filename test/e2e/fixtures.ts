@@ -3,6 +3,11 @@
  * - `stack` (worker): our own emulator + relay + demo page on ephemeral loopback ports, so tests never
  *   collide with a running `npm run demo`; agent build time is short to keep calls fast.
  * - `micFile` (worker option): the WAV Chromium plays as the fake microphone (it loops the file).
+ *   test/fixtures/audio/e2e-*.wav, 48 kHz mono PCM16, made once and committed (tests need no espeak/sox):
+ *     espeak-ng -v en-us -s 165 -w q.wav "How long is the warranty?"
+ *     sox q.wav -r 48000 -c 1 -b 16 -e signed-integer e2e-question.wav pad 0.3 12 norm -3  # loop > answer: one turn per loop
+ *     sox q.wav -r 48000 -c 1 -b 16 -e signed-integer e2e-barge-in.wav pad 0.3 3 norm -3   # speaks again mid-answer
+ *     sox -n -r 48000 -c 1 -b 16 -e signed-integer e2e-silence.wav trim 0 1                  # typed-only calls
  * - `audit` (auto, per test): records every request the page makes and fails the test when the page
  *   sent the API key or talked to the emulator other than by a presigned audio download.
  * - `emu`: test-side access to the emulator (faults, reset, checks with the key) — the test may, the page may not.
