@@ -67,7 +67,9 @@ export function startApp(config: DemoConfig): void {
   const timeline = new Timeline(byId<HTMLOListElement>('timeline'));
   let session: VoiceSession | null = null;
   let sessionId: string | null = null;
+  // Highest levels of the current call, exposed for QA automation (data-peak).
   let inputPeak = 0;
+  let outputPeak = 0;
   const speaking = { user: false, assistant: false };
 
   const pill = (node: HTMLElement, v: { text: string; tone: Tone }) => {
@@ -142,6 +144,7 @@ export function startApp(config: DemoConfig): void {
     ui.delStatus.textContent = '';
     sessionId = null;
     inputPeak = 0;
+    outputPeak = 0;
     ui.sessionId.textContent = '—';
     timeline.mark();
     timeline.add('info', `New call to robot ${config.aiId} in "${config.language}"`);
@@ -174,7 +177,9 @@ export function startApp(config: DemoConfig): void {
     });
     s.on('level', ({ input, output }) => {
       inputPeak = Math.max(inputPeak, input);
+      outputPeak = Math.max(outputPeak, output);
       ui.inLevel.dataset.peak = inputPeak.toFixed(3);
+      ui.outLevel.dataset.peak = outputPeak.toFixed(3);
       level(ui.inLevel, input);
       level(ui.outLevel, output);
     });

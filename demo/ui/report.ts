@@ -68,7 +68,8 @@ export function renderSegments(segments: SessionReport['audio']): HTMLElement[] 
         'data-duration-ms': segment.duration_ms,
       }),
       el('span', { 'data-testid': 'audio-duration' }, formatMs(segment.duration_ms)),
-      el('a', { href: segment.url, download: `segment-${segment.segment_index}.wav`, 'data-testid': 'audio-download' }, 'Download'),
+      // A new tab: browsers ignore `download` across origins and would otherwise navigate away from the call's report.
+      el('a', { href: segment.url, download: `segment-${segment.segment_index}.wav`, target: '_blank', rel: 'noopener', 'data-testid': 'audio-download' }, 'Download'),
       el('small', { class: 'muted' }, `link expires ${new Date(segment.expires_at).toLocaleTimeString()}`),
     ),
   );

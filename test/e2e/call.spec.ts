@@ -24,8 +24,9 @@ test('full call: spoken and typed turns, mute, report with audio, rating, deleti
     await expect(turn.getByTestId('turn-message-id')).toHaveText(/^[0-9a-f-]{36}$/);
     expect(Number(await turn.getByTestId('turn-latency').getAttribute('data-ms'))).toBeGreaterThan(0);
   }
-  // The input meter saw the speech.
+  // The meters saw the speech going out and the spoken answers coming in.
   expect(Number(await byTestId(page, 'input-level').getAttribute('data-peak'))).toBeGreaterThan(0.05);
+  expect(Number(await byTestId(page, 'output-level').getAttribute('data-peak'))).toBeGreaterThan(0.05);
   const timeline = await timelineTexts(page);
   expect(timeline.some((t) => t.includes('you started speaking'))).toBe(true);
   expect(timeline.some((t) => t.includes('assistant started speaking'))).toBe(true);
