@@ -48,6 +48,24 @@ function resampleLinear(samples, from, to) {
   return out;
 }
 
+// One timer drives every open microphone: many sessions in one process must not each run a 5 ms
+// interval of their own.
+const openMics = new Set();
+let ticker;
+function register(mic) {
+  openMics.add(mic);
+  ticker ??= setInterval(() => {
+    for (const m of openMics) m.pump();
+  }, 5);
+}
+function unregister(mic) {
+  openMics.delete(mic);
+  if (openMics.size === 0 && ticker) {
+    clearInterval(ticker);
+    ticker = undefined;
+  }
+}
+
 /**
  * A Node microphone: silence unless `play()` is speaking. Paced from the wall clock; after a stall
  * it skips ahead instead of bursting, like a real device.
@@ -61,7 +79,7 @@ export class WavMicrophone {
     this.done = undefined;
     this.startedAt = performance.now();
     this.sent = 0;
-    this.timer = setInterval(() => this.pump(), 5);
+    register(this);
   }
 
   /** The `microphone` option of VoiceSession. */
@@ -82,7 +100,7 @@ export class WavMicrophone {
   }
 
   close() {
-    clearInterval(this.timer);
+    unregister(this);
     for (const s of this.streams) for (const t of s.getTracks()) t.stop();
   }
 

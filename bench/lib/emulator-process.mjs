@@ -1,0 +1,46 @@
+// Starts bench/lib/emulator-child.mjs: an emulator in a process of its own.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { benchDir, withTimeout } from './common.mjs';
+
+/**
+ * Resolves `{ url, apiKey, fixtures, pid, cpuSeconds(), stop() }` once the child emulator accepts
+ * requests. `cpuSeconds()` reads the child's user+system CPU time from /proc (null elsewhere).
+ */
+export async function startEmulatorProcess(options = {}) {
+  const child = spawn(process.execPath, [path.join(benchDir, 'lib', 'emulator-child.mjs'), JSON.stringify(options)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: process.env,
+  });
+  let out = '';
+  const announced = new Promise((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) resolve(JSON.parse(out.slice(0, nl)));
+    });
+    child.once('exit', (code) => reject(new Error(`emulator process exited (${code}) before it was ready`)));
+  });
+  const info = await withTimeout(announced, 30000, 'emulator process start');
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    ...info,
+    cpuSeconds() {
+      try {
+        // /proc/PID/stat fields 14 and 15: utime and stime in clock ticks (100 per second on Linux).
+        const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return (Number(fields[11]) + Number(fields[12])) / 100;
+      } catch {
+        return null;
+      }
+    },
+    async stop() {
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
