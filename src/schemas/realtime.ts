@@ -73,13 +73,10 @@ export const RealtimeCostSummary = z.looseObject({
 });
 export type RealtimeCostSummary = z.infer<typeof RealtimeCostSummary>;
 
-/** One session of E12; numeric fields default to 0. */
-export const SessionCostRecord = z.looseObject({
+/** Members every per-session record of E12 and E13 has. */
+const sessionRecord = {
   session_id: z.string(),
   created_at: maybe(DateTime),
-  bot_id: maybe(z.string()),
-  provider: maybe(z.string()),
-  bot_name: maybe(z.string()),
   user_identifier: maybe(z.string()),
   language: maybe(z.string()),
   turn_count: zero,
@@ -90,6 +87,14 @@ export const SessionCostRecord = z.looseObject({
   cached_tokens: zero,
   output_text_tokens: zero,
   output_audio_tokens: zero,
+};
+
+/** One session of E12; numeric fields default to 0. */
+export const SessionCostRecord = z.looseObject({
+  ...sessionRecord,
+  bot_id: maybe(z.string()),
+  provider: maybe(z.string()),
+  bot_name: maybe(z.string()),
   total_cost: zero,
 });
 export type SessionCostRecord = z.infer<typeof SessionCostRecord>;
@@ -108,21 +113,10 @@ export type RealtimeSessionCostList = z.infer<typeof RealtimeSessionCostList>;
 
 /** One session of E13; numeric fields default to 0. */
 export const SessionUsageRecord = z.looseObject({
-  session_id: z.string(),
-  created_at: maybe(DateTime),
+  ...sessionRecord,
   title: maybe(z.string()),
-  user_identifier: maybe(z.string()),
-  language: maybe(z.string()),
-  turn_count: zero,
-  duration_ms: zero,
   input_tokens: zero,
   output_tokens: zero,
-  total_tokens: zero,
-  input_text_tokens: zero,
-  input_audio_tokens: zero,
-  cached_tokens: zero,
-  output_text_tokens: zero,
-  output_audio_tokens: zero,
 });
 export type SessionUsageRecord = z.infer<typeof SessionUsageRecord>;
 
