@@ -1,5 +1,6 @@
 /** The browser session controller: one {@link VoiceSession} per voice call. */
-export { VoiceSession, type VoiceSessionOptions, type EndOptions } from './session.js';
+export { VoiceSession } from './session.js';
+export type { VoiceSessionOptions, EndOptions } from './options.js';
 export { VoiceSessionError, type VoiceErrorCode } from './errors.js';
 export type { SessionState, SessionStatus, WarmupStatus, EndReason } from './state.js';
 export type { SessionEvents, Turn, TranscriptUpdate, AudioLevels } from './events.js';

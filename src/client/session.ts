@@ -1,84 +1,16 @@
 import { EventEmitter } from 'eventemitter3';
-import { ValidationError } from '../api/errors.js';
-import { ClientEvent, PROTOCOL_VERSION, ServerEvent } from '../schemas/realtime-events.js';
-import { toValidationDetail } from '../schemas/validation.js';
+import { PROTOCOL_VERSION, type ClientEvent } from '../schemas/realtime-events.js';
+import { negotiate, openConnection, retry, sleep, type Connection } from './connector.js';
 import { VoiceSessionError } from './errors.js';
 import type { SessionEvents, Turn } from './events.js';
 import { Heartbeat } from './heartbeat.js';
-import { LevelMonitor, webAudioMeters, type LevelMeterFactory } from './levels.js';
-import { openMicrophone, stopStream, type MicrophoneSource } from './media.js';
-import { PeerLink, type WrtcImplementation } from './peer.js';
-import { fetchReport, type SessionReport, type VoiceSessionApi } from './report.js';
+import { LevelMonitor, webAudioMeters } from './levels.js';
+import { openMicrophone, stopStream } from './media.js';
+import type { EndOptions, VoiceSessionOptions } from './options.js';
+import { encodeClientEvent, parseServerEvent } from './protocol.js';
+import { fetchReport, type SessionReport } from './report.js';
 import { canTransition, isFinal, type EndReason, type SessionState, type WarmupStatus } from './state.js';
 import { TurnTracker } from './turns.js';
-
-/** Options of {@link VoiceSession}. */
-export interface VoiceSessionOptions {
-  /** The robot to talk to. */
-  aiId: string;
-  /** API client pointed at your relay (`createApiClient({ baseUrl: '/api/voice' })`), or any object with the same realtime methods. */
-  api: VoiceSessionApi;
-  /** Conversation language (default `ja`). */
-  language?: string;
-  /** Your user's id, stored with the session. */
-  userIdentifier?: string;
-  /** STUN/TURN servers (default none: host candidates only). */
-  iceServers?: RTCIceServer[];
-  /** Aborting it ends the call immediately (reason `aborted`). */
-  signal?: AbortSignal;
-  /** WebRTC implementation outside browsers (Node: `@roamhq/wrtc`). */
-  wrtc?: WrtcImplementation;
-  /** getUserMedia constraints (voice processing is always on) or a function returning a stream. */
-  microphone?: MicrophoneSource;
-  /** Where the assistant's audio plays; default a detached `new Audio()` in browsers, none in Node. */
-  audioElement?: HTMLAudioElement;
-  /** How long a dropped call is retried before it ends with `connection_lost` (default 15000 ms). */
-  reconnectTimeoutMs?: number;
-  /** Data-channel ping period; about 3 missed pongs mean the link is dead (default 1000 ms). */
-  heartbeatIntervalMs?: number;
-  /** Limit for one connection attempt: offer, signaling, ICE, remote audio and `session.ready` (default 15000 ms). */
-  connectTimeoutMs?: number;
-  /** How long a graceful end() waits for the assistant to finish its sentence (default 10000 ms). */
-  gracefulEndTimeoutMs?: number;
-  /** Level meter for the mic and the assistant's audio; default Web Audio where it exists (no levels in Node). */
-  levelMeter?: LevelMeterFactory;
-}
-
-/** Options of {@link VoiceSession.end}. */
-export interface EndOptions {
-  /** `graceful` (default) lets the assistant finish its sentence first; `immediate` cuts it. */
-  mode?: 'graceful' | 'immediate';
-}
-
-/** One connection attempt and what it still waits for. */
-interface Connection {
-  link: PeerLink;
-  /** Cancels this attempt's signaling request. */
-  abort: AbortController;
-  sessionId?: string;
-  track: Promise<void>;
-  ready: Promise<void>;
-  gotTrack(): void;
-  gotReady(): void;
-}
-
-/** The service refused to continue the session (e.g. 404/409: deleted): retrying cannot help. */
-function refused(err: unknown): boolean {
-  const status = ((err as { cause?: { status?: unknown } }).cause)?.status;
-  return typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429;
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Rejects with `error()` after `ms`; `clear()` stops the timer. */
-function deadline(ms: number, error: () => Error): { promise: Promise<never>; clear(): void } {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const promise = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(error()), ms);
-  });
-  promise.catch(() => undefined);
-  return { promise, clear: () => clearTimeout(timer) };
-}
 
 /**
  * A voice call with a knowledge-base robot: microphone, WebRTC connection, warmup, protocol
@@ -286,69 +218,25 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     }
   }
 
-  /** One attempt: offer, signaling (E1 warmup fired, not awaited), answer, then ICE + remote audio + session.ready. */
+  /** One attempt; the first answer names the session and fires the E1 warmup (not awaited). */
   private async connect(sessionId: string | undefined, timeoutMs = this.options.connectTimeoutMs ?? 15000): Promise<Connection> {
-    const conn = this.newConnection();
-    const limit = deadline(timeoutMs, () => new VoiceSessionError('connection_failed', `Connection not established within ${timeoutMs} ms`));
-    // Every step also stops when the link closes (end() destroys it), whatever the step waits on.
-    const closed = conn.link.closed.catch((cause: unknown) => {
-      throw new VoiceSessionError('connection_failed', `The connection closed: ${(cause as Error)?.message ?? cause}`, { cause });
-    });
-    closed.catch(() => undefined);
-    const step = <T>(promise: Promise<T>) => Promise.race([promise, limit.promise, closed]);
+    const conn = (this.conn = openConnection(this.mic!, this.options, {
+      message: (c, text) => this.onMessage(c, text),
+      track: (c, stream) => this.onTrack(c, stream),
+      closed: (c) => this.lost(c),
+    }));
     try {
-      const sdp = await step(conn.link.offer());
-      const { aiId, api, language, userIdentifier } = this.options;
-      let answer;
-      try {
-        answer = await step(api.realtime.connect(aiId, {
-          type: 'offer', sdp, language: language ?? 'ja',
-          ...(userIdentifier ? { user_identifier: userIdentifier } : {}),
-          ...(sessionId ? { session_id: sessionId } : {}),
-        }, { signal: conn.abort.signal }));
-      } catch (err) {
-        throw err instanceof VoiceSessionError ? err : new VoiceSessionError('signaling_failed', `Signaling failed: ${(err as Error)?.message ?? err}`, { cause: err });
-      }
-      if (sessionId && answer.session_id !== sessionId) {
-        throw new VoiceSessionError('signaling_failed', `The service answered for session ${answer.session_id} instead of continuing ${sessionId}`);
-      }
-      conn.sessionId = answer.session_id;
-      if (!this._sessionId) {
-        this._sessionId = answer.session_id;
-        this.fireWarmup(answer.session_id);
-      }
-      conn.link.answer(answer.sdp);
-      // Connected only once the assistant's audio is attached and the service is ready, so its
-      // first words are never cut off.
-      await step(Promise.all([conn.link.opened, conn.track, conn.ready]));
+      await negotiate(conn, this.options, sessionId, timeoutMs, (id) => {
+        if (!this._sessionId) {
+          this._sessionId = id;
+          this.fireWarmup(id);
+        }
+      });
       return conn;
     } catch (err) {
-      conn.abort.abort();
-      conn.link.destroy();
       if (this.conn === conn) this.conn = undefined;
-      if (err instanceof VoiceSessionError) throw err;
-      throw new VoiceSessionError('connection_failed', `Connection failed: ${(err as Error)?.message ?? err}`, { cause: err });
-    } finally {
-      limit.clear();
+      throw err;
     }
-  }
-
-  private newConnection(): Connection {
-    let gotTrack!: () => void;
-    let gotReady!: () => void;
-    const track = new Promise<void>((resolve) => (gotTrack = resolve));
-    const ready = new Promise<void>((resolve) => (gotReady = resolve));
-    const conn: Connection = { track, ready, gotTrack, gotReady, abort: new AbortController() } as Connection;
-    conn.link = new PeerLink(
-      { stream: this.mic!, iceServers: this.options.iceServers ?? [], ...(this.options.wrtc ? { wrtc: this.options.wrtc } : {}) },
-      {
-        message: (text) => this.onMessage(conn, text),
-        track: (_track, stream) => this.onTrack(conn, stream),
-        closed: () => this.lost(conn),
-      },
-    );
-    this.conn = conn;
-    return conn;
   }
 
   private connected(conn: Connection): void {
@@ -369,33 +257,24 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private async recover(): Promise<void> {
     const sessionId = this._sessionId!;
     const timeoutMs = this.options.reconnectTimeoutMs ?? 15000;
-    const until = Date.now() + timeoutMs;
     this.heartbeat.stop();
     this.tracker.connectionLost();
     this.conn?.link.destroy();
     this.conn = undefined;
-    let cause: unknown;
-    for (let attempt = 1; !this.closing; attempt++) {
-      this.setState({ status: 'reconnecting', sessionId, attempt });
-      try {
-        const left = Math.max(1, until - Date.now());
+    try {
+      await retry(timeoutMs, () => this.closing, async (attempt, left) => {
+        this.setState({ status: 'reconnecting', sessionId, attempt });
         const conn = await this.connect(sessionId, Math.min(left, this.options.connectTimeoutMs ?? 15000));
-        if (this.closing) return;
-        this.connected(conn);
-        return;
-      } catch (err) {
-        cause = err;
-        const left = until - Date.now();
-        if (left <= 0 || refused(err)) break;
-        await sleep(Math.min(250 * 2 ** (attempt - 1), 2000, left));
-      }
+        if (!this.closing) this.connected(conn);
+      });
+    } catch (cause) {
+      if (this.closing) return;
+      const error = new VoiceSessionError('connection_lost', `The connection was lost and not restored within ${timeoutMs} ms`, { cause });
+      this.closing = true;
+      this.teardown();
+      this.setState({ status: 'ended', sessionId, reason: 'connection_lost' });
+      this.emit('error', error);
     }
-    if (this.closing) return;
-    const error = new VoiceSessionError('connection_lost', `The connection was lost and not restored within ${timeoutMs} ms`, { cause });
-    this.closing = true;
-    this.teardown();
-    this.setState({ status: 'ended', sessionId, reason: 'connection_lost' });
-    this.emit('error', error);
   }
 
   private async finish(mode: 'graceful' | 'immediate', reason: EndReason): Promise<void> {
@@ -441,22 +320,12 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
 
   private onMessage(conn: Connection, text: string): void {
     if (conn !== this.conn) return;
-    let data: unknown;
-    try {
-      data = JSON.parse(text);
-    } catch (err) {
-      this.emit('error', new VoiceSessionError('protocol_error', 'Data-channel message is not JSON', { cause: err }));
+    const event = parseServerEvent(text);
+    if (!event) return;
+    if (event instanceof VoiceSessionError) {
+      this.emit('error', event);
       return;
     }
-    const version = (data as { v?: unknown } | null)?.v;
-    // Protocol rule: messages of another (numeric) version are ignored, not errors.
-    if (typeof version === 'number' && version !== PROTOCOL_VERSION) return;
-    const parsed = ServerEvent.safeParse(data);
-    if (!parsed.success) {
-      this.emit('error', new VoiceSessionError('protocol_error', `Invalid data-channel message: ${parsed.error.issues[0]?.message ?? 'unknown'}`, { cause: parsed.error }));
-      return;
-    }
-    const event = parsed.data;
     switch (event.type) {
       case 'session.ready':
         this._agentReady = event.agent_ready;
@@ -527,11 +396,10 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
 
   /** Validates and sends one client event; a local ValidationError for bad input, `not_connected` without an open link. */
   private sendEvent(event: ClientEvent): void {
-    const parsed = ClientEvent.safeParse(event);
-    if (!parsed.success) throw new ValidationError(toValidationDetail(parsed.error, 'body', event), { local: true, cause: parsed.error });
+    const json = encodeClientEvent(event);
     const link = this.conn?.link;
     if (!link?.open) throw new VoiceSessionError('not_connected', 'The data channel is not open');
-    link.send(JSON.stringify(parsed.data));
+    link.send(json);
   }
 
   private assistantDone(timeoutMs: number): Promise<void> {

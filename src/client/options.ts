@@ -1,0 +1,42 @@
+import type { LevelMeterFactory } from './levels.js';
+import type { MicrophoneSource } from './media.js';
+import type { WrtcImplementation } from './peer.js';
+import type { VoiceSessionApi } from './report.js';
+
+/** Options of `new VoiceSession(options)`. */
+export interface VoiceSessionOptions {
+  /** The robot to talk to. */
+  aiId: string;
+  /** API client pointed at your relay (`createApiClient({ baseUrl: '/api/voice' })`), or any object with the same realtime methods. */
+  api: VoiceSessionApi;
+  /** Conversation language (default `ja`). */
+  language?: string;
+  /** Your user's id, stored with the session. */
+  userIdentifier?: string;
+  /** STUN/TURN servers (default none: host candidates only). */
+  iceServers?: RTCIceServer[];
+  /** Aborting it ends the call immediately (reason `aborted`). */
+  signal?: AbortSignal;
+  /** WebRTC implementation outside browsers (Node: `@roamhq/wrtc`). */
+  wrtc?: WrtcImplementation;
+  /** getUserMedia constraints (voice processing is always on) or a function returning a stream. */
+  microphone?: MicrophoneSource;
+  /** Where the assistant's audio plays; default a detached `new Audio()` in browsers, none in Node. */
+  audioElement?: HTMLAudioElement;
+  /** How long a dropped call is retried before it ends with `connection_lost` (default 15000 ms). */
+  reconnectTimeoutMs?: number;
+  /** Data-channel ping period; about 3 missed pongs mean the link is dead (default 1000 ms). */
+  heartbeatIntervalMs?: number;
+  /** Limit for one connection attempt: offer, signaling, ICE, remote audio and `session.ready` (default 15000 ms). */
+  connectTimeoutMs?: number;
+  /** How long a graceful end() waits for the assistant to finish its sentence (default 10000 ms). */
+  gracefulEndTimeoutMs?: number;
+  /** Level meter for the mic and the assistant's audio; default Web Audio where it exists (no levels in Node). */
+  levelMeter?: LevelMeterFactory;
+}
+
+/** Options of `VoiceSession.end()`. */
+export interface EndOptions {
+  /** `graceful` (default) lets the assistant finish its sentence first; `immediate` cuts it. */
+  mode?: 'graceful' | 'immediate';
+}
