@@ -23,8 +23,8 @@ import { loadClient, loadWrtc } from './lib/kb.mjs';
 import { FIXTURE_AUDIO, nextEvent, readWav48k, WavMicrophone } from './lib/node-caller.mjs';
 import { median, round } from './lib/stats.mjs';
 
-const LEVELS = [1, 2, 4, 8, 12, 16, 20, 24];
-const MAX_SESSIONS = Number(process.env.BENCH_CAPACITY_MAX ?? 16);
+const LEVELS = [1, 2, 4, 8, 12, 16, 20, 24, 28, 32];
+const MAX_SESSIONS = Number(process.env.BENCH_CAPACITY_MAX ?? 32);
 const BUDGET_MS = Number(process.env.BENCH_CAPACITY_BUDGET_MS ?? 150_000);
 const BASELINE_RUNS = 4;
 const ANSWER_PLAY_MS = 2000;

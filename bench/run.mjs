@@ -11,7 +11,7 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { benchDir, distDir, ensureBuilt, log, machineInfo, runChild } from './lib/common.mjs';
+import { benchDir, distDir, ensureBuilt, killActiveChildren, log, machineInfo, runChild } from './lib/common.mjs';
 
 /** Order and time budget of each benchmark (ms). The sum stays well under 10 minutes. */
 const BENCHMARKS = [
@@ -37,6 +37,16 @@ async function main() {
   rmSync(snapshot, { recursive: true, force: true });
   cpSync(distDir, snapshot, { recursive: true });
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'kbv-bench-'));
+  // Benchmarks run in process groups of their own (so a budget ends everything they started);
+  // Ctrl-C must reach them too.
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.once(sig, () => {
+      killActiveChildren('SIGTERM');
+      rmSync(snapshot, { recursive: true, force: true });
+      rmSync(tmp, { recursive: true, force: true });
+      process.exit(130);
+    });
+  }
 
   const machine = machineInfo();
   const results = [];
@@ -56,6 +66,7 @@ async function main() {
         timeoutMs: budget,
         env: { BENCH_RESULT_FILE: out, BENCH_DIST: snapshot, BENCH_NO_BUILD: '1' },
         inheritStderr: true,
+        detached: true,
         onStdout: (text) => process.stdout.write(text),
       });
       let result;

@@ -87,25 +87,42 @@ export function ensureBuilt({ force = false } = {}) {
   }
 }
 
+const activeGroups = new Set();
+
+/** Ends every detached child group still running (used on Ctrl-C by the orchestrator). */
+export function killActiveChildren(signal = 'SIGTERM') {
+  for (const pid of activeGroups) {
+    try { process.kill(-pid, signal); } catch { /* already gone */ }
+  }
+}
+
 /**
- * Spawns a child with a deadline. Resolves `{ code, signal, stdout, stderr, timedOut, ms }`;
- * on timeout the child's process group gets SIGTERM, then SIGKILL after 3 s.
+ * Spawns a child with a deadline. Resolves `{ code, signal, stdout, stderr, timedOut, ms }`.
+ * With `detached`, the child leads a process group of its own and the deadline ends the whole
+ * group (the child and whatever it started); otherwise only the child is signalled. Either way
+ * SIGTERM first, SIGKILL after 3 s.
  */
-export function runChild(cmd, args, { timeoutMs, env, cwd = root, inheritStderr = false, onStdout } = {}) {
+export function runChild(cmd, args, { timeoutMs, env, cwd = root, inheritStderr = false, onStdout, detached = false } = {}) {
   return new Promise((resolve) => {
     const started = performance.now();
     const child = spawn(cmd, args, {
       cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', inheritStderr ? 'inherit' : 'pipe'],
-      detached: true,
+      detached,
     });
+    if (detached) activeGroups.add(child.pid);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; onStdout?.(String(d)); });
     child.stderr?.on('data', (d) => { stderr += d; });
     let timedOut = false;
-    const kill = (sig) => { try { process.kill(-child.pid, sig); } catch { /* already gone */ } };
+    const kill = (sig) => {
+      try {
+        if (detached) process.kill(-child.pid, sig);
+        else child.kill(sig);
+      } catch { /* already gone */ }
+    };
     const timer = timeoutMs ? setTimeout(() => {
       timedOut = true;
       kill('SIGTERM');
@@ -113,6 +130,7 @@ export function runChild(cmd, args, { timeoutMs, env, cwd = root, inheritStderr 
     }, timeoutMs) : null;
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
+      activeGroups.delete(child.pid);
       resolve({ code, signal, stdout, stderr, timedOut, ms: performance.now() - started });
     });
   });
