@@ -65,6 +65,24 @@ function selectModel(robot: RobotRecord, model: string, rows: SessionTotals[]): 
   return { model, rows: [] };
 }
 
+/** The members E12 and E13 records share. */
+function sessionRecord(r: SessionTotals) {
+  return {
+    session_id: r.session.id,
+    created_at: r.session.created_at,
+    user_identifier: r.session.user_identifier,
+    language: r.session.language,
+    turn_count: r.turn_count,
+    duration_ms: r.session.duration_ms,
+    total_tokens: inputTokens(r) + outputTokens(r),
+    input_text_tokens: r.input_text_tokens,
+    input_audio_tokens: r.input_audio_tokens,
+    cached_tokens: r.cached_tokens,
+    output_text_tokens: r.output_text_tokens,
+    output_audio_tokens: r.output_audio_tokens,
+  };
+}
+
 /** E11. `totals` holds each token category, input/output/total tokens and the total cost. */
 export function costSummary(store: Store, robot: RobotRecord, window: Window, model: string): RealtimeCostSummary {
   const selected = selectModel(robot, model, sessionsIn(store, robot.id, window));
@@ -90,21 +108,10 @@ export function costSummary(store: Store, robot: RobotRecord, window: Window, mo
 export function sessionCosts(store: Store, robot: RobotRecord, window: Window, model: string): RealtimeSessionCostList {
   const selected = selectModel(robot, model, sessionsIn(store, robot.id, window));
   const sessions: SessionCostRecord[] = selected.rows.map((r) => ({
-    session_id: r.session.id,
-    created_at: r.session.created_at,
+    ...sessionRecord(r),
     bot_id: robot.id,
     provider: robot.provider,
     bot_name: robot.name,
-    user_identifier: r.session.user_identifier,
-    language: r.session.language,
-    turn_count: r.turn_count,
-    duration_ms: r.session.duration_ms,
-    total_tokens: inputTokens(r) + outputTokens(r),
-    input_text_tokens: r.input_text_tokens,
-    input_audio_tokens: r.input_audio_tokens,
-    cached_tokens: r.cached_tokens,
-    output_text_tokens: r.output_text_tokens,
-    output_audio_tokens: r.output_audio_tokens,
     total_cost: totalCost(r),
   }));
   return {
@@ -126,21 +133,10 @@ const USAGE_FIELDS = [
 export function usage(store: Store, robot: RobotRecord, window: Window): RealtimeUsage {
   const rows = sessionsIn(store, robot.id, window);
   const sessions: SessionUsageRecord[] = rows.map((r) => ({
-    session_id: r.session.id,
-    created_at: r.session.created_at,
+    ...sessionRecord(r),
     title: r.session.title,
-    user_identifier: r.session.user_identifier,
-    language: r.session.language,
-    turn_count: r.turn_count,
-    duration_ms: r.session.duration_ms,
     input_tokens: inputTokens(r),
     output_tokens: outputTokens(r),
-    total_tokens: inputTokens(r) + outputTokens(r),
-    input_text_tokens: r.input_text_tokens,
-    input_audio_tokens: r.input_audio_tokens,
-    cached_tokens: r.cached_tokens,
-    output_text_tokens: r.output_text_tokens,
-    output_audio_tokens: r.output_audio_tokens,
   }));
   const totals = Object.fromEntries(USAGE_FIELDS.map((k) => [k, sessions.reduce((n, s) => n + s[k], 0)]));
   return { bot_id: robot.id, session_count: sessions.length, totals, sessions, ...echoWindow(window, rows) };
