@@ -19,8 +19,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fmtMs, log, runBenchmark, sleep, withTimeout } from './lib/common.mjs';
 import { startEmulatorProcess } from './lib/emulator-process.mjs';
-import { loadClient, loadWrtc } from './lib/kb.mjs';
-import { FIXTURE_AUDIO, nextEvent, readWav48k, WavMicrophone } from './lib/node-caller.mjs';
+import { loadClient, loadEmulator, loadWrtc } from './lib/kb.mjs';
+import { FIXTURE_AUDIO, nextEvent } from './lib/node-caller.mjs';
 import { median, round } from './lib/stats.mjs';
 
 const LEVELS = [1, 2, 4, 8, 12, 16, 20, 24, 28, 32];
@@ -36,11 +36,12 @@ function loadFixtures() {
   // The spoken questions of test/fixtures/audio/README.md (the folder also holds non-speech files).
   const files = SPEECH_FIXTURES.filter((f) => fs.existsSync(path.join(FIXTURE_AUDIO, f)));
   if (files.length === 0) throw new Error(`none of ${SPEECH_FIXTURES.join(', ')} in ${FIXTURE_AUDIO}`);
-  return files.map((f) => ({ name: f, samples: readWav48k(path.join(FIXTURE_AUDIO, f)) }));
+  return files.map((f) => ({ name: f, wav: fs.readFileSync(path.join(FIXTURE_AUDIO, f)) }));
 }
 
 export async function main() {
   const { VoiceSession, createApiClient } = await loadClient();
+  const { FakeMicrophone } = await loadEmulator();
   const wrtc = await loadWrtc();
   const fixtures = loadFixtures();
   const emulator = await startEmulatorProcess({ agentBuildMs: 10, realtime: { voice: 'builtin' } });
@@ -65,7 +66,7 @@ export async function main() {
       } catch { /* the session is gone: the turn wait reports it */ }
     }, () => {});
     turn.catch(() => {});
-    await mic.play(fixture.samples);
+    await mic.playWav(fixture.wav);
     try {
       return await turn;
     } catch (err) {
@@ -74,7 +75,7 @@ export async function main() {
   }
 
   async function level(n) {
-    const mics = Array.from({ length: n }, () => new WavMicrophone(wrtc));
+    const mics = Array.from({ length: n }, () => new FakeMicrophone());
     const sessions = mics.map((mic) => new VoiceSession({ aiId, api, wrtc, microphone: mic.open, language: 'en' }));
     const cpu0 = emulator.cpuSeconds();
     const own0 = process.cpuUsage();

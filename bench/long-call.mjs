@@ -16,7 +16,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { benchDir, fmtMs, log, runBenchmark, runChild } from './lib/common.mjs';
 import { loadClient, loadEmulator, loadWrtc } from './lib/kb.mjs';
-import { textTurn, WavMicrophone } from './lib/node-caller.mjs';
+import { textTurn } from './lib/node-caller.mjs';
 import { linearRegression, mean, percentile, round } from './lib/stats.mjs';
 
 const TURNS = Number(process.env.BENCH_LONG_TURNS ?? 2000);
@@ -37,9 +37,10 @@ const ELD_RISE_LIMIT_MS = 1;
 
 async function client({ url, apiKey, robotId }) {
   const { VoiceSession, createApiClient } = await loadClient();
+  const { FakeMicrophone } = await loadEmulator();
   const wrtc = await loadWrtc();
   const api = createApiClient({ baseUrl: url, apiKey });
-  const mic = new WavMicrophone(wrtc);
+  const mic = new FakeMicrophone();
   const session = new VoiceSession({ aiId: robotId, api, wrtc, microphone: mic.open, language: 'en' });
   await session.start();
   const heap = []; // [turnIndex, heapUsed]

@@ -18,7 +18,7 @@
 // as a fraction of it.
 import { fmtMs, fmtPct, log, runBenchmark } from './lib/common.mjs';
 import { control, loadClient, loadEmulator, loadWrtc } from './lib/kb.mjs';
-import { nextEvent, textTurn, WavMicrophone, warmupSettled } from './lib/node-caller.mjs';
+import { nextEvent, textTurn, warmupSettled } from './lib/node-caller.mjs';
 import { bootstrapDiffCI, median, round, summarize } from './lib/stats.mjs';
 
 const AGENT_BUILD_MS = Number(process.env.BENCH_AGENT_BUILD_MS ?? 1500);
@@ -27,7 +27,7 @@ const CONNECT_PAIRS = Number(process.env.BENCH_CONNECT_PAIRS ?? 12);
 const QUESTION = 'How long does the kettle take to boil water?';
 
 export async function main() {
-  const { startEmulator } = await loadEmulator();
+  const { startEmulator, FakeMicrophone } = await loadEmulator();
   const { VoiceSession, createApiClient } = await loadClient();
   const wrtc = await loadWrtc();
   // Built-in voice: same for both sides and independent of espeak-ng being installed.
@@ -41,7 +41,7 @@ export async function main() {
   async function call({ fault, apiOverride, ask }) {
     await ctl.reset();
     await ctl.faults({ warmup: fault, latencyMs: 0 });
-    const mic = new WavMicrophone(wrtc);
+    const mic = new FakeMicrophone();
     const session = new VoiceSession({ aiId, api: apiOverride ?? api, wrtc, microphone: mic.open, language: 'en' });
     try {
       const t0 = performance.now();

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import wrtc from '@roamhq/wrtc';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
@@ -6,7 +7,6 @@ import { startEmulator } from '../../src/emulator/index.js';
 import { createRelay } from '../../src/relay/index.js';
 import { sinkLevelMeter } from './helpers/level-meter.js';
 import { FakeMicrophone } from './helpers/microphone.js';
-import { speechFixture } from './helpers/speech.js';
 
 // The real controller against the real emulator over real WebRTC (@roamhq/wrtc on loopback): a
 // committed WAV is spoken into it in real time, and the call is checked end to end, down to the
@@ -97,7 +97,7 @@ describe('VoiceSession against the emulator', () => {
     await vi.waitFor(() => expect(session.warmup).toBe('ok'), { timeout: 5000 });
 
     const turnDone = nextTurn(session);
-    await mic.play(speechFixture('boil-time.wav'));
+    await mic.playWav(readFileSync(new URL('../fixtures/audio/boil-time.wav', import.meta.url)));
     const turn = await turnDone;
     expect(turn.id).toBe(1);
     expect(turn.input).toBe('voice');
