@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { callerResponseHeaders, upstreamRequestHeaders } from './headers.js';
-import { errorResponse, guardStream } from './responses.js';
-import { callUpstream, readUpstreamText, UpstreamFailure, type UpstreamCall } from './upstream.js';
+import { errorResponse, Reply } from './responses.js';
+import { callUpstream, readUpstreamText, UpstreamFailure, type UpstreamCall, type UpstreamTransport } from './upstream.js';
 import type { RelayLogger } from './types.js';
 
 /** Upper bound on an upstream error body the relay reads to relay it. */
@@ -14,7 +14,7 @@ export interface ForwarderOptions {
   /** Strings that must never reach a caller (the key, the grant secret). */
   secrets: readonly string[];
   timeoutMs: number;
-  fetch: (request: Request) => Promise<Response>;
+  transport: UpstreamTransport;
   log: RelayLogger;
 }
 
@@ -24,7 +24,13 @@ export interface ForwarderOptions {
  * relay's own `{ detail }` errors, so no upstream URL, stack or credential echo reaches a caller.
  */
 export class Forwarder {
-  constructor(private readonly o: ForwarderOptions) {}
+  readonly #host: string;
+  readonly #onLeak: () => void;
+
+  constructor(private readonly o: ForwarderOptions) {
+    this.#host = new URL(o.base).host;
+    this.#onLeak = () => o.log({ level: 'error', message: 'upstream body contained a secret; stream cut' });
+  }
 
   /** Sends one request to `path` (already filled and encoded) under the upstream base. */
   send(caller: Request, method: string, path: string, query: URLSearchParams | undefined, body: unknown): Promise<UpstreamCall> {
@@ -32,7 +38,7 @@ export class Forwarder {
     const url = `${this.o.base}${path}${qs ? `?${qs}` : ''}`;
     const hasBody = body !== undefined;
     const headers = upstreamRequestHeaders(caller.headers, this.o.apiKey, hasBody);
-    return callUpstream(this.o.fetch, url, { method, headers, ...(hasBody ? { body: JSON.stringify(body) } : {}) }, this.o.timeoutMs, caller.signal);
+    return callUpstream(this.o.transport, { method, url, headers, ...(hasBody ? { body: JSON.stringify(body) } : {}) }, this.o.timeoutMs, caller.signal);
   }
 
   /**
@@ -40,41 +46,45 @@ export class Forwarder {
    * relay's own key was refused (not the caller's fault) and 5xx/3xx an upstream failure: all 502.
    * A 4xx body is relayed unless it mentions a secret or the upstream address.
    */
-  async errorFor(call: UpstreamCall): Promise<Response | null> {
+  async errorFor(call: UpstreamCall): Promise<Reply | null> {
     const { status } = call.response;
     if (status >= 200 && status < 300) return null;
     if (status === 401 || status === 403 || status >= 500 || status < 200 || (status >= 300 && status < 400)) {
-      await call.response.body?.cancel().catch(() => {});
+      call.response.cancel();
       call.settle();
       this.o.log({ level: 'warn', message: 'upstream answered an error', status });
       return errorResponse(502, status === 401 || status === 403 ? 'Upstream refused the relay credentials' : `Upstream error (status ${status})`);
     }
-    const declared = Number(call.response.headers.get('content-length') ?? 0);
+    const declared = Number(call.response.header('content-length') ?? 0);
     const text = declared > MAX_ERROR_BODY ? '' : await readUpstreamText(call);
-    const unsafe = text.length > MAX_ERROR_BODY || this.o.secrets.some((s) => text.includes(s)) || text.includes(this.o.base) || text.includes(new URL(this.o.base).host);
+    const unsafe = text.length > MAX_ERROR_BODY || this.o.secrets.some((s) => text.includes(s)) || text.includes(this.o.base) || text.includes(this.#host);
     if (unsafe || !text) return errorResponse(status, 'Upstream error');
-    const headers = callerResponseHeaders(call.response.headers, this.o.secrets);
-    return new Response(text, { status, headers });
+    const headers = callerResponseHeaders(call.response, this.o.secrets);
+    return new Reply(status, headers, text);
   }
 
-  /** Returns a 2xx (or error) upstream response to the caller, streaming its body without buffering. */
-  async passThrough(call: UpstreamCall): Promise<Response> {
+  /**
+   * Returns a 2xx (or error) upstream response to the caller, its body passed through unread and
+   * unbuffered (cut if it would reveal a secret).
+   */
+  async passThrough(call: UpstreamCall): Promise<Reply> {
     const error = await this.errorFor(call);
     if (error) return error;
     call.settle();
-    const { status, body } = call.response;
-    const headers = callerResponseHeaders(call.response.headers, this.o.secrets);
-    const nullBody = status === 204 || status === 205 || !body;
-    if (nullBody) await body?.cancel().catch(() => {});
-    const out = nullBody ? null : guardStream(body, this.o.secrets, () => this.o.log({ level: 'error', message: 'upstream body contained a secret; stream cut' }));
-    return new Response(out, { status, headers });
+    const { response } = call;
+    const headers = callerResponseHeaders(response, this.o.secrets);
+    if (response.status === 204 || response.status === 205) {
+      response.cancel();
+      return new Reply(response.status, headers, null);
+    }
+    return new Reply(response.status, headers, { upstream: response, secrets: this.o.secrets, onLeak: this.#onLeak });
   }
 
   /**
    * Reads a 2xx JSON body and validates it with `schema`; an error answer is returned as `error`.
    * `raw` is the JSON as received, `value` the validated form.
    */
-  async readJson<S extends z.core.$ZodType>(call: UpstreamCall, schema: S): Promise<{ error: Response } | { status: number; raw: unknown; value: z.output<S> }> {
+  async readJson<S extends z.core.$ZodType>(call: UpstreamCall, schema: S): Promise<{ error: Reply } | { status: number; raw: unknown; value: z.output<S> }> {
     const error = await this.errorFor(call);
     if (error) return { error };
     const text = await readUpstreamText(call);

@@ -15,30 +15,26 @@ export const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'user-age
 export const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-language', 'content-disposition', 'etag', 'last-modified', 'retry-after', 'x-request-id'] as const;
 
 /** Headers for the upstream request: the allowlisted caller headers plus the bearer key. */
-export function upstreamRequestHeaders(incoming: Headers, apiKey: string, hasBody: boolean): Headers {
-  const hopByHop = new Set(
-    (incoming.get('connection') ?? '')
-      .split(',')
-      .map((t) => t.trim().toLowerCase())
-      .filter(Boolean),
-  );
-  const out = new Headers();
+export function upstreamRequestHeaders(incoming: Headers, apiKey: string, hasBody: boolean): Record<string, string> {
+  const connection = incoming.get('connection');
+  const hopByHop = connection ? new Set(connection.split(',').map((t) => t.trim().toLowerCase()).filter(Boolean)) : undefined;
+  const out: Record<string, string> = {};
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = incoming.get(name);
-    if (value !== null && !hopByHop.has(name)) out.set(name, value);
+    if (value !== null && !hopByHop?.has(name)) out[name] = value;
   }
-  if (hasBody) out.set('content-type', 'application/json');
-  out.set('authorization', `Bearer ${apiKey}`);
+  if (hasBody) out['content-type'] = 'application/json';
+  out.authorization = `Bearer ${apiKey}`;
   return out;
 }
 
 /** Headers for the caller's response: the allowlisted upstream headers, minus any value holding a secret. */
-export function callerResponseHeaders(upstream: Headers, secrets: readonly string[]): Headers {
-  const out = new Headers();
+export function callerResponseHeaders(upstream: { header(name: string): string | null }, secrets: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
   for (const name of RETURNED_RESPONSE_HEADERS) {
-    const value = upstream.get(name);
-    if (value !== null && !secrets.some((s) => value.includes(s))) out.set(name, value);
+    const value = upstream.header(name);
+    if (value !== null && !secrets.some((s) => value.includes(s))) out[name] = value;
   }
-  out.set('cache-control', 'no-store');
+  out['cache-control'] = 'no-store';
   return out;
 }

@@ -2,13 +2,14 @@ import { fillPath, objectToQuery, queryToObject, validate, type ValidationErrorI
 import { readBoundedBody } from './body.js';
 import { Cors } from './cors.js';
 import { Forwarder } from './forward.js';
-import { createNodeFetch, isNode } from './node-fetch.js';
+import { createNodeTransport, isNode } from './node-fetch.js';
+import { parsedUrl, REPLY } from './internal.js';
 import { SessionGrants } from './grant.js';
-import { errorResponse, validationResponse } from './responses.js';
+import { errorResponse, Reply, toResponse, validationResponse } from './responses.js';
 import { allowedMethods, matchRoute, normalizePrefix, type RouteMatch } from './routes.js';
 import { serveUser, type ValidatedRequest } from './scope.js';
 import type { RateLimitDecision, Relay, RelayCaller, RelayEndpointId, RelayOptions, RelayRole } from './types.js';
-import { UpstreamFailure } from './upstream.js';
+import { fetchTransport, UpstreamFailure } from './upstream.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_BODY_BYTES = 65_536;
@@ -72,14 +73,14 @@ export function createRelay(options: RelayOptions): Relay {
     apiKey: options.apiKey,
     secrets,
     timeoutMs: positive('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-    fetch: options.fetch ?? (isNode() ? createNodeFetch() : (r) => fetch(r)),
+    transport: options.fetch ? fetchTransport(options.fetch) : isNode() ? createNodeTransport() : fetchTransport((r) => fetch(r)),
     log,
   });
   const authorize = options.authorize ?? (() => LOCAL_ADMIN);
   if (!options.authorize) log({ level: 'warn', message: 'no authorize hook: every caller is treated as admin (local QA only)' });
 
   /** Validates path, query and body; returns the 4xx response on failure. */
-  async function validateRequest(request: Request, url: URL, match: RouteMatch): Promise<ValidatedRequest | Response> {
+  async function validateRequest(request: Request, url: URL, match: RouteMatch): Promise<ValidatedRequest | Reply> {
     const { endpoint } = match;
     const params = validate(endpoint.params, match.params, 'path');
     if (!params.ok) return validationResponse(params.detail);
@@ -115,8 +116,8 @@ export function createRelay(options: RelayOptions): Relay {
     return { request, match, params: params.value as Record<string, string>, query, body };
   }
 
-  async function handle(request: Request, info: { endpoint?: RelayEndpointId; role?: RelayRole }): Promise<Response> {
-    const url = new URL(request.url);
+  async function handle(request: Request, info: { endpoint?: RelayEndpointId; role?: RelayRole }): Promise<Reply> {
+    const url = parsedUrl(request);
     const origin = request.headers.get('origin');
 
     if (request.method === 'OPTIONS') {
@@ -124,7 +125,7 @@ export function createRelay(options: RelayOptions): Relay {
       const methods = allowedMethods(url.pathname, prefix);
       if (origin === null || wanted === null || !methods.includes(wanted)) return errorResponse(404, 'Not found');
       if (!cors.allows(origin)) return errorResponse(403, 'Origin not allowed');
-      return new Response(null, { status: 204, headers: cors.preflight(origin, methods, request.headers.get('access-control-request-headers')) });
+      return new Reply(204, cors.preflight(origin, methods, request.headers.get('access-control-request-headers')), null);
     }
     if (origin !== null && origin !== url.origin && !cors.allows(origin)) return errorResponse(403, 'Origin not allowed');
 
@@ -146,34 +147,40 @@ export function createRelay(options: RelayOptions): Relay {
     }
 
     const v = await validateRequest(request, url, match);
-    if (v instanceof Response) return v;
+    if (v instanceof Reply) return v;
 
     if (caller.role === 'user') return serveUser(v, caller.userIdentifier, grants, upstream);
     const path = fillPath(match.endpoint.path, v.params);
     return upstream.passThrough(await upstream.send(request, match.endpoint.method, path, v.query && objectToQuery(v.query), v.body));
   }
 
+  /** The answer to one request, before it becomes a web `Response` (or is written by the Node adapter). */
+  async function reply(request: Request): Promise<Reply> {
+    const started = Date.now();
+    const info: { endpoint?: RelayEndpointId; role?: RelayRole } = {};
+    let response: Reply;
+    try {
+      response = await handle(request, info);
+    } catch (error) {
+      response = failure(error);
+      log({ level: 'error', message: 'request failed', method: request.method, ...info, status: response.status, error: scrub(describe(error)) });
+    }
+    const origin = request.headers.get('origin');
+    if (cors.allows(origin) && request.method !== 'OPTIONS') Object.assign(response.headers, cors.headers(origin));
+    log({ level: 'info', message: 'request', method: request.method, ...info, status: response.status, durationMs: Date.now() - started });
+    return response;
+  }
+
   return {
     prefix,
     async fetch(request: Request): Promise<Response> {
-      const started = Date.now();
-      const info: { endpoint?: RelayEndpointId; role?: RelayRole } = {};
-      let response: Response;
-      try {
-        response = await handle(request, info);
-      } catch (error) {
-        response = failure(error);
-        log({ level: 'error', message: 'request failed', method: request.method, ...info, status: response.status, error: scrub(describe(error)) });
-      }
-      const origin = request.headers.get('origin');
-      if (cors.allows(origin) && request.method !== 'OPTIONS') for (const [k, v] of Object.entries(cors.headers(origin))) response.headers.set(k, v);
-      log({ level: 'info', message: 'request', method: request.method, ...info, status: response.status, durationMs: Date.now() - started });
-      return response;
+      return toResponse(await reply(request));
     },
-  };
+    [REPLY]: reply,
+  } as Relay;
 }
 
-function failure(error: unknown): Response {
+function failure(error: unknown): Reply {
   if (error instanceof UpstreamFailure) {
     if (error.kind === 'timeout') return errorResponse(504, 'Upstream timed out');
     if (error.kind === 'invalid_response') return errorResponse(502, 'Invalid upstream response');

@@ -3,7 +3,7 @@ import { endpoints, fillPath, objectToQuery, RealtimeCostSummary, RealtimeSessio
 import { scopeSessionCosts, scopeUsage, summarizeCosts } from './aggregate.js';
 import type { Forwarder } from './forward.js';
 import type { SessionGrants } from './grant.js';
-import { errorResponse, json } from './responses.js';
+import { errorResponse, json, type Reply } from './responses.js';
 import type { RouteMatch } from './routes.js';
 import { UpstreamFailure } from './upstream.js';
 
@@ -31,7 +31,7 @@ const messageNotFound = () => errorResponse(404, 'Message not found');
  * - E12, E13: sessions filtered to the caller's `user_identifier` and valid grants; counts and
  *   totals recomputed. E11: rebuilt from the filtered E12 sessions (see `summarizeCosts`).
  */
-export async function serveUser(v: ValidatedRequest, user: string, grants: SessionGrants, upstream: Forwarder): Promise<Response> {
+export async function serveUser(v: ValidatedRequest, user: string, grants: SessionGrants, upstream: Forwarder): Promise<Reply> {
   const { request, match, params, query, body } = v;
   const { endpoint } = match;
   const path = fillPath(endpoint.path, params);

@@ -9,9 +9,60 @@ export class UpstreamFailure extends Error {
   }
 }
 
+/** One request to the upstream, as the relay builds it. Header names are lower case. */
+export interface UpstreamRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal: AbortSignal;
+}
+
+/** A Node readable the Node adapter can pipe without web streams (an `IncomingMessage`). */
+export interface NodeBodySource {
+  on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
+  on(event: 'end' | 'close', listener: () => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+  destroy(error?: Error): unknown;
+}
+
+/** An upstream answer whose body is read once: as text, as a web stream, or (Node) piped directly. */
+export interface UpstreamResponse {
+  readonly status: number;
+  /** A response header (lower-case name); repeated headers joined with `, ` as `Headers.get` does. */
+  header(name: string): string | null;
+  /** The whole body as UTF-8 text. */
+  text(): Promise<string>;
+  /** Discards the body. */
+  cancel(): void;
+  /** The body as a web stream, or null when there is none. */
+  stream(): ReadableStream<Uint8Array> | null;
+  /** The body as a Node stream, when the transport is `node:http` (fast path of the Node adapter). */
+  readonly node?: NodeBodySource | undefined;
+}
+
+/** Sends one upstream request. */
+export type UpstreamTransport = (request: UpstreamRequest) => Promise<UpstreamResponse>;
+
+/** A transport over any fetch function (edge runtimes, the `fetch` option). */
+export function fetchTransport(fetchImpl: (request: Request) => Promise<Response>): UpstreamTransport {
+  return async ({ method, url, headers, body, signal }) => {
+    const response = await fetchImpl(new Request(url, { method, headers, signal, redirect: 'manual', ...(body !== undefined ? { body } : {}) }));
+    return {
+      status: response.status,
+      header: (name) => response.headers.get(name),
+      text: () => response.text(),
+      cancel: () => void response.body?.cancel().catch(() => {}),
+      stream: () => response.body,
+    };
+  };
+}
+
 /** An upstream response plus the handle that ends its time limit. */
 export interface UpstreamCall {
-  response: Response;
+  response: UpstreamResponse;
   /** Stops the timeout (call once the body is fully read, or when handing a stream to the caller). */
   settle(): void;
   /** Whether the time limit fired. */
@@ -24,9 +75,8 @@ export interface UpstreamCall {
  * aborts the upstream request too, including a body still streaming.
  */
 export async function callUpstream(
-  fetchImpl: (request: Request) => Promise<Response>,
-  url: string,
-  init: { method: string; headers: Headers; body?: string },
+  transport: UpstreamTransport,
+  init: Omit<UpstreamRequest, 'signal'>,
   timeoutMs: number,
   callerSignal: AbortSignal | undefined,
 ): Promise<UpstreamCall> {
@@ -41,7 +91,7 @@ export async function callUpstream(
   if (callerSignal?.aborted) controller.abort();
   const settle = () => clearTimeout(timer);
   try {
-    const response = await fetchImpl(new Request(url, { ...init, signal: controller.signal, redirect: 'manual' }));
+    const response = await transport({ ...init, signal: controller.signal });
     return { response, settle, timedOut: () => timedOut };
   } catch (error) {
     settle();

@@ -1,0 +1,21 @@
+import type { Reply } from './responses.js';
+
+/**
+ * Keys shared between the relay and its Node adapter only (not public API). A relay made by
+ * `createRelay` answers Node requests through `[REPLY]` without building a web `Response`; a
+ * request from the Node adapter hands over its already parsed URL through `[PARSED_URL]`.
+ */
+export const REPLY = Symbol('kb-voice.relay.reply');
+export const PARSED_URL = Symbol('kb-voice.relay.parsedUrl');
+
+export interface ReplyingRelay {
+  [REPLY](request: Request): Promise<Reply>;
+}
+
+export const canReply = (relay: object): relay is ReplyingRelay => typeof (relay as Partial<ReplyingRelay>)[REPLY] === 'function';
+
+/** The request's URL, parsed once. */
+export function parsedUrl(request: Request): URL {
+  const own = (request as { [PARSED_URL]?: () => URL })[PARSED_URL];
+  return own ? own.call(request) : new URL(request.url);
+}
