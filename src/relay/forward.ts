@@ -38,7 +38,7 @@ export class Forwarder {
     const url = `${this.o.base}${path}${qs ? `?${qs}` : ''}`;
     const hasBody = body !== undefined;
     const headers = upstreamRequestHeaders(caller.headers, this.o.apiKey, hasBody);
-    return callUpstream(this.o.transport, { method, url, headers, ...(hasBody ? { body: JSON.stringify(body) } : {}) }, this.o.timeoutMs, caller.signal);
+    return callUpstream(this.o.transport, { method, url, headers, ...(hasBody ? { body: JSON.stringify(body) } : {}) }, this.o.timeoutMs, caller);
   }
 
   /**

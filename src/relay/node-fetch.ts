@@ -1,6 +1,6 @@
 import type * as Http from 'node:http';
 import type * as Https from 'node:https';
-import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from './upstream.js';
+import { Abort, type UpstreamRequest, type UpstreamResponse, type UpstreamTransport } from './upstream.js';
 
 type UpstreamFetch = (request: Request) => Promise<Response>;
 
@@ -108,9 +108,8 @@ class NodeUpstreamResponse implements UpstreamResponse {
   }
 }
 
-function send(m: NodeModules, r: { method: string; url: string; headers: Record<string, string>; body?: string | Uint8Array | undefined; signal: AbortSignal }): Promise<NodeUpstreamResponse> {
-  const { signal } = r;
-  if (signal.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
+function send(m: NodeModules, r: { method: string; url: string; headers: Record<string, string>; body?: string | Uint8Array | undefined; abort: Abort }): Promise<NodeUpstreamResponse> {
+  if (r.abort.aborted) return Promise.reject(new Error('aborted'));
   const url = new URL(r.url);
   const headers = r.body === undefined ? r.headers : { ...r.headers, 'content-length': String(typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength) };
   return new Promise((resolve, reject) => {
@@ -119,9 +118,8 @@ function send(m: NodeModules, r: { method: string; url: string; headers: Record<
       { protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || undefined, path: url.pathname + url.search, method: r.method, headers, agent: m.agents[url.protocol] },
       (res) => resolve(new NodeUpstreamResponse(res, r.method)),
     );
-    const onAbort = () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    req.once('close', () => signal.removeEventListener('abort', onAbort));
+    const off = r.abort.on(() => req.destroy(new Error('aborted')));
+    req.once('close', off);
     req.on('error', reject);
     req.end(r.body);
   });
@@ -150,7 +148,11 @@ export function createNodeFetch(): UpstreamFetch {
     const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => (headers[name] = value));
-    const res = await send(m, { method: request.method, url: request.url, headers, body, signal: request.signal });
+    const abort = new Abort();
+    const { signal } = request;
+    if (signal.aborted) abort.abort();
+    else signal.addEventListener('abort', () => abort.abort(), { once: true });
+    const res = await send(m, { method: request.method, url: request.url, headers, body, abort });
     const out = new Headers();
     const raw = res.raw.rawHeaders;
     for (let i = 0; i + 1 < raw.length; i += 2) out.append(raw[i]!, raw[i + 1]!);

@@ -1,58 +1,26 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { canReply, PARSED_URL, REPLY } from './internal.js';
+import { NodeRequest } from './node-request.js';
+import { SecretScanner, toResponse, type PassThroughBody, type Reply } from './responses.js';
+import type { NodeBodySource } from './upstream.js';
 import type { Relay } from './types.js';
 
 /** A request listener for `node:http`, Express (`app.use(handler)`) or Fastify (`handler(req.raw, reply.raw)`). */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-const HOST_HEADER = /^[A-Za-z0-9.\-:[\]]{1,255}$/;
-const BODYLESS = new Set(['GET', 'HEAD']);
+const JSON_ERROR_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+const UPSTREAM_FAILED = JSON.stringify({ detail: 'Upstream response failed' });
+/** Methods the fetch API forbids; they are on no allowlist either. */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
-/** The request body as a web stream, with backpressure (the socket pauses while the stream is full). */
-function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
-  let cancelled = false;
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        req.on('data', (chunk: Buffer) => {
-          if (cancelled) return;
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if ((controller.desiredSize ?? 0) <= 0) req.pause();
-        });
-        req.on('end', () => !cancelled && controller.close());
-        req.on('error', (e) => !cancelled && controller.error(e));
-      },
-      pull() {
-        req.resume();
-      },
-      cancel() {
-        // The relay refused the body (e.g. too large): discard the rest instead of holding it.
-        cancelled = true;
-        req.resume();
-      },
-    },
-    { highWaterMark: 65_536, size: (chunk) => chunk.byteLength },
-  );
-}
-
-/** Converts a Node request to a web `Request`; aborting `signal` marks the caller as gone. */
-export function toWebRequest(req: IncomingMessage, signal: AbortSignal): Request {
-  const hostHeader = req.headers.host ?? '';
-  const host = HOST_HEADER.test(hostHeader) ? hostHeader : 'localhost';
-  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-  // Concatenated rather than resolved against a base, so `//x/y` stays a path (and fails the allowlist).
-  const url = `${encrypted ? 'https' : 'http'}://${host}${req.url ?? '/'}`;
-  const headers = new Headers();
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i]!;
-    if (!name.startsWith(':')) headers.append(name, req.rawHeaders[i + 1]!);
+/** Converts a Node request to a web `Request` (lightweight, see `NodeRequest`); aborting `signal` marks the caller as gone. */
+export function toWebRequest(req: IncomingMessage, signal?: AbortSignal): Request {
+  const request = new NodeRequest(req);
+  if (signal) {
+    if (signal.aborted) request.abort();
+    else signal.addEventListener('abort', () => request.abort(), { once: true });
   }
-  const method = req.method ?? 'GET';
-  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
-  if (!BODYLESS.has(method)) {
-    init.body = bodyStream(req);
-    init.duplex = 'half';
-  }
-  return new Request(url, init);
+  return request as unknown as Request;
 }
 
 /** Writes a web `Response` to a Node response, streaming its body with backpressure. */
@@ -83,7 +51,7 @@ export async function writeWebResponse(response: Response, res: ServerResponse):
   } catch {
     // The body failed (upstream gone, secret withheld): a clean 502 if nothing was sent yet, else cut.
     if (res.headersSent) res.destroy();
-    else res.writeHead(502, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ detail: 'Upstream response failed' }));
+    else res.writeHead(502, JSON_ERROR_HEADERS).end(UPSTREAM_FAILED);
   }
 }
 
@@ -92,22 +60,117 @@ export async function writeWebResponse(response: Response, res: ServerResponse):
  * prefix) is still in `req.url`, and before any body parser (the relay reads the raw body itself).
  */
 export function toNodeHandler(relay: Relay): NodeHandler {
+  const replying = canReply(relay) ? relay : null;
   return async (req, res) => {
-    const controller = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) controller.abort();
-    });
-    const refuse = (status: number, detail: string) => res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ detail }));
-    if (!req.url?.startsWith('/')) return void refuse(400, 'Bad request target');
-    let request: Request;
+    const refuse = (status: number, detail: string) => void writeText(res, status, JSON_ERROR_HEADERS, JSON.stringify({ detail }));
+    if (!req.url?.startsWith('/')) return refuse(400, 'Bad request target');
+    if (FORBIDDEN_METHODS.has(req.method ?? '')) return refuse(404, 'Not found');
+    const request = new NodeRequest(req);
     try {
-      request = toWebRequest(req, controller.signal);
+      request[PARSED_URL]();
     } catch {
-      // Methods the fetch API forbids (TRACE, CONNECT) are on no allowlist either.
-      return void refuse(404, 'Not found');
+      return refuse(400, 'Bad request target');
     }
-    await writeWebResponse(await relay.fetch(request), res);
+    res.once('close', () => {
+      if (!res.writableFinished) request.abort();
+    });
+    const web = request as unknown as Request;
+    // A relay from createRelay answers without web Response objects; any other fetch handler works too.
+    if (replying) await writeReply(await replying[REPLY](web), res);
+    else await writeWebResponse(await relay.fetch(web), res);
   };
+}
+
+function writeText(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null) {
+  if (body === null) return res.writeHead(status, headers).end();
+  res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) }).end(body);
+}
+
+/** Writes a relay `Reply`: own bodies at once, a passed-through upstream body piped socket to socket. */
+async function writeReply(reply: Reply, res: ServerResponse): Promise<void> {
+  const { body } = reply;
+  if (body === null || typeof body === 'string') return void writeText(res, reply.status, reply.headers, body);
+  const source = body.upstream.node;
+  if (source) return pipeUpstream(reply, body, source, res);
+  return writeWebResponse(toResponse(reply), res);
+}
+
+/**
+ * Pipes an upstream Node body to the caller with backpressure, scanning each chunk for secrets.
+ * Like `writeWebResponse`: event streams get their headers at once, other bodies with their first
+ * bytes; chunks that arrive within one turn of the event loop go out in one write, and a body that
+ * ends within it goes out with a `Content-Length` (one packet for a small JSON answer). A body that
+ * fails or would reveal a secret answers 502 if nothing was sent yet, else the connection is cut.
+ * The caller going away destroys the upstream request.
+ */
+function pipeUpstream(reply: Reply, body: PassThroughBody, source: NodeBodySource, res: ServerResponse): Promise<void> {
+  const scanner = new SecretScanner(body.secrets);
+  const eventStream = reply.headers['content-type']?.startsWith('text/event-stream') === true;
+  if (eventStream) res.writeHead(reply.status, reply.headers).flushHeaders();
+  return new Promise<void>((resolve) => {
+    let pending: Uint8Array[] = [];
+    let pendingBytes = 0;
+    let scheduled = false;
+    let finished = false;
+    const finish = () => {
+      finished = true;
+      res.off('close', onCallerClose);
+      resolve();
+    };
+    const fail = () => {
+      if (finished) return;
+      source.destroy();
+      if (res.headersSent) res.destroy();
+      else writeText(res, 502, JSON_ERROR_HEADERS, UPSTREAM_FAILED);
+      finish();
+    };
+    const takePending = () => {
+      const out = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      return out;
+    };
+    const flush = () => {
+      scheduled = false;
+      if (finished || pending.length === 0) return;
+      if (!res.headersSent) res.writeHead(reply.status, reply.headers);
+      if (!res.write(takePending())) {
+        source.pause();
+        res.once('drain', () => source.resume());
+      }
+    };
+    const onCallerClose = () => {
+      if (finished) return;
+      source.destroy();
+      finish();
+    };
+    res.once('close', onCallerClose);
+    source.on('data', (chunk) => {
+      if (finished) return;
+      if (scanner.active && scanner.leaks(chunk)) {
+        body.onLeak();
+        return fail();
+      }
+      pending.push(chunk);
+      pendingBytes += chunk.byteLength;
+      if (eventStream) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    });
+    source.on('end', () => {
+      if (finished) return;
+      if (!res.headersSent) {
+        const all = pendingBytes > 0 ? takePending() : new Uint8Array(0);
+        res.writeHead(reply.status, { ...reply.headers, 'content-length': String(all.byteLength) }).end(all);
+      } else res.end(pendingBytes > 0 ? takePending() : undefined);
+      finish();
+    });
+    source.on('error', fail);
+    // Closed before the end (connection reset, timeout, abort): the body is incomplete.
+    source.on('close', fail);
+  });
 }
 
 /** A running Node server of a relay. */

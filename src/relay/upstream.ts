@@ -1,3 +1,5 @@
+import { onCallerGone } from './internal.js';
+
 /** Why an upstream call produced no usable response. */
 export class UpstreamFailure extends Error {
   constructor(
@@ -9,13 +11,57 @@ export class UpstreamFailure extends Error {
   }
 }
 
+/**
+ * An abort flag with listeners. Cheaper than an `AbortController` per request; the `AbortSignal` is
+ * made only for a transport that needs one (fetch).
+ */
+export class Abort {
+  #aborted = false;
+  #listeners: (() => void)[] = [];
+  #controller: AbortController | undefined;
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  abort(): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#controller?.abort();
+    const listeners = this.#listeners;
+    this.#listeners = [];
+    for (const l of listeners) l();
+  }
+
+  /** Calls `listener` on abort (at once if already aborted); returns its removal. */
+  on(listener: () => void): () => void {
+    if (this.#aborted) {
+      listener();
+      return () => {};
+    }
+    this.#listeners.push(listener);
+    return () => {
+      const i = this.#listeners.indexOf(listener);
+      if (i >= 0) this.#listeners.splice(i, 1);
+    };
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort();
+    }
+    return this.#controller.signal;
+  }
+}
+
 /** One request to the upstream, as the relay builds it. Header names are lower case. */
 export interface UpstreamRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
   body?: string;
-  signal: AbortSignal;
+  abort: Abort;
 }
 
 /** A Node readable the Node adapter can pipe without web streams (an `IncomingMessage`). */
@@ -48,8 +94,8 @@ export type UpstreamTransport = (request: UpstreamRequest) => Promise<UpstreamRe
 
 /** A transport over any fetch function (edge runtimes, the `fetch` option). */
 export function fetchTransport(fetchImpl: (request: Request) => Promise<Response>): UpstreamTransport {
-  return async ({ method, url, headers, body, signal }) => {
-    const response = await fetchImpl(new Request(url, { method, headers, signal, redirect: 'manual', ...(body !== undefined ? { body } : {}) }));
+  return async ({ method, url, headers, body, abort }) => {
+    const response = await fetchImpl(new Request(url, { method, headers, signal: abort.signal, redirect: 'manual', ...(body !== undefined ? { body } : {}) }));
     return {
       status: response.status,
       header: (name) => response.headers.get(name),
@@ -71,31 +117,29 @@ export interface UpstreamCall {
 
 /**
  * Calls the upstream with a time limit. The limit covers the wait for response headers and, until
- * `settle()` is called, the reading of the body; aborting `callerSignal` (the caller went away)
+ * `settle()` is called, the reading of the body; the caller going away (its request's signal aborts)
  * aborts the upstream request too, including a body still streaming.
  */
 export async function callUpstream(
   transport: UpstreamTransport,
-  init: Omit<UpstreamRequest, 'signal'>,
+  init: Omit<UpstreamRequest, 'abort'>,
   timeoutMs: number,
-  callerSignal: AbortSignal | undefined,
+  caller: Request,
 ): Promise<UpstreamCall> {
-  const controller = new AbortController();
+  const abort = new Abort();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    controller.abort();
+    abort.abort();
   }, timeoutMs);
-  const onCallerAbort = () => controller.abort();
-  callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-  if (callerSignal?.aborted) controller.abort();
+  onCallerGone(caller, () => abort.abort());
   const settle = () => clearTimeout(timer);
   try {
-    const response = await transport({ ...init, signal: controller.signal });
+    const response = await transport({ ...init, abort });
     return { response, settle, timedOut: () => timedOut };
   } catch (error) {
     settle();
-    throw new UpstreamFailure(timedOut ? 'timeout' : controller.signal.aborted ? 'aborted' : 'network', error);
+    throw new UpstreamFailure(timedOut ? 'timeout' : abort.aborted ? 'aborted' : 'network', error);
   }
 }
 
