@@ -8,8 +8,10 @@ export type BodyRead = { ok: true; text: string } | { ok: false; reason: 'too_la
  */
 export async function readBoundedBody(request: Request, maxBytes: number): Promise<BodyRead> {
   const declared = request.headers.get('content-length');
+  // Cancellations are not awaited: a body teed by `request.clone()` (e.g. in a hook) settles its
+  // cancel only once every branch is cancelled, which would hold the answer forever.
   if (declared !== null && Number(declared) > maxBytes) {
-    await request.body?.cancel().catch(() => {});
+    void request.body?.cancel().catch(() => {});
     return { ok: false, reason: 'too_large' };
   }
   if (!request.body) return { ok: true, text: '' };
@@ -22,7 +24,7 @@ export async function readBoundedBody(request: Request, maxBytes: number): Promi
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) {
-        await reader.cancel().catch(() => {});
+        void reader.cancel().catch(() => {});
         return { ok: false, reason: 'too_large' };
       }
       chunks.push(value);

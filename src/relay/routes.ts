@@ -52,9 +52,9 @@ export function canonicalSegments(rawPath: string): string[] | null {
   if (rawPath === '/') return [];
   const out: string[] = [];
   for (const part of rawPath.slice(1).split('/')) {
-    let decoded: string;
+    let decoded = part;
     try {
-      decoded = decodeURIComponent(part);
+      if (part.includes('%')) decoded = decodeURIComponent(part);
     } catch {
       return null;
     }
