@@ -10,9 +10,14 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
  * `native(this)`, so the lightweight objects below behave like the real ones in every respect.
  */
 function delegateRest(target: object, proto: object, native: (self: never) => object) {
-  for (const key of Reflect.ownKeys(proto)) {
+  // The whole chain: the global may be a subclass (@hono/node-server replaces `Request` globally).
+  const keys: PropertyKey[] = [];
+  for (let p: object | null = proto; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) keys.push(...Reflect.ownKeys(p));
+  for (const key of keys) {
     if (key === 'constructor' || Object.prototype.hasOwnProperty.call(target, key)) continue;
-    const d = Object.getOwnPropertyDescriptor(proto, key)!;
+    let owner: object = proto;
+    while (!Object.prototype.hasOwnProperty.call(owner, key)) owner = Object.getPrototypeOf(owner) as object;
+    const d = Object.getOwnPropertyDescriptor(owner, key)!;
     if (typeof d.value === 'function') {
       Object.defineProperty(target, key, { configurable: true, writable: true, value(this: never, ...args: unknown[]) {
         const n = native(this) as Record<PropertyKey, (...a: unknown[]) => unknown>;
@@ -64,8 +69,6 @@ class NodeHeaders {
     return this.get(name) !== null;
   }
 }
-delegateRest(NodeHeaders.prototype, Headers.prototype, (self: NodeHeaders) => NodeHeaders.native(self));
-Object.setPrototypeOf(NodeHeaders.prototype, Headers.prototype);
 
 /** The request body as a web stream, with backpressure (the socket pauses while the stream is full). */
 function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
@@ -111,6 +114,7 @@ export class NodeRequest {
   #native: Request | undefined;
 
   constructor(req: IncomingMessage) {
+    if (!prototypesLinked) linkPrototypes();
     this.#req = req;
     const hostHeader = req.headers.host ?? '';
     const host = HOST_HEADER.test(hostHeader) ? hostHeader : 'localhost';
@@ -169,5 +173,18 @@ export class NodeRequest {
     return this.#controller.signal;
   }
 }
-delegateRest(NodeRequest.prototype, Request.prototype, (self: NodeRequest) => NodeRequest.native(self));
-Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
+
+let prototypesLinked = false;
+
+/**
+ * Makes the lightweight classes inherit from (and delegate to) the real `Headers`/`Request`. Done on
+ * first use, not at import: touching those globals loads undici and with it `node:http`, and
+ * importing `kb-voice/relay` must load no Node module.
+ */
+function linkPrototypes() {
+  prototypesLinked = true;
+  delegateRest(NodeHeaders.prototype, Headers.prototype, (self: NodeHeaders) => NodeHeaders.native(self));
+  Object.setPrototypeOf(NodeHeaders.prototype, Headers.prototype);
+  delegateRest(NodeRequest.prototype, Request.prototype, (self: NodeRequest) => NodeRequest.native(self));
+  Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
+}
