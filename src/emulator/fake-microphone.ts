@@ -2,6 +2,14 @@ import wrtc from '@roamhq/wrtc';
 import { resample, toMono } from './realtime/pcm.js';
 import { decodeWav } from './wav.js';
 
+/**
+ * The stream `open()` hands out: the DOM's `MediaStream` where DOM types are loaded (so it fits
+ * `VoiceSession`'s `microphone` option), otherwise the little of it a Node script uses.
+ */
+export type FakeMicrophoneStream = typeof globalThis extends { MediaStream: { prototype: infer T } }
+  ? T
+  : { getTracks(): Array<{ stop(): void }> };
+
 const RATE = 48_000;
 const FRAME = 480; // 10 ms at 48 kHz: what RTCAudioSource expects
 /** After a stall longer than this, skip ahead instead of bursting: a real microphone does not deliver the past. */
@@ -32,7 +40,7 @@ function track(mic: FakeMicrophone, on: boolean): void {
 export class FakeMicrophone {
   readonly #source = new wrtc.nonstandard.RTCAudioSource();
   /** Every stream handed out by {@link open}, e.g. to check that a session released the microphone. */
-  readonly streams: MediaStream[] = [];
+  readonly streams: FakeMicrophoneStream[] = [];
   /** The device id asked for by each {@link open} call (VoiceSession passes one on device switches). */
   readonly opened: Array<string | undefined> = [];
   /** Frames to speak; the last frame of each clip carries the resolver of its `play()`. */
@@ -45,9 +53,9 @@ export class FakeMicrophone {
   }
 
   /** The `microphone` option of `VoiceSession`: each call opens a new track on the same source. */
-  readonly open = async (deviceId?: string): Promise<MediaStream> => {
+  readonly open = async (deviceId?: string): Promise<FakeMicrophoneStream> => {
     this.opened.push(deviceId);
-    const stream = new wrtc.MediaStream([this.#source.createTrack()]) as unknown as MediaStream;
+    const stream = new wrtc.MediaStream([this.#source.createTrack()]) as unknown as FakeMicrophoneStream;
     this.streams.push(stream);
     return stream;
   };
@@ -75,7 +83,7 @@ export class FakeMicrophone {
   /** Stops the tracks and the pacing. */
   close(): void {
     track(this, false);
-    for (const s of this.streams) for (const t of s.getTracks()) t.stop();
+    for (const s of this.streams) for (const t of (s as { getTracks(): Array<{ stop(): void }> }).getTracks()) t.stop();
     // Pending play() calls resolve: nothing more will be spoken.
     for (const item of this.#queue.splice(0)) item.done?.();
   }

@@ -12,7 +12,7 @@ export { openApiDocument } from './openapi.js';
 export { buildPdf, type PdfLine, type PdfPageSpec } from './pdf/build.js';
 export { extractText, type PageText, type TextRun } from './pdf/text.js';
 export { createMemoryStore, MemoryCollection } from './store.js';
-export { FakeMicrophone } from './fake-microphone.js';
+export { FakeMicrophone, type FakeMicrophoneStream } from './fake-microphone.js';
 export type {
   Store, Collection, RobotRecord, DatasetRecord, FileRecord, LinkRecord, IntegrationRecord, SessionRecord,
   MessageRecord, UsageRecord, AudioRecord,
