@@ -42,9 +42,9 @@ const USAGE_FIELDS = ['turn_count', 'duration_ms', 'input_tokens', 'output_token
 
 const defined = <T extends Record<string, unknown>>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
-/** E12 restricted to the sessions in `keep`: `session_count` and `total_cost` recomputed. */
-export function scopeSessionCosts(list: RealtimeSessionCostList, keep: ReadonlySet<string>): RealtimeSessionCostList {
-  const sessions = list.sessions.filter((s) => keep.has(s.session_id));
+/** E12 restricted to the session records in `keep`: `session_count` and `total_cost` recomputed. */
+export function scopeSessionCosts(list: RealtimeSessionCostList, keep: ReadonlySet<object>): RealtimeSessionCostList {
+  const sessions = list.sessions.filter((s) => keep.has(s));
   return defined({
     bot_id: list.bot_id,
     model: list.model,
@@ -56,9 +56,9 @@ export function scopeSessionCosts(list: RealtimeSessionCostList, keep: ReadonlyS
   });
 }
 
-/** E13 restricted to the sessions in `keep`: `session_count` and `totals` recomputed. */
-export function scopeUsage(usage: RealtimeUsage, keep: ReadonlySet<string>): RealtimeUsage {
-  const sessions = usage.sessions.filter((s) => keep.has(s.session_id));
+/** E13 restricted to the session records in `keep`: `session_count` and `totals` recomputed. */
+export function scopeUsage(usage: RealtimeUsage, keep: ReadonlySet<object>): RealtimeUsage {
+  const sessions = usage.sessions.filter((s) => keep.has(s));
   return defined({
     bot_id: usage.bot_id,
     session_count: sessions.length,

@@ -78,12 +78,12 @@ export async function serveUser(v: ValidatedRequest, user: string, grants: Sessi
     case 'E12': {
       const result = await upstream.readJson(await send(), RealtimeSessionCostList);
       if ('error' in result) return result.error;
-      return json(200, scopeSessionCosts(result.value, await ownedIds(result.value.sessions, user, grants)));
+      return json(200, scopeSessionCosts(result.value, await ownedRecords(result.value.sessions, user, grants)));
     }
     case 'E13': {
       const result = await upstream.readJson(await send(), RealtimeUsage);
       if ('error' in result) return result.error;
-      return json(200, scopeUsage(result.value, await ownedIds(result.value.sessions, user, grants)));
+      return json(200, scopeUsage(result.value, await ownedRecords(result.value.sessions, user, grants)));
     }
     case 'E11': {
       const listPath = fillPath(endpoints.E12.path, params);
@@ -93,14 +93,17 @@ export async function serveUser(v: ValidatedRequest, user: string, grants: Sessi
       ]);
       if ('error' in summary) return summary.error;
       if ('error' in list) return list.error;
-      const scoped = scopeSessionCosts(list.value, await ownedIds(list.value.sessions, user, grants));
+      const scoped = scopeSessionCosts(list.value, await ownedRecords(list.value.sessions, user, grants));
       return json(200, summarizeCosts(summary.value, scoped));
     }
   }
 }
 
-/** Ids of the sessions that carry the caller's identifier and a grant for it. */
-async function ownedIds(sessions: readonly { session_id: string; user_identifier?: string | null | undefined }[], user: string, grants: SessionGrants): Promise<Set<string>> {
+/**
+ * The session records that carry the caller's identifier and a grant for it. Records, not ids: a
+ * record labelled with another user stays out even when it repeats an id the caller owns.
+ */
+async function ownedRecords<T extends { session_id: string; user_identifier?: string | null | undefined }>(sessions: readonly T[], user: string, grants: SessionGrants): Promise<Set<T>> {
   const checks = await Promise.all(sessions.map(async (s) => s.user_identifier === user && (await grants.verify(s.session_id, user))));
-  return new Set(sessions.filter((_, i) => checks[i]).map((s) => s.session_id));
+  return new Set(sessions.filter((_, i) => checks[i]));
 }

@@ -24,7 +24,8 @@ const costRecord = (session_id: string, user: string, n: number) => ({
 const service: FakeHandler = (req, res) => {
   const url = new URL(req.url, 'http://u');
   const p = url.pathname;
-  const sessions = [costRecord(ids.aliceA, 'alice', 1), costRecord(ids.bobA, 'bob', 2), costRecord(ids.aliceB, 'alice', 3), costRecord(ids.adminMade, 'alice', 4), costRecord(ids.bobA.replace(/.$/, '0'), 'alice', 5)];
+  const sessions = [costRecord(ids.aliceA, 'alice', 1), costRecord(ids.bobA, 'bob', 2), costRecord(ids.aliceB, 'alice', 3), costRecord(ids.adminMade, 'alice', 4), costRecord(ids.bobA, 'alice', 5)];
+  // The last record repeats bob's granted id under alice's name: neither of them may see it.
   if (p.endsWith('/realtime/sessions')) {
     const body = JSON.parse(req.body);
     return sendJson(res, 201, { session_id: body.session_id ?? 'generated', type: 'answer', sdp: 'v=0 answer' });
