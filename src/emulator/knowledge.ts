@@ -27,13 +27,16 @@ export function estimateTokens(text: string): number {
 const STOPWORDS = new Set(
   ('a an and are as at be by can could do does for from has have how i if in is it its me my of on or ' +
     'please should so tell than that the their then there these this to was what when where which who ' +
-    'why will with would you your about any into our we us').split(' '),
+    'why will with would you your about any into our we us take use used get need want know').split(' '),
 );
 
 /** A few everyday synonyms, so "how much does it cost" finds the sentence about the price. */
 const SYNONYMS: Record<string, string[]> = {
   cost: ['price'], price: ['cost'], much: ['price'], 値段: ['価格'], 価格: ['値段'], いくら: ['価格'],
   guarantee: ['warranty'], warranty: ['guarantee'], clean: ['descale'], cleaning: ['descale'],
+  // "How long…" asks for a duration: sentences that state one are the candidates.
+  long: ['minute', 'hour', 'year', 'day'], 時間: ['分'], 何分: ['分'],
+  capacity: ['litre', 'liter'], big: ['litre'], 容量: ['リットル'],
 };
 
 const CJK = /[\u3040-\u30ff\u3400-\u9fff]/;
@@ -50,6 +53,8 @@ export function terms(text: string): Set<string> {
     if (STOPWORDS.has(w) || w.length < 2) continue;
     if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
     out.add(w);
+    // "two-year" also counts as "year".
+    if (w.includes('-')) for (const part of w.split('-')) if (part.length > 1 && !STOPWORDS.has(part)) out.add(part);
   }
   for (const m of text.matchAll(KATAKANA_RUN)) out.add(m[0]);
   for (const m of text.matchAll(KANJI_RUN)) {
@@ -69,10 +74,13 @@ interface Sentence {
   japanese: boolean;
 }
 
-/** Splits file text into sentences (Latin and Japanese punctuation, and line breaks). */
+/**
+ * Splits file text into sentences: at line breaks, after Japanese full stops, and after Latin ones
+ * only when whitespace follows (so "1.2 litre" and "2.4 GHz" stay whole).
+ */
 export function sentences(content: string): string[] {
   return content
-    .split(/\n+|(?<=[.!?。！？])\s*/u)
+    .split(/\n+|(?<=[.!?])\s+|(?<=[。！？])/u)
     .map((s) => s.trim())
     .filter((s) => s.length > 1 && !/^#+\s/.test(s));
 }
@@ -83,6 +91,12 @@ function usableFiles(store: Store, robotId: string): FileRecord[] {
   if (!robot) return [];
   return store.files.find((f) => f.dataset_id === robot.dataset_id && f.status !== 'failed' && f.content.trim() !== '');
 }
+
+/** Share of the question's term weight a sentence must cover to be an answer. */
+const MIN_COVERAGE = 0.45;
+
+/** Whether `a` already says `b` (ignoring `b`'s closing punctuation). */
+const contains = (a: string, b: string) => a.includes(b.replace(/[.!?。！？]+$/u, ''));
 
 const FALLBACK = {
   ja: '申し訳ありません。そのご質問にお答えできる情報がナレッジベースに見つかりませんでした。',
@@ -105,19 +119,24 @@ export function answerFromDataset(store: Store, robotId: string, question: strin
   }
   const q = terms(question);
   if (question.includes('いくら')) q.add('いくら');
-  for (const t of [...q]) for (const alt of SYNONYMS[t] ?? []) q.add(alt);
   const df = new Map<string, number>();
-  for (const s of all) for (const t of q) if (s.terms.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
+  for (const s of all) for (const t of q) for (const x of [t, ...(SYNONYMS[t] ?? [])]) if (s.terms.has(x)) df.set(x, (df.get(x) ?? 0) + 1);
+  // A term the dataset never mentions weighs as much as the rarest one, so an answer must cover
+  // enough of the question or it is the fallback rather than an unrelated sentence.
+  const weight = (t: string) => Math.log(1 + all.length / (df.get(t) ?? 0.5));
+  /** Each question term counts once: by itself, or else by its best synonym the sentence holds. */
+  const match = (s: Sentence, t: string) => Math.max(0, ...[t, ...(SYNONYMS[t] ?? [])].filter((x) => s.terms.has(x)).map(weight));
+  const questionWeight = [...q].reduce((n, t) => n + weight(t), 0);
 
   const scored = all
     .map((s) => {
-      let score = 0;
-      for (const t of q) if (s.terms.has(t)) score += Math.log(1 + all.length / df.get(t)!);
+      let covered = 0;
+      for (const t of q) covered += match(s, t);
       // Prefer sentences in the language the question is asked in; the files hold both.
-      if (score > 0 && s.japanese === wantJapanese) score *= 1.5;
-      return { s, score };
+      const score = covered > 0 && s.japanese === wantJapanese ? covered * 1.5 : covered;
+      return { s, score, covered };
     })
-    .filter((x) => x.score > 0)
+    .filter((x) => x.covered > 0 && x.covered >= MIN_COVERAGE * questionWeight)
     .sort((a, b) => b.score - a.score || a.s.file.id.localeCompare(b.s.file.id) || a.s.index - b.s.index);
 
   const fallbackLang = language.toLowerCase().startsWith('ja') || wantJapanese ? 'ja' : 'en';
@@ -127,7 +146,9 @@ export function answerFromDataset(store: Store, robotId: string, question: strin
     return { answer, references: [], inputTokens: estimateTokens(question), outputTokens: estimateTokens(answer) };
   }
   const chosen = scored
-    .filter((x) => x.s.japanese === best.s.japanese && x.score >= best.score * 0.6)
+    .filter((x) => x.s.japanese === best.s.japanese && x.score >= best.score * 0.75)
+    // A sentence that repeats what a better one already says adds nothing.
+    .filter((x, i, list) => !list.slice(0, i).some((y) => contains(y.s.text, x.s.text) || contains(x.s.text, y.s.text)))
     .slice(0, 2)
     .sort((a, b) => a.s.file.id.localeCompare(b.s.file.id) || a.s.index - b.s.index);
   const answer = chosen.map((x) => x.s.text).join(best.s.japanese ? '' : ' ');

@@ -26,6 +26,26 @@ describe('answerFromDataset', () => {
     expect(ja.references[0]!.file_id).toBe(FIXTURE_IDS.files.faqJa);
   });
 
+  it('answers "how long" with the sentence that states the duration, once', () => {
+    expect(answerFromDataset(store, R, 'How long does the kettle take to boil water?', 'en').answer)
+      .toBe('It boils one litre of water in about three minutes and keeps water warm for up to eight hours.');
+    expect(answerFromDataset(store, R, 'How long is the warranty?', 'en').answer)
+      .toBe('The Aozora AK-3 comes with a two-year warranty from the date of purchase.');
+    // The FAQ and the PDF both say how to descale: the shorter repetition is not appended.
+    expect(answerFromDataset(store, R, 'How do I descale the kettle?', 'en').answer)
+      .toBe('Descale the kettle once a month with citric acid: fill it with water, add one tablespoon of citric acid, boil, and rinse twice.');
+  });
+
+  it('keeps decimals inside one sentence', () => {
+    expect(answerFromDataset(store, R, 'What is the capacity of the kettle?', 'en').answer).toContain('The Aozora AK-3 is a 1.2 litre smart kettle made by Hikari Home.');
+  });
+
+  it('falls back instead of answering with an unrelated sentence', () => {
+    const r = answerFromDataset(store, R, 'Can I use it abroad?', 'en');
+    expect(r.answer).toBe("Sorry, I couldn't find information about that in the knowledge base.");
+    expect(r.references).toEqual([]);
+  });
+
   it('uses the PDF manual text too', () => {
     expect(answerFromDataset(store, R, 'Can I immerse the base in water?', 'en').references[0]!.file_id).toBe(FIXTURE_IDS.files.manualPdf);
   });
