@@ -22,6 +22,12 @@ export const SessionReadyEvent = z.looseObject({
   language: z.string(),
   /** True when the robot's agent is already built (warm): the first answer pays no build time. */
   agent_ready: z.boolean(),
+  /**
+   * On a reconnect (the offer named a `session_id`): true when the service still had the session's
+   * state and continues it (turn numbering included), false when it did not know the session and
+   * started it fresh. Absent on a first connection.
+   */
+  resumed: z.optional(z.boolean()),
 });
 export const SpeechStartedEvent = z.looseObject({
   v, type: z.literal('input.speech_started'), turn_id: turnId, at_ms: z.number(),
@@ -36,6 +42,8 @@ export const TranscriptFinalEvent = z.looseObject({
   v, type: z.literal('transcript.final'), turn_id: turnId, role, text: z.string(),
   /** True when no recognizer produced words: `text` then describes the utterance instead. */
   placeholder: z.optional(z.boolean()),
+  /** True when the words came from a QA script (emulator), not from a recognizer. */
+  scripted: z.optional(z.boolean()),
 });
 export const OutputStartedEvent = z.looseObject({
   v, type: z.literal('output.speech_started'), turn_id: turnId,

@@ -20,6 +20,11 @@ export const RealtimeSessionIn = z.strictObject({
   language: z.optional(z.string()),
   user_identifier: z.optional(z.string()),
   session_id: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  /**
+   * Barge-in: `auto` (default) lets the caller's speech interrupt an answer; `off` queues speech
+   * heard during an answer as the next turn instead.
+   */
+  interruptions: z.optional(z.enum(['auto', 'off'])),
 });
 export type RealtimeSessionIn = z.input<typeof RealtimeSessionIn>;
 
