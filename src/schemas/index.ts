@@ -7,6 +7,7 @@ export * from './common.js';
 export * from './validation.js';
 export * from './realtime.js';
 export * from './realtime-events.js';
+export * from './openai-realtime.js';
 export * from './prompts.js';
 export * from './sessions.js';
 export * from './datasets.js';
