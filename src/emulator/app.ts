@@ -7,6 +7,7 @@ import { registerChatRoutes } from './routes/chat.js';
 import { registerControlRoutes } from './routes/control.js';
 import { registerDatasetRoutes } from './routes/datasets.js';
 import { registerDocumentRoutes } from './routes/documents.js';
+import { registerOpenAIRealtimeRoutes } from './routes/openai-realtime.js';
 import { registerPromptRoutes } from './routes/prompts.js';
 import { registerRealtimeRoutes } from './routes/realtime.js';
 import { registerSessionRoutes } from './routes/sessions.js';
@@ -20,6 +21,7 @@ export function createEmulatorApp(sc: ServerContext): Hono {
   const app = new Hono();
   registerControlRoutes(app, sc);
   registerRealtimeRoutes(app, sc);
+  registerOpenAIRealtimeRoutes(app, sc);
   registerPromptRoutes(app, sc);
   registerChatRoutes(app, sc);
   registerSessionRoutes(app, sc);

@@ -3,11 +3,13 @@ import type { EmulatorContext } from '../context.js';
 import type { DeletionQueue } from '../deletions.js';
 import type { Fixtures } from '../fixtures/seed.js';
 import type { Presigner } from '../presign.js';
+import type { RealtimeCallIn } from '../realtime/index.js';
 import type { RealtimeSessionIn, RealtimeSessionOut } from '../../schemas/index.js';
 
 /** The realtime voice service as the HTTP side uses it (implemented in ../realtime). */
 export interface RealtimeService {
   handleOffer(robotId: string, body: RealtimeSessionIn): Promise<RealtimeSessionOut>;
+  handleCall(robotId: string, call: RealtimeCallIn): Promise<{ sdp: string }>;
   endSession(sessionId: string): void;
   close(): Promise<void>;
 }

@@ -1,10 +1,11 @@
 import wrtc from '@roamhq/wrtc';
 import Peer from 'simple-peer';
-import { DATA_CHANNEL_LABEL } from '../../schemas/realtime-events.js';
+import { DATA_CHANNEL_LABEL, PROTOCOL_VERSION, type ServerEvent } from '../../schemas/realtime-events.js';
 import type { ClientEvent } from '../../schemas/realtime-events.js';
 import type { EmulatorContext } from '../context.js';
 import { OUTPUT_SAMPLE_RATE, PacedAudioOutput, type Playback } from './audio-out.js';
 import type { Brain } from './brain.js';
+import type { Dialect, DialectFactory } from './dialect.js';
 import { resample, toMono } from './pcm.js';
 import { encodeServerEvent, parseClientMessage, type OutgoingEvent } from './protocol.js';
 import type { Recorder } from './recorder.js';
@@ -37,6 +38,8 @@ export interface ConnectionOptions {
   vad?: VadOptions;
   /** How long to wait for ICE gathering before giving up on the answer (ms). */
   answerTimeoutMs?: number;
+  /** Speaks another data-channel dialect than v1 (e.g. OpenAI's `oai-events`). */
+  dialect?: DialectFactory;
   onClosed(conn: RealtimeConnection): void;
 }
 
@@ -69,6 +72,7 @@ export class RealtimeConnection {
   readonly #running = new Set<Promise<void>>();
   #closed = false;
   #ready = false;
+  readonly #dialect: Dialect | undefined;
 
   private constructor(opts: ConnectionOptions, vad: VoiceActivityDetector) {
     this.#opts = opts;
@@ -92,6 +96,20 @@ export class RealtimeConnection {
     this.#peer.on('data', (data: unknown) => this.#onMessage(data));
     this.#peer.on('close', () => void this.close());
     this.#peer.on('error', () => void this.close());
+    this.#dialect = opts.dialect?.({
+      sessionId: this.sessionId,
+      robotId: this.robotId,
+      now: () => this.#now(),
+      sendText: (text) => this.#sendText(text),
+      nextTurnId: () => this.#nextTurnId++,
+      startTurn: (input) => this.#start(input),
+      interrupt: () => {
+        if (!this.#current) return false;
+        this.#interrupt(this.#current);
+        return true;
+      },
+      end: () => this.end(),
+    });
   }
 
   /** Creates the peer, applies the offer and resolves the answer SDP (all ICE candidates included). */
@@ -154,7 +172,11 @@ export class RealtimeConnection {
 
   /** Sends a server event; silently dropped once the channel is gone. */
   send(event: OutgoingEvent): void {
-    const text = encodeServerEvent(event);
+    if (this.#dialect) return this.#dialect.event({ v: PROTOCOL_VERSION, ...event } as ServerEvent);
+    this.#sendText(encodeServerEvent(event));
+  }
+
+  #sendText(text: string): void {
     if (this.#closed || !this.#peer.connected) return;
     try {
       this.#peer.send(text);
@@ -166,6 +188,7 @@ export class RealtimeConnection {
   #onConnect(): void {
     if (this.#ready || this.#closed) return;
     this.#ready = true;
+    if (this.#dialect) return this.#dialect.open();
     this.send({
       type: 'session.ready',
       session_id: this.sessionId,
@@ -186,6 +209,7 @@ export class RealtimeConnection {
   }
 
   #onVad(event: VadEvent): void {
+    if (this.#dialect) return this.#dialect.vad(event);
     if (event.type === 'start') {
       const turnId = this.#nextTurnId++;
       this.#listeningTurn = turnId;
@@ -202,6 +226,7 @@ export class RealtimeConnection {
   }
 
   #onMessage(data: unknown): void {
+    if (this.#dialect) return this.#dialect.message(data);
     const parsed = parseClientMessage(data);
     if (parsed.kind === 'ignored') return;
     if (parsed.kind === 'invalid') {

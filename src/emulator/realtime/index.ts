@@ -3,6 +3,8 @@ import type { RealtimeSessionIn, RealtimeSessionOut } from '../../schemas/realti
 import type { EmulatorContext } from '../context.js';
 import { createDefaultBrain, type Brain, type VoiceChoice } from './brain.js';
 import { RealtimeConnection, RealtimeOfferError } from './connection.js';
+import { openAIDialect } from './openai/dialect.js';
+import type { SessionState } from './openai/session-config.js';
 import { Recorder } from './recorder.js';
 import type { VadOptions } from './vad.js';
 
@@ -23,10 +25,22 @@ export interface RealtimeService {
    * or being deleted, 504 no answer in time).
    */
   handleOffer(robotId: string, body: RealtimeSessionIn): Promise<RealtimeSessionOut>;
+  /**
+   * Answers an OpenAI-dialect call (`POST /v1/realtime/calls`): a new session whose id is
+   * `session.id`, spoken on the `oai-events` channel. Rejects like {@link handleOffer}.
+   */
+  handleCall(robotId: string, call: RealtimeCallIn): Promise<{ sdp: string }>;
   /** Ends the live connection of a session, if any (e.g. when E15 deletes it). */
   endSession(sessionId: string): void;
   /** Ends every connection and frees native resources. */
   close(): Promise<void>;
+}
+
+/** An OpenAI-dialect call: the caller's offer and the session's effective configuration. */
+export interface RealtimeCallIn {
+  sdp: string;
+  session: SessionState;
+  userIdentifier: string | null;
 }
 
 export interface RealtimeServiceOptions {
@@ -93,6 +107,34 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
       }
       live.set(sessionId, connection);
       return { session_id: sessionId, type: 'answer', sdp };
+    },
+
+    async handleCall(robotId, call) {
+      if (closed) throw new RealtimeOfferError('signaling_timeout', 503, 'the realtime service is closed');
+      const sessionId = call.session.id;
+      if (ctx.store.sessions.get(sessionId) || live.has(sessionId)) throw new RealtimeOfferError('session_conflict', 409, 'the call id is already in use');
+      const language = call.session.transcription?.language ?? 'ja';
+      const { connection, sdp } = await RealtimeConnection.open(
+        {
+          ctx, brain, recorder, robotId, sessionId, language, firstTurnId: 1,
+          ...(options.vad ? { vad: options.vad } : {}),
+          dialect: openAIDialect({
+            session: call.session,
+            usageOf: (messageId) => ctx.store.usage.find((u) => u.message_id === messageId)[0],
+          }),
+          onClosed: (conn) => {
+            if (live.get(conn.sessionId) === conn) live.delete(conn.sessionId);
+          },
+        },
+        call.sdp,
+      );
+      recorder.openSession({ id: sessionId, robotId, language, userIdentifier: call.userIdentifier });
+      if (closed) {
+        await connection.close();
+        throw new RealtimeOfferError('signaling_timeout', 503, 'the realtime service is closed');
+      }
+      live.set(sessionId, connection);
+      return { sdp };
     },
 
     endSession(sessionId) {
