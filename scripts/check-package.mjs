@@ -132,7 +132,7 @@ async function main() {
       const info = pack(path.join(root, 'emulator'), work);
       emulatorTarball = path.join(work, info.filename);
       const names = info.files.map((f) => f.path);
-      const missing = ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'dist/bin.js'].filter((f) => !names.includes(f));
+      const missing = ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'dist/bin.js', 'bin/kb-voice-emulator.js'].filter((f) => !names.includes(f));
       const stray = names.filter((f) => /^(src|test)\//.test(f));
       if (missing.length > 0) throw new Error(`missing from the tarball: ${missing.join(', ')}`);
       if (stray.length > 0) throw new Error(`should not be published: ${stray.slice(0, 10).join(', ')}`);
