@@ -37,7 +37,7 @@ export interface VoiceSessionOptions {
   audioElement?: HTMLAudioElement;
   /** How long a dropped call is retried before it ends with `connection_lost` (default 15000 ms). */
   reconnectTimeoutMs?: number;
-  /** Data-channel ping period; about 3 missed pongs mean the link is dead (default 1000 ms). */
+  /** Data-channel ping period; about 3 missed pongs mean the link is dead (default 1000 ms; 0 turns it off). */
   heartbeatIntervalMs?: number;
   /** Limit for one connection attempt: offer, signaling, ICE, remote audio and `session.ready` (default 15000 ms). */
   connectTimeoutMs?: number;

@@ -69,7 +69,6 @@ export class TurnTracker {
           this.events.emit('error', new VoiceSessionError('protocol_error', `turn.completed for turn ${event.turn_id}, which never started: ignored`));
           return;
         }
-        this.truncated.delete(event.turn_id);
         const turn: Turn = Object.freeze({
           id: event.turn_id,
           input: event.input,
@@ -81,6 +80,7 @@ export class TurnTracker {
           interrupted: event.interrupted,
           completedAt: new Date().toISOString(),
         });
+        this.truncated.delete(event.turn_id);
         if (this.live?.turnId === event.turn_id) this.live = null;
         this.turns.push(turn);
         this.events.emit('turn', turn);
