@@ -10,6 +10,7 @@ export type {
 } from './transport.js';
 export { simplePeerTransport, type SimplePeerTransportOptions, type WrtcImplementation } from './peer.js';
 export { v1Protocol } from './protocol.js';
+export { openaiProtocol, type OpenAIProtocolOptions } from './openai/index.js';
 export type { SessionReport, VoiceSessionApi } from './report.js';
 export type { MicrophoneSource } from './media.js';
 export { VOICE_PROCESSING } from './media.js';

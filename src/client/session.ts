@@ -391,6 +391,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       return;
     }
     for (const event of events) this.onEvent(conn, event);
+    for (const reply of this.codec.takeReplies?.() ?? []) if (conn.transport.open) conn.transport.send(reply);
   }
 
   private onEvent(conn: Connection, event: ServerEvent): void {
@@ -493,7 +494,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const message = this.codec.encode(event);
     const transport = this.conn?.transport;
     if (!transport?.open) throw new VoiceSessionError('not_connected', 'The data channel is not open');
-    transport.send(message);
+    for (const text of typeof message === 'string' ? [message] : message) transport.send(text);
   }
 
   private assistantDone(timeoutMs: number): Promise<void> {

@@ -78,8 +78,10 @@ export interface SignalingRequest {
 export interface DialectCodec {
   /** The events a message means, in kb-voice v1 terms (none: ignore it), or the protocol_error to report. */
   decode(text: string): readonly ServerEvent[] | VoiceSessionError;
-  /** The message for one client event; throws a local ValidationError for bad input. */
-  encode(event: ClientEvent): string;
+  /** The message(s) for one client event, sent in order; throws a local ValidationError for bad input. */
+  encode(event: ClientEvent): string | readonly string[];
+  /** Messages the codec wants sent after decoding one (a dialect's deferred request); optional. */
+  takeReplies?(): readonly string[];
 }
 
 /** A wire protocol: signaling, data-channel label and message format. The default is kb-voice v1. */

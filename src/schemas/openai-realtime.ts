@@ -196,6 +196,8 @@ export const OaiResponse = z.object({
   output_modalities: z.array(z.enum(['text', 'audio'])),
   conversation_id: z.string(),
   usage: z.optional(OaiUsage),
+  /** The emulator puts the recorded message's id here (`message_id`) when the turn was recorded. */
+  metadata: z.optional(z.record(z.string(), z.string())),
 });
 export type OaiResponse = z.infer<typeof OaiResponse>;
 

@@ -133,14 +133,15 @@ export class ResponseTurn {
     if (this.#done) return;
     this.#done = true;
     const usage = toUsage(messageId ? this.#deps.usageOf(messageId) : undefined);
+    const extra = { usage, ...(messageId ? { metadata: { message_id: messageId } } : {}) };
     let response: OaiResponse;
-    if (failure) response = this.#response('failed', { status_details: { type: 'failed', error: failure }, usage });
+    if (failure) response = this.#response('failed', { status_details: { type: 'failed', error: failure }, ...extra });
     else if (interrupted) {
       response = this.#response('cancelled', {
         status_details: { type: 'cancelled', reason: this.cancelReason ?? 'client_cancelled' },
-        usage,
+        ...extra,
       });
-    } else response = this.#response('completed', { usage });
+    } else response = this.#response('completed', extra);
     this.#deps.send({ type: 'response.done', response });
     if (this.#item && this.#speechEnd === 'completed') this.#deps.send({ type: 'output_audio_buffer.stopped', response_id: this.id });
     this.#deps.finished(this);
