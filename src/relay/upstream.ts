@@ -187,7 +187,7 @@ export class Upstream {
         throw new RelayError(502, 'Upstream response failed', new SecretWithheld().message);
       }
       headers['content-length'] = String(size);
-      return new Response(size > 0 ? first : null, { status: response.status, headers });
+      return new Response(size > 0 ? (first as Uint8Array<ArrayBuffer>) : null, { status: response.status, headers });
     }
     return new Response(guardStream(reader, scanner, onLeak, first, pending), { status: response.status, headers });
   }
