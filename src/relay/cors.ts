@@ -31,7 +31,7 @@ export class Cors {
     return {
       'access-control-allow-origin': origin,
       'access-control-allow-credentials': 'true',
-      'access-control-expose-headers': 'retry-after, x-request-id',
+      'access-control-expose-headers': 'retry-after, x-request-id, location',
       vary: 'Origin',
     };
   }

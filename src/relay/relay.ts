@@ -106,6 +106,12 @@ export function createRelay(options: RelayOptions): Relay {
   async function parse(request: Request, url: URL, match: RouteMatch, env: unknown) {
     const { endpoint } = match.route;
     let bodyText: string | undefined;
+    if (match.route.rawBody) {
+      const raw = { type: request.headers.get('content-type') ?? '', text: await readBoundedBody(request, maxBodyBytes) };
+      const parsed = parseRequest(endpoint as Endpoint, { params: match.params, query: url.searchParams });
+      if (!parsed.ok) throw new RelayError(422, parsed.detail, describeDetail(parsed.detail));
+      return { ...(parsed.value as { params: Record<string, string>; query: Record<string, unknown> | undefined }), body: undefined, raw };
+    }
     if (endpoint.body) {
       const adapterError = (env as AdapterEnv | undefined)?.relayBodyError;
       if (typeof adapterError === 'string') throw new RelayError(500, 'Relay misconfigured: the request body was consumed before the relay', adapterError);
@@ -115,7 +121,7 @@ export function createRelay(options: RelayOptions): Relay {
     }
     const parsed = parseRequest(endpoint as Endpoint, { params: match.params, query: url.searchParams, ...(bodyText !== undefined ? { bodyText } : {}) });
     if (!parsed.ok) throw new RelayError(422, parsed.detail, describeDetail(parsed.detail));
-    return parsed.value as { params: Record<string, string>; query: Record<string, unknown> | undefined; body: Record<string, unknown> | undefined };
+    return parsed.value as { params: Record<string, string>; query: Record<string, unknown> | undefined; body: Record<string, unknown> | undefined; raw?: { type: string; text: string } };
   }
 
   async function handle(request: Request, env: unknown, trace: Trace): Promise<Response> {
@@ -157,6 +163,7 @@ export function createRelay(options: RelayOptions): Relay {
       ...v,
       user: caller.userIdentifier,
       grants,
+      prefix,
       call: (body = v.body, other) => {
         const endpoint = other?.endpoint ?? route.endpoint;
         const query = other ? other.query : v.query;
@@ -169,11 +176,20 @@ export function createRelay(options: RelayOptions): Relay {
           requestId: trace.requestId,
         });
       },
+      send: (init) => upstream.send({
+        method: route.endpoint.method,
+        path: fillPath(route.upstreamPath ?? route.endpoint.path, v.params),
+        query: init.query,
+        body: init.body,
+        ...(init.headers ? { headers: init.headers } : {}),
+        caller: request,
+        requestId: trace.requestId,
+      }),
       passThrough: (response) => upstream.passThrough(response),
       readJson: (response, schema) => upstream.readJson(response, schema),
       json: (status, body) => jsonResponse(status, body),
     };
-    if (caller.role === 'user') return route.user(forwarding);
+    if (caller.role === 'user' || route.allRoles) return route.user(forwarding);
     return upstream.passThrough(await forwarding.call());
   }
 

@@ -1,4 +1,5 @@
-import { endpoints, type Endpoint } from '../schemas/index.js';
+import { endpoints, openaiRelayEndpoints, type Endpoint } from '../schemas/index.js';
+import { openaiClientSecret, openaiCall } from './openai.js';
 import { forUser, type UserPolicy } from './scope.js';
 
 /**
@@ -12,9 +13,14 @@ export interface RelayRoute<E extends Endpoint = Endpoint> {
   readonly user: UserPolicy;
   /** Upstream path template when it differs from the endpoint's. */
   readonly upstreamPath?: string;
+  /** The policy serves admins too (the route always rewrites the request); default: admins pass through. */
+  readonly allRoles?: boolean;
+  /** The body is read as bounded text of any type (the policy parses it), not as JSON. */
+  readonly rawBody?: boolean;
 }
 
-const route = <const E extends Endpoint>(endpoint: E, user: UserPolicy, upstreamPath?: string): RelayRoute<E> => ({ endpoint, user, ...(upstreamPath ? { upstreamPath } : {}) });
+type RouteFlags = Pick<RelayRoute, 'allRoles' | 'rawBody'>;
+const route = <const E extends Endpoint>(endpoint: E, user: UserPolicy, upstreamPath?: string, flags: RouteFlags = {}): RelayRoute<E> => ({ endpoint, user, ...(upstreamPath ? { upstreamPath } : {}), ...flags });
 
 /** The allowlist, written once: the type, `RELAY_ENDPOINT_IDS` and the matcher all come from it. */
 export const RELAY_ROUTES = [
@@ -28,6 +34,8 @@ export const RELAY_ROUTES = [
   route(endpoints.E19, forUser.sessionInQuery),
   route(endpoints.E6, forUser.rating),
   route(endpoints.E15, forUser.sessionInPath),
+  route(openaiRelayEndpoints.OAI_SECRET, openaiClientSecret, '/v1/realtime/client_secrets', { allRoles: true }),
+  route(openaiRelayEndpoints.OAI_CALL, openaiCall, '/v1/realtime/calls', { allRoles: true, rawBody: true }),
 ] as const;
 
 /** Identifiers of the endpoints the relay lets through. */
@@ -51,7 +59,7 @@ const compiled = RELAY_ROUTES.map((r) => ({ route: r as RelayRoute, segments: co
  * values, so a path like `/v1/robots/session.messages` can never be read by the upstream as another
  * endpoint than the one the relay matched.
  */
-const RESERVED = new Set(Object.values(endpoints).flatMap((e) => compile(e.path).flatMap((s) => ('literal' in s ? [s.literal.toLowerCase()] : []))));
+const RESERVED = new Set([...Object.values(endpoints), ...Object.values(openaiRelayEndpoints)].flatMap((e) => compile(e.path).flatMap((s) => ('literal' in s ? [s.literal.toLowerCase()] : []))));
 
 /**
  * Characters a decoded path segment may hold. Anything else (`/`, `\`, `%`, NUL, spaces...) means the

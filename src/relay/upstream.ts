@@ -32,6 +32,8 @@ export interface UpstreamCall {
   query?: URLSearchParams | undefined;
   /** JSON value, or text with its content type. */
   body?: { type: string; text: string } | undefined;
+  /** Headers the relay sets itself (never `authorization`). */
+  headers?: Record<string, string>;
   /** The caller's request: its allowlisted headers are forwarded and its going away aborts the call. */
   caller: Request;
   requestId: string;
@@ -60,7 +62,7 @@ export class Upstream {
    */
   async send(call: UpstreamCall): Promise<Response> {
     const qs = call.query?.toString() ?? '';
-    const headers = upstreamRequestHeaders(call.caller.headers, this.o.apiKey, call.body?.type, call.requestId);
+    const headers = { ...call.headers, ...upstreamRequestHeaders(call.caller.headers, this.o.apiKey, call.body?.type, call.requestId) };
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalSegments, matchRoute, normalizePrefix, RELAY_ENDPOINT_IDS } from '../../src/relay/routes.js';
-import { endpoints } from '../../src/schemas/index.js';
+import { endpoints, openaiRelayEndpoints } from '../../src/schemas/index.js';
 import { SessionGrants } from '../../src/relay/grant.js';
 
 const P = '/api/voice';
@@ -19,13 +19,16 @@ describe('allowlist matching', () => {
       ['E19', 'GET', `/v1/${R}/session.messages`, { ai_id: R }],
       ['E6', 'PATCH', `/v1/${R}/message_rating`, { ai_id: R }],
       ['E15', 'DELETE', `/v1/${R}/sessions/s-1`, { ai_id: R, session_id: 's-1' }],
+      ['OAI_SECRET', 'POST', `/v1/robots/${R}/realtime/client_secrets`, { ai_id: R }],
+      ['OAI_CALL', 'POST', `/v1/robots/${R}/realtime/calls`, { ai_id: R }],
     ];
     expect(cases.map((c) => c[0]).sort()).toEqual([...RELAY_ENDPOINT_IDS].sort());
     for (const [id, method, path, params] of cases) {
       const m = matchRoute(method, P + path, P);
       expect(m?.id, `${method} ${path}`).toBe(id);
       expect(m?.params).toEqual(params);
-      expect(endpoints[m!.id].path).toBe(endpoints[id as keyof typeof endpoints].path);
+      const table: Record<string, { path: string }> = { ...endpoints, ...openaiRelayEndpoints };
+      expect(table[m!.id]!.path).toBe(table[id]!.path);
     }
   });
 

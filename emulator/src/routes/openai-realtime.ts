@@ -11,6 +11,16 @@ import { applySessionConfig, defaultSessionState, describeSession, UnsupportedCo
 export const MAX_CALL_BODY_BYTES = 256 * 1024;
 /** Header naming the end user (OpenAI's safety identifier); it becomes the session's `user_identifier`. */
 export const USER_HEADER = 'openai-safety-identifier';
+/** Ids a caller may choose for the session (`?session_id=`, an emulator extension the relay uses for grants). */
+const SESSION_ID = /^[A-Za-z0-9._~-]{1,128}$/;
+
+/** The `session_id` query parameter, when given. */
+function chosenSessionId(c: Context): string | undefined {
+  const id = c.req.query('session_id');
+  if (id === undefined) return undefined;
+  if (!SESSION_ID.test(id)) throw new OaiRequestError(400, 'invalid_value', 'session_id must be 1-128 characters of A-Z a-z 0-9 . _ ~ -', 'session_id');
+  return id;
+}
 
 const CALLS_PATH = '/v1/realtime/calls';
 const CORS = {
@@ -121,11 +131,14 @@ export function registerOpenAIRealtimeRoutes(app: Hono, sc: ServerContext): Clie
       const parsed = z.safeParse(OaiClientSecretIn, json);
       if (!parsed.success) throw new OaiRequestError(400, 'invalid_value', z.prettifyError(parsed.error));
       const robotId = robotOrThrow(parsed.data.session.model, 'session.model');
+      const sessionId = chosenSessionId(c);
+      if (sessionId && sc.store.sessions.get(sessionId)) throw new OaiRequestError(409, 'session_exists', `a session ${sessionId} already exists`, 'session_id');
       const session = applyOrThrow(defaultSessionState(`sess_${randomUUID().replace(/-/g, '')}`, robotId), parsed.data.session);
       const secret = secrets.mint({
         robotId,
         userIdentifier: c.req.header(USER_HEADER) ?? null,
         session,
+        ...(sessionId ? { sessionId } : {}),
         ...(parsed.data.expires_after?.seconds !== undefined ? { ttlS: parsed.data.expires_after.seconds } : {}),
       });
       const body: OaiClientSecretOut = { value: secret.value, expires_at: secret.expiresAt, session: describeSession(secret.session) };
@@ -152,7 +165,7 @@ export function registerOpenAIRealtimeRoutes(app: Hono, sc: ServerContext): Clie
       let state: SessionState;
       let userIdentifier: string | null;
       const body = await readCallBody(c);
-      const callId = randomUUID();
+      let callId = chosenSessionId(c) ?? randomUUID();
       if (key === sc.apiKey) {
         // The server's own key: the session part must name the robot.
         robotId = robotOrThrow(body.session?.model, 'session.model');
@@ -169,6 +182,7 @@ export function registerOpenAIRealtimeRoutes(app: Hono, sc: ServerContext): Clie
         }
         robotId = robotOrThrow(secret.robotId, 'session.model');
         userIdentifier = secret.userIdentifier;
+        if (secret.sessionId) callId = secret.sessionId;
         const { expiresAt: _expires, ...template } = secret.session;
         state = { ...template, id: callId };
       }

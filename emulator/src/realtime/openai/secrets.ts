@@ -13,6 +13,8 @@ export interface ClientSecret {
   session: SessionState;
   /** Unix seconds. */
   expiresAt: number;
+  /** The id the (single) call made with it gets, when the minting server chose one (the relay does). */
+  sessionId?: string;
 }
 
 export type SecretCheck = { ok: true; secret: ClientSecret } | { ok: false; reason: 'unknown' | 'expired' };
@@ -39,7 +41,7 @@ export class ClientSecretStore {
     for (const [value, secret] of this.#secrets) if (secret.expiresAt + 3600 <= now) this.#secrets.delete(value);
   }
 
-  mint(init: { robotId: string; userIdentifier: string | null; session: SessionState; ttlS?: number }): ClientSecret {
+  mint(init: { robotId: string; userIdentifier: string | null; session: SessionState; ttlS?: number; sessionId?: string }): ClientSecret {
     this.#purge();
     const expiresAt = this.#nowS() + (init.ttlS ?? DEFAULT_SECRET_TTL_S);
     const secret: ClientSecret = {
@@ -48,6 +50,7 @@ export class ClientSecretStore {
       userIdentifier: init.userIdentifier,
       session: { ...init.session, expiresAt },
       expiresAt,
+      ...(init.sessionId ? { sessionId: init.sessionId } : {}),
     };
     this.#secrets.set(secret.value, secret);
     return secret;
