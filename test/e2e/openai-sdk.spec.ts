@@ -2,7 +2,8 @@
  * The official client works against us: OpenAI's Agents SDK for realtime voice
  * (`@openai/agents-realtime`, `RealtimeSession` + `OpenAIRealtimeWebRTC`, unpatched) in Chromium,
  * bundled with esbuild into a page served from its own loopback origin. Its `baseUrl` is the
- * emulator's `/v1/realtime/calls`; the `ek_` is minted server side (never the API key in the page).
+ * emulator's `/v1/realtime/calls`; the `ek_` is minted by the relay for the signed-in user (the page
+ * never sees the API key).
  * A typed question gets a spoken answer stating the warranty, the SDK's history holds both messages,
  * and the call is then a session in E13 (usage) and E14 (recorded audio).
  */
@@ -14,6 +15,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator, type Emulator } from 'kb-voice-emulator';
 import { createApiClient } from 'kb-voice/api';
+import { createRelay, type Relay } from 'kb-voice/relay';
 import { chromiumLaunchOptions } from '../../scripts/chromium.mjs';
 import type { CallResult } from './openai-sdk/page.js';
 
@@ -23,11 +25,16 @@ const SILENCE = resolve(HERE, '../fixtures/audio/e2e-silence.wav');
 test.use({ launchOptions: chromiumLaunchOptions([`--use-file-for-fake-audio-capture=${SILENCE}`]) });
 
 let emulator: Emulator;
+let relay: Relay;
 let pageServer: Server;
 let pageUrl: string;
 
 test.beforeAll(async () => {
   emulator = await startEmulator({ port: 0, agentBuildMs: 300, realtime: { voice: 'builtin' } });
+  relay = createRelay({
+    upstream: emulator.url, apiKey: emulator.apiKey, prefix: '/api/voice', logger: () => undefined,
+    authorize: () => ({ userIdentifier: 'sdk-user', role: 'user' }),
+  });
   const bundle = await build({
     entryPoints: [resolve(HERE, 'openai-sdk/page.ts')],
     bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent',
@@ -51,12 +58,12 @@ test.afterAll(async () => {
 
 test('OpenAI Agents SDK (RealtimeSession over WebRTC) talks to the emulator', async ({ page }) => {
   const robotId = emulator.fixtures.robotId;
-  // Server side: mint the ephemeral key for this user and robot.
-  const minted = await fetch(`${emulator.url}/v1/realtime/client_secrets`, {
+  // The app's server asks its relay for an ephemeral key for the signed-in user and this robot.
+  const minted = await relay.fetch(new Request(`http://app.test/api/voice/v1/robots/${robotId}/realtime/client_secrets`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${emulator.apiKey}`, 'content-type': 'application/json', 'openai-safety-identifier': 'sdk-user' },
-    body: JSON.stringify({ session: { type: 'realtime', model: robotId, audio: { input: { transcription: { language: 'en' } } } } }),
-  });
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ session: { audio: { input: { transcription: { language: 'en' } } } } }),
+  }));
   expect(minted.status).toBe(200);
   const { value: clientSecret } = (await minted.json()) as { value: string };
 
