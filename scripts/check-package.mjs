@@ -12,6 +12,7 @@
 //   4. browser bundle  esbuild, platform=browser, NO define/inject/alias/polyfill, of
 //                      `import { VoiceSession, createApiClient } from 'kb-voice'`: builds, pulls
 //                      nothing but kb-voice, zod, ky, eventemitter3, and min+gzip < 45 KB
+//                      the OpenAI dialect is absent from that bundle and adds <= 6 KB when imported
 //   5. schemas bundle  `kb-voice/schemas` is browser-safe too (size printed)
 //   6. vite build      the same consumer through Vite with its defaults
 //   7. consumer types  tsc strict with skipLibCheck OFF over a browser consumer (bundler
@@ -37,6 +38,8 @@ import { formatMessage } from 'publint/utils';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // "< 45 KB" read strictly: 45,000 bytes (not 46,080).
 const BROWSER_LIMIT_BYTES = 45_000;
+/** What `openaiProtocol` may add to an app's bundle (the OpenAI Realtime mapping), min+gzip. */
+const OPENAI_DIALECT_LIMIT_BYTES = 6_000;
 /** Packages the browser entry may pull into a consumer's bundle (everything else is a leak). */
 const BROWSER_PACKAGES = ['kb-voice', 'zod', 'ky', 'eventemitter3'];
 
@@ -218,6 +221,18 @@ async function main() {
       return `VoiceSession + createApiClient: ${kb(bytes)} min, ${kb(gzipped)} (${gzipped} bytes) min+gzip, budget ${kb(BROWSER_LIMIT_BYTES)}`;
     });
 
+    await check('OpenAI dialect: absent unless imported, mapping <= 6 KB min+gzip (esbuild)', async () => {
+      const plain = await bundleForBrowser(consumer, entry, { text: true });
+      const markers = ['oai-events', 'kbv_ping_', 'client_secrets'].filter((m) => plain.text.includes(m));
+      if (markers.length > 0) throw new Error(`an app that never selects the OpenAI dialect ships it (found ${markers.join(', ')})`);
+      const oaiEntry = path.join(consumer, 'openai-app.js');
+      await writeFile(oaiEntry, "import { VoiceSession, createApiClient, openaiProtocol } from 'kb-voice';\nglobalThis.kbVoice = { VoiceSession, createApiClient, openaiProtocol };\n");
+      const withOai = await bundleForBrowser(consumer, oaiEntry);
+      const added = withOai.gzipped - plain.gzipped;
+      if (added > OPENAI_DIALECT_LIMIT_BYTES) throw new Error(`the OpenAI dialect adds ${kb(added)} min+gzip, over its ${kb(OPENAI_DIALECT_LIMIT_BYTES)} budget`);
+      return `default app free of it; openaiProtocol adds ${kb(added)} (${added} bytes) min+gzip, budget ${kb(OPENAI_DIALECT_LIMIT_BYTES)}`;
+    });
+
     await check('browser bundle of kb-voice/schemas (esbuild, no shims)', async () => {
       const schemasEntry = path.join(consumer, 'schemas-app.js');
       await writeFile(schemasEntry, "import * as schemas from 'kb-voice/schemas';\nglobalThis.schemas = schemas;\n");
@@ -330,7 +345,7 @@ async function linkPackage(consumer, name) {
 }
 
 /** esbuild with a consumer's defaults for the browser: no define, inject, alias or externals. */
-async function bundleForBrowser(consumer, entry) {
+async function bundleForBrowser(consumer, entry, { text: withText = false } = {}) {
   const result = await esbuild.build({
     absWorkingDir: consumer,
     entryPoints: [entry],
@@ -360,7 +375,7 @@ async function bundleForBrowser(consumer, entry) {
   const text = new TextDecoder().decode(code);
   // Free Node globals would throw at run time in a browser ("global is not defined").
   if (/\brequire\(["']/.test(text)) throw new Error('the browser bundle calls require()');
-  return { bytes: code.length, gzipped: gzipSync(code, { level: 9 }).length };
+  return { bytes: code.length, gzipped: gzipSync(code, { level: 9 }).length, ...(withText ? { text } : {}) };
 }
 
 async function typecheckConsumers(consumer) {
