@@ -99,7 +99,7 @@ describe('VoiceSession with openaiProtocol', () => {
     const during = codec.encode({ v: 1, type: 'input.text', text: 'Again' }) as string[];
     expect(during.map((m) => JSON.parse(m).type)).toEqual(['response.cancel', 'output_audio_buffer.clear', 'conversation.item.create']);
     feed({ type: 'output_audio_buffer.cleared', response_id: 'r1' });
-    const end = feed({ type: 'response.done', response: { id: 'r1', status: 'cancelled', metadata: { message_id: 'm1' } } }) as { type: string }[];
+    const end = feed({ type: 'response.done', response: { id: 'r1', status: 'cancelled', metadata: { message_id: 'm1' } } }) as readonly { type: string }[];
     expect(end.map((e) => e.type)).toEqual(['turn.completed']);
     expect(end[0]).toMatchObject({ turn_id: 1, interrupted: true, message_id: 'm1' });
     expect(codec.takeReplies().map((m) => JSON.parse(m).type)).toEqual(['response.create']);

@@ -69,8 +69,9 @@ export function openaiProtocol(options: OpenAIProtocolOptions): Dialect {
     async signal(offer, request) {
       const doFetch = options.fetch ?? fetch;
       if (request.sessionId) {
-        // The dialect has no way to continue a call: a dropped call is not resumed.
-        throw new VoiceSessionError('signaling_failed', 'OpenAI-dialect calls cannot be resumed after the connection dropped');
+        // The dialect has no way to continue a call: a dropped call is not resumed (a 4xx status ends
+        // the retries at once).
+        throw new VoiceSessionError('signaling_failed', 'OpenAI-dialect calls cannot be resumed after the connection dropped', { status: 409 });
       }
       const robot = `${base}/v1/robots/${encodeURIComponent(request.aiId)}/realtime`;
       let res: Response;
