@@ -112,6 +112,8 @@ describe('OpenAI realtime dialect (emulator)', () => {
     const messages = await api.sessions.messages(robotId, { session_id: caller.callId });
     expect(messages.items).toHaveLength(1);
     expect(messages.items[0]).toMatchObject({ question: 'How long is the warranty?', comes_from: 'realtime', user_id: 'user-42' });
+    // The first task of the cold robot paid the agent build, as with v1.
+    expect((messages.items[0]!.question_metadata as { agent_build_ms: number }).agent_build_ms).toBeGreaterThanOrEqual(250);
     const usage = await api.realtime.usage(robotId);
     const row = usage.sessions.find((s) => s.session_id === caller.callId)!;
     expect(row).toMatchObject({ user_identifier: 'user-42' });
@@ -216,6 +218,22 @@ describe('OpenAI realtime dialect (emulator)', () => {
     const api = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey });
     const messages = await api.sessions.messages(robotId, { session_id: caller.callId });
     expect(messages.items[0]!.question_metadata).toMatchObject({ interrupted: true });
+  });
+
+  it('server VAD barge-in: speaking over the answer cancels it (turn_detected) and the utterance gets its own response', async () => {
+    const secret = await (await mint({ session: { model: robotId } })).json();
+    const caller = await call(sdpPost(secret.value));
+    await caller.waitFor('session.created');
+    caller.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'How long is the warranty?' }] } });
+    caller.send({ type: 'response.create' });
+    const first = await caller.waitFor('output_audio_buffer.started', () => true, 20000);
+    await caller.say(await fixture48k('warranty.wav'));
+    const cancelled = await caller.waitFor('response.done', (e) => e.response.id === first.response_id);
+    expect(cancelled.response).toMatchObject({ status: 'cancelled', status_details: { reason: 'turn_detected' } });
+    expect(caller.of('output_audio_buffer.cleared').map((e) => e.response_id)).toContain(first.response_id);
+    const second = await caller.waitFor('response.done', (e) => e.response.id !== first.response_id, 20000);
+    expect(second.response.status).toBe('completed');
+    expect(caller.of('conversation.item.input_audio_transcription.failed')).toHaveLength(1);
   });
 
   it('rejects what it does not implement with error events', async () => {

@@ -127,7 +127,11 @@ class OpenAIDialect implements Dialect {
         transcribed: (itemId, words, speechMs) => this.#transcribed(itemId, words, speechMs),
         finished: (r) => {
           this.#responses.delete(turnId);
-          if (this.#active === r) this.#active = undefined;
+          if (this.#active !== r) return;
+          this.#active = undefined;
+          // An utterance that ended while this response was still running is answered now.
+          const detection = this.#session.turnDetection;
+          if (detection && detection.create_response !== false && this.#pending.at(-1)?.kind === 'voice') this.#respond();
         },
       },
       this.#conversationId,
