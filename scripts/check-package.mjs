@@ -101,6 +101,7 @@ async function main() {
         'dist/schemas/index.js',
         'dist/relay/index.js',
         'dist/emulator/index.js',
+        'dist/testing/index.js',
         'dist/cli/main.js',
       ];
       const missing = required.filter((f) => !files.includes(f));
@@ -197,9 +198,11 @@ async function main() {
         import * as schemas from 'kb-voice/schemas';
         import * as relay from 'kb-voice/relay';
         import * as emulator from 'kb-voice/emulator';
+        import * as testing from 'kb-voice/testing';
         const need = { root: [root, ['VoiceSession', 'createApiClient', 'ApiError', 'ValidationError', 'KbVoiceError', 'VoiceSessionError']],
           schemas: [schemas, ['RealtimeSessionIn', 'RealtimeSessionOut']],
-          relay: [relay, ['createRelay', 'serveRelay']], emulator: [emulator, ['startEmulator']] };
+          relay: [relay, ['createRelay', 'serveRelay']], emulator: [emulator, ['startEmulator']],
+          testing: [testing, ['ScriptedService', 'FakeAudioElement']] };
         for (const [name, [mod, keys]] of Object.entries(need))
           for (const key of keys) if (!(key in mod)) throw new Error(name + ' lacks ' + key);
         const emu = await emulator.startEmulator({ port: 0, host: '127.0.0.1' });
