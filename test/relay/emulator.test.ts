@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createApiClient } from '../../src/api/index.js';
-import { startEmulator, FIXTURE_IDS, type Emulator } from '../../src/emulator/index.js';
+import { startEmulator, FIXTURE_IDS, type Emulator } from 'kb-voice-emulator';
 import { createNodeFetch, serveRelay, SessionGrants, type RelayCaller, type RelayServer } from '../../src/relay/index.js';
 import { Caller } from '../realtime/helpers.js';
 import { recordingRelay } from './helpers.js';
@@ -58,9 +58,9 @@ beforeAll(async () => {
     timeoutMs: 10_000,
     maxBodyBytes: 32_768,
     // The relay's default upstream client in Node, wrapped to record every upstream request.
-    fetch: (req) => {
-      upstreamCalls.push(`${req.method} ${new URL(req.url).pathname}`);
-      return nodeFetch(req);
+    fetch: (url, init) => {
+      upstreamCalls.push(`${init.method} ${new URL(url).pathname}`);
+      return nodeFetch(url, init);
     },
   });
   server = await serveRelay(rec.relay, { port: 0 });
