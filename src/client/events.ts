@@ -11,8 +11,8 @@ export interface Turn {
   answer: string;
   /** Id of the stored session message (E17, E6). */
   messageId: string;
-  /** From the end of the user's input to the first audio of the answer (ms). */
-  firstResponseMs: number;
+  /** From the end of the user's input to the first audio of the answer (ms); null when no answer audio played (cut or barged in before it). */
+  firstResponseMs: number | null;
   /** Agent build time this turn paid (0 when the robot was warm). */
   agentBuildMs: number;
   interrupted: boolean;
