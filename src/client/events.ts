@@ -37,10 +37,14 @@ export interface LiveTranscript {
   readonly assistant: string;
 }
 
-/** Audio levels from 0 (silence) to 1 (full scale), on a perceptual (dB) scale. */
+/**
+ * Audio levels from 0 (silence) to 1 (full scale), on a perceptual (dB) scale; `null` when that
+ * side cannot be measured (no meter for it, or the browser keeps Web Audio suspended) — never a
+ * silent 0.
+ */
 export interface AudioLevels {
-  input: number;
-  output: number;
+  input: number | null;
+  output: number | null;
 }
 
 /** Events of {@link VoiceSession} (eventemitter3). */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import wrtc from '@roamhq/wrtc';
 import { ValidationError } from '../../src/api/index.js';
-import { VoiceSession, VoiceSessionError, type SessionState, type VoiceSessionOptions } from '../../src/client/index.js';
+import { VoiceSession, VoiceSessionError, type AudioLevels, type SessionState, type VoiceSessionOptions } from '../../src/client/index.js';
 import { FakeServer } from './helpers/fake-server.js';
 import { FakeMicrophone } from './helpers/microphone.js';
 
@@ -196,7 +196,7 @@ describe('VoiceSession while connected', () => {
   it('emits levels from the level meter for input and output', async () => {
     const meter = vi.fn((stream: MediaStream) => ({ read: () => (stream.getAudioTracks().length ? 0.5 : 0), close: () => undefined }));
     const { session } = setup({ levelMeter: meter });
-    const levels: Array<{ input: number; output: number }> = [];
+    const levels: AudioLevels[] = [];
     session.on('level', (l) => levels.push(l));
     await session.start();
     await vi.waitFor(() => expect(levels.length).toBeGreaterThan(2));
