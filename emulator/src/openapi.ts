@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { endpoints, ErrorDetail, HTTPValidationError, type Endpoint } from 'kb-voice/schemas';
+import { endpoints, ErrorDetail, HTTPValidationError, OaiClientSecretIn, OaiClientSecretOut, OaiHttpError, OaiSessionConfigIn, type Endpoint } from 'kb-voice/schemas';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -47,6 +47,45 @@ function operation(e: Endpoint): JsonSchema {
   };
 }
 
+/** The two endpoints of the OpenAI Realtime dialect (README "OpenAI-compatible realtime"). */
+function openaiPaths(): Record<string, Record<string, JsonSchema>> {
+  const error = (description: string) => ({ description, content: { 'application/json': { schema: response(OaiHttpError) } } });
+  const sessionId = { name: 'session_id', in: 'query', required: false, schema: { type: 'string' }, description: 'Id of the session the call gets (the relay passes a granted one)' };
+  const userHeader = { name: 'OpenAI-Safety-Identifier', in: 'header', required: false, schema: { type: 'string' }, description: 'The end user; becomes the session\'s user_identifier' };
+  return {
+    '/v1/realtime/client_secrets': {
+      post: {
+        operationId: 'OAI_CLIENT_SECRETS',
+        summary: 'OpenAI dialect: mint an ephemeral key (ek_) for one robot (session.model) and end user',
+        parameters: [sessionId, userHeader],
+        requestBody: { required: true, content: { 'application/json': { schema: request(OaiClientSecretIn) } } },
+        responses: { '200': { description: 'The secret', content: { 'application/json': { schema: response(OaiClientSecretOut) } } }, '400': error('Invalid body or unsupported configuration'), '401': error('Missing or wrong API key'), '404': error('Unknown robot'), '409': error('session_id in use') },
+        security: [{ bearer: [] }],
+      },
+    },
+    '/v1/realtime/calls': {
+      post: {
+        operationId: 'OAI_CALLS',
+        summary: 'OpenAI dialect: SDP offer in, SDP answer out (bearer ek_ or the API key)',
+        parameters: [sessionId, userHeader],
+        requestBody: {
+          required: true,
+          content: {
+            'application/sdp': { schema: { type: 'string' } },
+            'multipart/form-data': { schema: { type: 'object', required: ['sdp'], properties: { sdp: { type: 'string' }, session: request(OaiSessionConfigIn) } } },
+          },
+        },
+        responses: {
+          '201': { description: 'The SDP answer', headers: { Location: { schema: { type: 'string' }, description: '/v1/realtime/calls/{call_id}; the call id is the session_id' } }, content: { 'application/sdp': { schema: { type: 'string' } } } },
+          '400': error('Invalid offer or session'), '401': error('Missing, wrong or expired key'), '403': error('Client secret of another robot'), '404': error('Unknown robot'),
+          '409': error('Call id in use'), '413': error('Body over 256 KiB'), '415': error('Neither application/sdp nor multipart/form-data'),
+        },
+        security: [{ bearer: [] }],
+      },
+    },
+  };
+}
+
 /**
  * The OpenAPI 3.1 document of the emulated service, generated from the shared endpoint table and
  * its zod schemas (JSON Schema draft 2020-12, which OpenAPI 3.1 uses), so it always matches what
@@ -62,6 +101,6 @@ export function openApiDocument(serverUrl?: string): JsonSchema {
     info: { title: 'Knowledge-Base Assistant Service API (kb-voice emulator)', version: '0.0.1' },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-    paths,
+    paths: { ...paths, ...openaiPaths() },
   };
 }
