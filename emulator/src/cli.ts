@@ -1,0 +1,105 @@
+import { parseArgs } from 'node:util';
+import { DEFAULT_AGENT_BUILD_MS, DEFAULT_API_KEY, startEmulator } from './index.js';
+
+const HELP = `Usage: kb-voice-emulator [--port 8787] [--host 127.0.0.1] [--api-key KEY] [--agent-build-ms ${DEFAULT_AGENT_BUILD_MS}]
+
+Runs the local service emulator: the HTTP API (E1-E20), realtime voice signaling, seeded data,
+GET /openapi.json and the loopback-only control routes under /_emulator. Stop it with Ctrl-C.
+
+Options:
+  --port N             TCP port (default 8787; 0 picks a free one)
+  --host HOST          interface to bind (default 127.0.0.1)
+  --api-key KEY        API key to accept (default ${DEFAULT_API_KEY})
+  --agent-build-ms N   time the first realtime task pays without warmup (default ${DEFAULT_AGENT_BUILD_MS})
+  -h, --help           show this help
+`;
+
+/** Thrown for bad command-line arguments; the message is meant for the user. */
+export class UsageError extends Error {
+  readonly code = 'usage';
+}
+
+function integer(name: string, value: string | undefined, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > max) throw new UsageError(`--${name} must be an integer from 0 to ${max}, got '${value}'`);
+  return n;
+}
+
+/** Parses the emulator command's arguments. */
+export function parseEmulatorArgs(argv: string[]) {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'api-key': { type: 'string' },
+        'agent-build-ms': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values['api-key'] !== undefined && values['api-key'].trim() === '') throw new UsageError('--api-key must not be empty');
+  return {
+    help: values.help === true,
+    port: integer('port', values.port, 8787, 65535),
+    host: values.host ?? '127.0.0.1',
+    apiKey: values['api-key'] ?? DEFAULT_API_KEY,
+    agentBuildMs: integer('agent-build-ms', values['agent-build-ms'], DEFAULT_AGENT_BUILD_MS, 600_000),
+  };
+}
+
+/**
+ * `kb-voice emulator`: starts the emulator, prints its URL and API key once it accepts requests,
+ * and closes it cleanly on SIGINT/SIGTERM. Resolves once listening (the server keeps the process
+ * alive); resolves to exit code 2 on bad arguments.
+ */
+export async function runEmulatorCommand(argv: string[]): Promise<number | void> {
+  let args: ReturnType<typeof parseEmulatorArgs>;
+  try {
+    args = parseEmulatorArgs(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`kb-voice emulator: ${error.message}\n\n${HELP}`);
+      return 2;
+    }
+    throw error;
+  }
+  if (args.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  // A closed stdout (e.g. piped into `head`) must not take the server down.
+  process.stdout.on('error', () => {});
+  process.stderr.on('error', () => {});
+  const emulator = await startEmulator({ port: args.port, host: args.host, apiKey: args.apiKey, agentBuildMs: args.agentBuildMs });
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`kb-voice emulator: ${signal}, shutting down\n`);
+    emulator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`kb-voice emulator: error while closing: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  // Handlers first, then the line that tells callers it is up (they may signal right after it).
+  process.stdout.write(
+    `kb-voice emulator listening on ${emulator.url}\n` +
+      `  API key:    ${emulator.apiKey}\n` +
+      `  robot:      ${emulator.fixtures.robotId}\n` +
+      `  dataset:    ${emulator.fixtures.datasetId}\n` +
+      `  OpenAPI:    ${emulator.url}/openapi.json\n`,
+  );
+}

@@ -1,0 +1,26 @@
+import type { ManagedAgentBuilder } from '../agents.js';
+import type { EmulatorContext } from '../context.js';
+import type { DeletionQueue } from '../deletions.js';
+import type { Fixtures } from '../fixtures/seed.js';
+import type { Presigner } from '../presign.js';
+import type { RealtimeSessionIn, RealtimeSessionOut } from 'kb-voice/schemas';
+
+/** The realtime voice service as the HTTP side uses it (implemented in ../realtime). */
+export interface RealtimeService {
+  handleOffer(robotId: string, body: RealtimeSessionIn): Promise<RealtimeSessionOut>;
+  endSession(sessionId: string): void;
+  close(): Promise<void>;
+}
+
+/** What the HTTP routes share: the emulator context plus the HTTP side's own services. */
+export interface ServerContext extends EmulatorContext {
+  agents: ManagedAgentBuilder;
+  presigner: Presigner;
+  deletions: DeletionQueue;
+  realtime: RealtimeService;
+  /** How long a file or link takes to learn after E4/E5 (ms): a quarter waiting, the rest learning. */
+  fileLearningMs: number;
+  fixtures: Fixtures;
+  /** Restores the seeded state (POST /_emulator/reset). */
+  reset(): Promise<Fixtures>;
+}

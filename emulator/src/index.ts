@@ -1,0 +1,22 @@
+/**
+ * `kb-voice-emulator`: a local emulator of the knowledge-base assistant service for development and
+ * QA — the HTTP API of E1–E20 with realtime voice signaling, seeded data, fault injection and an
+ * OpenAPI document. Start it with {@link startEmulator} or the `kb-voice-emulator` command.
+ */
+export { startEmulator, DEFAULT_API_KEY, DEFAULT_AGENT_BUILD_MS, type Emulator, type EmulatorOptions } from './server.js';
+export { createEmulatorApp } from './app.js';
+export { FIXTURE_IDS, type Fixtures } from './fixtures/seed.js';
+export { answerFromDataset, estimateTokens, type KnowledgeAnswer } from './knowledge.js';
+export { PRICE_TABLE, COST_CATEGORIES, REALTIME_MODEL, AUDIO_TOKENS_PER_SECOND, audioTokens, costItems, totalCost, type CostCategory, type TokenCounts } from './pricing.js';
+export { openApiDocument } from './openapi.js';
+export { buildPdf, type PdfLine, type PdfPageSpec } from './pdf/build.js';
+export { extractText, type PageText, type TextRun } from './pdf/text.js';
+export { createMemoryStore, MemoryCollection } from './store.js';
+export { FakeMicrophone, type FakeMicrophoneStream } from './fake-microphone.js';
+export type {
+  Store, Collection, RobotRecord, DatasetRecord, FileRecord, LinkRecord, IntegrationRecord, SessionRecord,
+  MessageRecord, UsageRecord, AudioRecord,
+} from './store.js';
+export type { EmulatorContext, AgentBuilder, Faults } from './context.js';
+export type { ServerContext, RealtimeService } from './http/server-context.js';
+export type { RealtimeServiceOptions, Brain } from './realtime/index.js';

@@ -1,0 +1,67 @@
+import * as z from 'zod/mini';
+import { endpoints, ErrorDetail, HTTPValidationError, type Endpoint } from 'kb-voice/schemas';
+
+type JsonSchema = Record<string, unknown>;
+
+const request = (schema: z.core.$ZodType): JsonSchema => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+const response = (schema: z.core.$ZodType): JsonSchema => z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
+
+/** OpenAPI parameters of an object schema's members. */
+function parameters(schema: z.ZodMiniObject | undefined, where: 'path' | 'query'): JsonSchema[] {
+  if (!schema) return [];
+  const json = request(schema) as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, s]) => {
+    const array = s.type === 'array';
+    return {
+      name,
+      in: where,
+      required: where === 'path' || (json.required ?? []).includes(name),
+      schema: s,
+      ...(array ? { style: 'form', explode: true } : {}),
+    };
+  });
+}
+
+function operation(e: Endpoint): JsonSchema {
+  const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+  const responses: Record<string, JsonSchema> = {
+    [String(e.status)]: {
+      description: 'Success',
+      content: {
+        ...json(response(e.response)),
+        ...(e.streams ? { 'text/event-stream': { schema: { type: 'string', description: 'With stream: true, `data: <json>` events then `data: [DONE]`' } } } : {}),
+      },
+    },
+    '422': { description: 'Validation error', content: json(response(HTTPValidationError)) },
+    '404': { description: 'Unknown robot, dataset, file, session or message', content: json(response(ErrorDetail)) },
+  };
+  if (e.id === 'E15') responses['204'] = { description: 'Ignored: empty session id, or a session of another robot' };
+  if (e.auth) responses['401'] = { description: 'Missing or wrong API key', content: json(response(ErrorDetail)) };
+  return {
+    operationId: e.id,
+    summary: `${e.id}: ${e.summary}`,
+    parameters: [...parameters(e.params, 'path'), ...parameters(e.query, 'query')],
+    ...(e.body ? { requestBody: { required: e.bodyRequired !== false, content: json(request(e.body)) } } : {}),
+    responses,
+    ...(e.auth ? { security: [{ bearer: [] }] } : { security: [{}, { bearer: [] }] }),
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document of the emulated service, generated from the shared endpoint table and
+ * its zod schemas (JSON Schema draft 2020-12, which OpenAPI 3.1 uses), so it always matches what
+ * the emulator validates.
+ */
+export function openApiDocument(serverUrl?: string): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const e of Object.values(endpoints) as Endpoint[]) {
+    (paths[e.path] ??= {})[e.method.toLowerCase()] = operation(e);
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Knowledge-Base Assistant Service API (kb-voice emulator)', version: '0.0.1' },
+    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    paths,
+  };
+}

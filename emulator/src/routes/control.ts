@@ -1,0 +1,48 @@
+import type { HttpBindings } from '@hono/node-server';
+import type { Context, Hono } from 'hono';
+import * as z from 'zod/mini';
+import { validate } from 'kb-voice/schemas';
+import { HttpError } from '../http/errors.js';
+import { parseJson } from '../http/route.js';
+import type { ServerContext } from '../http/server-context.js';
+
+/** PUT /_emulator/faults body (CONTRACT.md). */
+export const FaultsIn = z.strictObject({
+  warmup: z.optional(z.enum(['ok', 'fail', 'hang'])),
+  latencyMs: z.optional(z.number().check(z.gte(0), z.lte(60_000))),
+});
+
+/** Whether a socket address is a loopback one (127.0.0.0/8, ::1, or IPv4-mapped 127.x). */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4) || address === '::1';
+}
+
+function remoteAddress(c: Context): string | undefined {
+  return (c.env as Partial<HttpBindings> | undefined)?.incoming?.socket?.remoteAddress;
+}
+
+/** The control routes of CONTRACT.md, answering only loopback callers (403 otherwise), with no key. */
+export function registerControlRoutes(app: Hono, sc: ServerContext): void {
+  app.use('/_emulator/*', async (c, next) => {
+    if (!isLoopback(remoteAddress(c))) throw new HttpError(403, 'The emulator control routes answer loopback callers only');
+    await next();
+  });
+
+  app.get('/_emulator/fixtures', (c) => c.json(sc.fixtures));
+
+  app.get('/_emulator/faults', (c) => c.json(sc.faults));
+
+  app.put('/_emulator/faults', async (c) => {
+    const raw = parseJson((await c.req.text()) || '{}');
+    if (!raw.ok) throw new HttpError(422, raw.detail);
+    const parsed = validate(FaultsIn, raw.value, 'body');
+    if (!parsed.ok) throw new HttpError(422, parsed.detail);
+    if (parsed.value.warmup !== undefined) sc.faults.warmup = parsed.value.warmup;
+    if (parsed.value.latencyMs !== undefined) sc.faults.latencyMs = parsed.value.latencyMs;
+    return c.json(sc.faults);
+  });
+
+  app.post('/_emulator/reset', async (c) => c.json(await sc.reset()));
+}
