@@ -22,14 +22,14 @@ const loadNodeServer = () => (listenerModule ??= import(/* @vite-ignore */ ['@ho
  * answers 500 naming the cause instead of waiting for a body that will never come.
  */
 function adoptParsedBody(req: ParsedRequest): string | undefined {
-  const consumed = req._body === true || (req.readableEnded && req.readableLength === 0 && req.method !== 'GET' && req.method !== 'HEAD');
+  const consumed = req._body === true || (req.readableEnded && req.method !== 'GET' && req.method !== 'HEAD');
   if (!consumed || Buffer.isBuffer(req.rawBody)) return undefined;
   const body = req.body;
   if (Buffer.isBuffer(body)) req.rawBody = body;
   else if (typeof body === 'string') req.rawBody = Buffer.from(body);
-  else if (req._body === true && body !== undefined && typeof body === 'object') req.rawBody = Buffer.from(JSON.stringify(body));
-  else if (req._body === true || Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined) {
-    return 'another middleware read the request body before the relay and left no body the relay can use; mount the relay before body parsers (or after express.json(), which it understands)';
+  else if (body !== undefined && body !== null && typeof body === 'object') req.rawBody = Buffer.from(JSON.stringify(body));
+  else if (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined) {
+    return 'another middleware read the request body before the relay and left no body the relay can use; mount the relay before body parsers (express.json() is understood)';
   }
   return undefined;
 }

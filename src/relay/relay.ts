@@ -130,13 +130,12 @@ export function createRelay(options: RelayOptions): Relay {
       if (!cors.allows(origin)) throw new RelayError(403, 'Origin not allowed', `preflight from origin ${origin}, which is not in allowedOrigins`);
       return new Response(null, { status: 204, headers: cors.preflight(origin, methods, request.headers.get('access-control-request-headers')) });
     }
+    const match = matchRoute(request.method, rawPath, prefix);
+    if (match) trace.endpoint = match.id;
     if (origin !== null && origin !== url.origin && !cors.allows(origin)) {
       throw new RelayError(403, 'Origin not allowed', `origin ${origin} is neither the relay's own (${url.origin}) nor in allowedOrigins`);
     }
-
-    const match = matchRoute(request.method, rawPath, prefix);
     if (!match) throw new RelayError(404, 'Not found', `${request.method} ${rawPath.slice(0, 200)} is not on the allowlist (or not a canonical path under ${prefix || '/'})`);
-    trace.endpoint = match.id;
 
     const caller = await authorize(request);
     if (caller === null || caller === undefined) throw new RelayError(401, 'Not authenticated', 'authorize returned null');
