@@ -82,7 +82,7 @@ async function viaFetch(relay: Relay): Promise<{ status: number; bytes: Buffer; 
   const chunks: Buffer[] = [];
   let complete = true;
   try {
-    for await (const c of (res.body ?? []) as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(c));
+    for await (const c of (res.body ?? []) as unknown as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(c));
   } catch {
     complete = false;
   }
