@@ -83,7 +83,9 @@ export class Upstream {
     } catch (error) {
       settle();
       if (timedOut) throw new RelayError(504, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`, {}, error);
-      throw new RelayError(502, 'Upstream unreachable', signal.aborted ? 'the caller went away before the upstream answered' : `upstream unreachable (${describe(error)})`, {}, error);
+      // 499 (as nginx logs it): nobody reads this answer, and it is no upstream failure.
+      if (signal.aborted) throw new RelayError(499, 'Client closed request', 'the caller went away before the upstream answered', {}, error);
+      throw new RelayError(502, 'Upstream unreachable', `upstream unreachable (${describe(error)})`, {}, error);
     }
     // The caller going away still aborts a streamed body: only the time limit ends at hand-over.
     this.#settle.set(response, () => clearTimeout(timer));
