@@ -29,7 +29,7 @@ describe('relay log entries', () => {
     ['no caller', 'GET', `/v1/robots/${ROBOT}/realtime-usage`, {}, undefined, 401, 'E13', /authorize returned null/],
     ['422 locations', 'POST', '/v1/robots/not-a-uuid/realtime/warmup', { 'x-user': 'a', 'content-type': 'application/json' }, `{"note":"${MARKER}"}`, 422, 'E1', /path\.ai_id \(uuid_parsing\), body\.note \(extra_forbidden\)/],
     ['oversized body', 'POST', `/v1/robots/${ROBOT}/realtime/sessions`, { 'x-user': 'a', 'content-type': 'application/json' }, `{"sdp":"${MARKER.repeat(40)}"}`, 413, 'RS', /over the 256-byte cap/],
-    ['not JSON', 'POST', `/v1/robots/${ROBOT}/realtime/warmup`, { 'x-user': 'a', 'content-type': 'text/plain' }, MARKER, 415, 'E1', /content-type "text\/plain" is not JSON/],
+    ['not JSON', 'POST', `/v1/robots/${ROBOT}/realtime/warmup`, { 'x-user': 'a', 'content-type': 'text/plain' }, MARKER, 415, 'E1', /content-type "text\/plain" is not application\/json/],
     ['upstream failure', 'GET', `/v1/robots/${ROBOT}/realtime-cost`, { 'x-user': 'a' }, undefined, 502, 'E11', /upstream answered 500/],
   ] as const)('%s', async (_name, method, path, headers, body, status, endpoint, reason) => {
     logs.length = 0;
