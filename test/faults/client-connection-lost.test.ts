@@ -2,7 +2,7 @@ import wrtc from '@roamhq/wrtc';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
 import { VoiceSession, type VoiceSessionError } from '../../src/client/index.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startEmulator } from 'kb-voice-emulator';
 import { sinkLevelMeter } from '../client/helpers/level-meter.js';
 import { FakeMicrophone } from '../client/helpers/microphone.js';
 
