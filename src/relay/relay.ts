@@ -104,6 +104,8 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
 
   interface Trace {
     requestId: string;
+    /** Headers of every answer: the request id, and CORS for an allowed origin. Set at construction (cheaper than mutating a Response). */
+    headers: Record<string, string>;
     endpoint?: RelayEndpointId;
     role?: RelayRole;
   }
@@ -140,7 +142,7 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
       const methods = allowedMethods(rawPath, prefix, table);
       if (origin === null || wanted === null || !methods.includes(wanted)) throw new RelayError(404, 'Not found', `preflight for ${wanted ?? '(no method)'} on a path off the allowlist`);
       if (!cors.allows(origin)) throw new RelayError(403, 'Origin not allowed', `preflight from origin ${origin}, which is not in allowedOrigins`);
-      return new Response(null, { status: 204, headers: cors.preflight(origin, methods, request.headers.get('access-control-request-headers')) });
+      return new Response(null, { status: 204, headers: { ...trace.headers, ...cors.preflight(origin, methods, request.headers.get('access-control-request-headers')) } });
     }
     const match = matchRoute(request.method, rawPath, prefix, table);
     if (match) trace.endpoint = match.id;
@@ -180,30 +182,30 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
           requestId: trace.requestId,
         });
       },
-      passThrough: (response) => upstream.passThrough(response),
+      passThrough: (response) => upstream.passThrough(response, trace.headers),
       readJson: (response, schema) => upstream.readJson(response, schema),
-      json: (status, body) => jsonResponse(status, body),
+      json: (status, body) => jsonResponse(status, body, trace.headers),
     };
     if (caller.role === 'user') return route.user(forwarding);
-    return upstream.passThrough(await forwarding.call());
+    return upstream.passThrough(await forwarding.call(), trace.headers);
   }
 
   return {
     prefix,
     async fetch(request: Request, env?: unknown): Promise<Response> {
       const started = Date.now();
-      const trace: Trace = { requestId: requestIdOf(request.headers) };
+      const requestId = requestIdOf(request.headers);
+      const origin = request.headers.get('origin');
+      const headers = cors.allows(origin) && request.method !== 'OPTIONS' ? { 'x-request-id': requestId, ...cors.headers(origin) } : { 'x-request-id': requestId };
+      const trace: Trace = { requestId, headers };
       let response: Response;
       let reason: string | undefined;
       try {
         response = await handle(request, env, trace);
       } catch (error) {
-        response = errorResponse(error);
+        response = errorResponse(error, headers);
         reason = error instanceof RelayError ? error.reason : `internal error: ${describe(error)}`;
       }
-      const origin = request.headers.get('origin');
-      if (cors.allows(origin) && request.method !== 'OPTIONS') for (const [k, v] of Object.entries(cors.headers(origin))) response.headers.set(k, v);
-      if (!response.headers.has('x-request-id')) response.headers.set('x-request-id', trace.requestId);
       const { status } = response;
       log({
         level: status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info',

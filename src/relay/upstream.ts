@@ -137,8 +137,8 @@ export class Upstream {
    * for event streams, what arrives in the first turn of the event loop is read (within the time
    * limit) before answering, so a secret in it answers 502; a later one cuts the body.
    */
-  async passThrough(response: Response): Promise<Response> {
-    const headers = this.#headersFor(response);
+  async passThrough(response: Response, extraHeaders: Record<string, string>): Promise<Response> {
+    const headers = { ...extraHeaders, ...this.#headersFor(response) };
     const settle = this.#settle.get(response) ?? (() => {});
     if (!response.body || response.status === 204 || response.status === 205) {
       settle();
@@ -216,8 +216,9 @@ export class Upstream {
   }
 }
 
-/** Resolves null after the current turn of the event loop (pending I/O callbacks run first). */
-const nextTurn = () => new Promise<null>((resolve) => setTimeout(() => resolve(null), 0));
+/** Resolves null after the current turn of the event loop (pending I/O callbacks run first; setImmediate where there is one). */
+const later: (f: () => void) => unknown = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate ?? ((f) => setTimeout(f, 0));
+const nextTurn = () => new Promise<null>((resolve) => later(() => resolve(null)));
 
 function concat(chunks: Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1) return chunks[0]!;
