@@ -39,9 +39,10 @@ export const openaiClientSecret: UserPolicy = async (f) => {
 
 /** The offer and optional session part of a unified-interface request (`application/sdp` or multipart). */
 async function readOffer(raw: { type: string; text: string } | undefined): Promise<{ sdp: string; session: Record<string, unknown> | undefined }> {
+  // The route's textBody already refused other content types (415) and an empty body (422).
   const type = (raw?.type ?? '').split(';')[0]!.trim().toLowerCase();
-  if (raw && type === 'application/sdp') return { sdp: raw.text, session: undefined };
-  if (!raw || type !== 'multipart/form-data') throw new RelayError(415, 'Content-Type must be application/sdp or multipart/form-data', `content-type ${JSON.stringify(raw?.type ?? '(none)')} on the calls route`);
+  if (!raw) throw new RelayError(422, [{ loc: ['body'], msg: 'Field required', type: 'missing' }], 'no offer');
+  if (type === 'application/sdp') return { sdp: raw.text, session: undefined };
   let form: FormData;
   try {
     form = await new Response(raw.text, { headers: { 'content-type': raw.type } }).formData();
@@ -74,7 +75,7 @@ async function readOffer(raw: { type: string; text: string } | undefined): Promi
  * with `Location: {prefix}/v1/robots/{ai_id}/realtime/calls/{call_id}`.
  */
 export const openaiCall: UserPolicy = async (f) => {
-  const offer = await readOffer(f.raw);
+  const offer = await readOffer(f.text);
   const sessionId = await f.grants.mint(f.user);
   const form = new FormData();
   form.set('sdp', offer.sdp);

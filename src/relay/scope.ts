@@ -9,12 +9,12 @@ export interface Forwarding {
   params: Record<string, string>;
   query: Record<string, unknown> | undefined;
   body: Record<string, unknown> | undefined;
+  /** A non-JSON body as received (routes with `textBody`). */
+  text: { type: string; text: string } | undefined;
   user: string;
   grants: SessionGrants;
   /** The relay's normalised prefix (for paths it hands back, e.g. a `Location`). */
   prefix: string;
-  /** The request body as read, for routes with `rawBody` (any content type, bounded). */
-  raw?: { type: string; text: string };
   /** Calls the route's upstream path with a body of any type, a query and extra headers; non-2xx answers are thrown. */
   send(init: { body?: { type: string; text: string }; query?: URLSearchParams; headers?: Record<string, string> }): Promise<Response>;
   /** Calls the route's upstream path with `body` (default: the validated one), or another endpoint; non-2xx answers are thrown. */
