@@ -81,7 +81,7 @@ export function openaiCodec(now: () => number = () => performance.now()): OpenAI
     out.push({
       v, type: 'turn.completed', turn_id: turn.id, message_id: turn.done.messageId, input: turn.input,
       question: turn.question, answer: turn.answer,
-      first_response_ms: turn.firstAudio === undefined ? 0 : Math.round(turn.firstAudio - turn.inputEnd),
+      first_response_ms: turn.firstAudio === undefined ? null : Math.round(turn.firstAudio - turn.inputEnd),
       agent_build_ms: 0,
       input_duration_ms: Math.round(turn.speechMs),
       output_duration_ms: turn.firstAudio === undefined ? 0 : Math.round(now() - turn.firstAudio),
