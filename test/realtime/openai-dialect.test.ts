@@ -58,6 +58,13 @@ describe('OpenAI realtime dialect (emulator)', () => {
     expect((await mint({ session: { model: 'no-such-robot' } })).status).toBe(404);
     expect((await mint({ session: {} })).status).toBe(400);
     expect((await mint({ session: { model: robotId }, expires_after: { seconds: 5 } })).status).toBe(400);
+    expect((await mint({ session: { model: robotId, instructions: 'x'.repeat(70 * 1024) } })).status).toBe(413);
+    // The session id a minting server may choose (the relay's grants): validated, and never reused.
+    const chosen = (id: string) => fetch(`${emu.url}/v1/realtime/client_secrets?session_id=${encodeURIComponent(id)}`, {
+      method: 'POST', headers: { authorization: `Bearer ${emu.apiKey}` }, body: JSON.stringify({ session: { model: robotId } }),
+    });
+    expect((await chosen('bad id/..')).status).toBe(400);
+    expect((await chosen(emu.context.store.sessions.all()[0]!.id)).status).toBe(409);
     const tools = await mint({ session: { model: robotId, tools: [{ type: 'function', name: 'f' }] } });
     expect(tools.status).toBe(400);
     expect((await tools.json()).error).toMatchObject({ code: 'unsupported_config', param: 'session.tools' });

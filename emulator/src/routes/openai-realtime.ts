@@ -9,6 +9,8 @@ import { applySessionConfig, defaultSessionState, describeSession, UnsupportedCo
 
 /** Largest body `POST /v1/realtime/calls` reads (an SDP offer is a few KB). */
 export const MAX_CALL_BODY_BYTES = 256 * 1024;
+/** Largest body `POST /v1/realtime/client_secrets` reads. */
+export const MAX_SECRET_BODY_BYTES = 64 * 1024;
 /** Header naming the end user (OpenAI's safety identifier); it becomes the session's `user_identifier`. */
 export const USER_HEADER = 'openai-safety-identifier';
 /** Ids a caller may choose for the session (`?session_id=`, an emulator extension the relay uses for grants). */
@@ -122,9 +124,12 @@ export function registerOpenAIRealtimeRoutes(app: Hono, sc: ServerContext): Clie
     try {
       if (sc.faults.latencyMs > 0) await sleep(sc.faults.latencyMs);
       if (bearer(c) !== sc.apiKey) throw new OaiRequestError(401, 'invalid_api_key', 'Incorrect API key provided.');
+      if (Number(c.req.header('content-length') ?? '0') > MAX_SECRET_BODY_BYTES) throw new OaiRequestError(413, 'body_too_large', `the body exceeds ${MAX_SECRET_BODY_BYTES} bytes`);
+      const text = await c.req.text();
+      if (text.length > MAX_SECRET_BODY_BYTES) throw new OaiRequestError(413, 'body_too_large', `the body exceeds ${MAX_SECRET_BODY_BYTES} bytes`);
       let json: unknown;
       try {
-        json = JSON.parse(await c.req.text());
+        json = JSON.parse(text);
       } catch {
         throw new OaiRequestError(400, 'invalid_json', 'the body is not valid JSON');
       }
