@@ -175,7 +175,9 @@ export class WidgetView {
   }
 
   private renderLatency(turn: Turn | undefined): void {
-    const text = turn ? `Last answer started ${(turn.firstResponseMs / 1000).toFixed(1)} s after the question.` : '';
+    const ms = turn?.firstResponseMs ?? 0;
+    const after = ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+    const text = turn ? `Last answer started ${after} after the question.` : '';
     if (this.el.latency.textContent === text) return;
     this.el.latency.textContent = text;
     if (turn) this.el.latency.dataset.ms = String(turn.firstResponseMs);
