@@ -62,3 +62,38 @@ test('plain HTML page with only the one-file build: connect, spoken and typed tu
   const assets = audit.seen.filter((s) => !s.url.includes('/api/voice/')).map((s) => new URL(s.url).pathname);
   expect(assets).toEqual(['/static/index.html', '/static/kb-voice-widget.js']);
 });
+
+test('loading the widget twice (a second copy of the build) does nothing wrong; removing the element ends its call', async ({ page, stack, emu }) => {
+  void emu;
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  const widget = await openWidgetPage(page, stack);
+  // Another URL is another module instance: its registration must step aside.
+  const same = await page.evaluate(async () => {
+    const first = customElements.get('kb-voice-widget');
+    const script = Object.assign(document.createElement('script'), { type: 'module', src: '/static/kb-voice-widget.js?copy=2' });
+    const loaded = new Promise((resolve, reject) => {
+      script.onload = resolve;
+      script.onerror = reject;
+    });
+    document.head.append(script);
+    await loaded;
+    return customElements.get('kb-voice-widget') === first;
+  });
+  expect(same).toBe(true);
+
+  await widget.getByTestId('call-start').click();
+  await expect(widget.getByTestId('call-status')).toHaveText('connected', { timeout: 20_000 });
+  // Moving the element keeps the call; removing it ends the call and releases the microphone.
+  const status = await widget.evaluate(async (el: KbVoiceWidget) => {
+    const session = el.session!;
+    document.body.append(el);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const afterMove = session.state.status;
+    el.remove();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    return { afterMove, afterRemove: session.state.status };
+  });
+  expect(status).toEqual({ afterMove: 'connected', afterRemove: 'ended' });
+  expect(errors).toEqual([]);
+});
