@@ -97,3 +97,24 @@ test('loading the widget twice (a second copy of the build) does nothing wrong; 
   expect(status).toEqual({ afterMove: 'connected', afterRemove: 'ended' });
   expect(errors).toEqual([]);
 });
+
+test('the demo\'s widget page, linked from the QA page: a call, with the element\'s DOM events logged', async ({ page, openDemo }) => {
+  await openDemo('?lang=en');
+  await page.getByTestId('widget-link').click();
+  await expect(page).toHaveURL(/\/widget\.html\?lang=en$/);
+  await expect(page.locator('body[data-ready="true"]')).toBeAttached({ timeout: 30_000 });
+  const widget = page.locator('kb-voice-widget');
+  await expect(widget).toHaveAttribute('language', 'en');
+  await widget.getByTestId('call-start').click();
+  await expect(widget.getByTestId('call-status')).toHaveText('connected', { timeout: 20_000 });
+  const events = page.getByTestId('widget-event');
+  await expect(events.and(page.locator('[data-type="state"]')).last()).toContainText('connecting → connected');
+  await expect(events.and(page.locator('[data-type="turn"]')).first()).toContainText('voice', { timeout: 40_000 });
+  await page.getByTestId('theme-dark').check();
+  await expect(widget).toHaveClass('dark');
+  expect(await widget.getByTestId('call-status').evaluate((node) => getComputedStyle(node).color)).toBe('rgb(180, 188, 200)');
+  await widget.getByTestId('call-end').click();
+  await expect(widget.getByTestId('call-status')).toHaveText('ended', { timeout: 20_000 });
+  await page.getByTestId('qa-link').click();
+  await expect(page.getByTestId('call-status')).toHaveText('idle');
+});
