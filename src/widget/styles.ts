@@ -4,7 +4,7 @@
  * the shadow boundary) and the `part` names (`::part(button)`, ...). The default colours pass WCAG
  * AA contrast (4.5:1 for text) on the default background.
  */
-export const WIDGET_CSS = `
+export const WIDGET_CSS: string = `
 :host {
   --kbv-font: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans JP", sans-serif;
   --kbv-bg: #ffffff;
@@ -21,8 +21,8 @@ export const WIDGET_CSS = `
   --kbv-radius: 12px;
   display: block;
   box-sizing: border-box;
-  inline-size: 100%;
-  max-inline-size: 28rem;
+  width: 100%;
+  max-width: 28rem;
   font: 15px/1.45 var(--kbv-font);
   color: var(--kbv-fg);
 }
