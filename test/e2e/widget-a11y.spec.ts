@@ -176,3 +176,29 @@ test.describe('errors in words, with what to do', () => {
     });
   }
 });
+
+test('blocked playback: an "Enable sound" control that unblocks it', async ({ page, stack, emu }) => {
+  void emu;
+  // What the autoplay policy does without a user gesture: play() rejects with NotAllowedError,
+  // until the page has one (here: until the visitor presses the widget's button).
+  await page.addInitScript(() => {
+    const play = HTMLMediaElement.prototype.play;
+    let allowed = false;
+    document.addEventListener('click', () => { allowed = true; }, { capture: true });
+    HTMLMediaElement.prototype.play = function () {
+      return allowed ? play.call(this) : Promise.reject(new DOMException('play() needs a user gesture', 'NotAllowedError'));
+    };
+  });
+  const widget = await openWidgetPage(page, stack);
+  // Start by keyboard would count as a gesture as well; block it until the sound button instead.
+  await widget.evaluate((el: HTMLElement & { start(): Promise<void> }) => el.start());
+  await expect(widget.getByTestId('call-status')).toHaveText('connected', { timeout: 20_000 });
+  const sound = widget.getByTestId('playback-resume');
+  await expect(sound).toBeVisible();
+  await expect(sound).toHaveText('Enable sound');
+  await expect(widget.getByTestId('error')).toContainText('Press “Enable sound” to hear it.');
+  await sound.click();
+  await expect(sound).toBeHidden();
+  await expect(widget.getByTestId('error')).toBeHidden();
+  expect(await widget.evaluate((el: HTMLElement & { snapshot?: { playbackBlocked: boolean } }) => el.snapshot?.playbackBlocked)).toBe(false);
+});
