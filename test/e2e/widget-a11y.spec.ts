@@ -202,3 +202,17 @@ test('blocked playback: an "Enable sound" control that unblocks it', async ({ pa
   await expect(widget.getByTestId('error')).toBeHidden();
   expect(await widget.evaluate((el: HTMLElement & { snapshot?: { playbackBlocked: boolean } }) => el.snapshot?.playbackBlocked)).toBe(false);
 });
+
+test('no CSS leaks either way: the widget adds no page stylesheet, page rules do not restyle it, custom properties and ::part() do', async ({ page, stack }) => {
+  const widget = await openWidgetPage(page, stack);
+  expect(await page.evaluate(() => document.styleSheets.length + document.adoptedStyleSheets.length)).toBe(0);
+  const start = widget.getByTestId('call-start');
+  const color = () => start.evaluate((node) => getComputedStyle(node).backgroundColor);
+  const before = await color();
+  await page.addStyleTag({ content: 'button { background: rgb(255, 0, 0) !important; } .primary { background: rgb(255, 0, 0) !important; }' });
+  expect(await color()).toBe(before);
+  await page.addStyleTag({ content: 'kb-voice-widget { --kbv-accent: rgb(0, 128, 0); }' });
+  expect(await color()).toBe('rgb(0, 128, 0)');
+  await page.addStyleTag({ content: 'kb-voice-widget::part(start-button) { background: rgb(0, 0, 128); }' });
+  expect(await color()).toBe('rgb(0, 0, 128)');
+});
