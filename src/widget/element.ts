@@ -1,6 +1,6 @@
 import { createApiClient } from '../api/client.js';
 import { VoiceSessionError } from '../client/errors.js';
-import type { SessionEvents, TranscriptUpdate, Turn } from '../client/events.js';
+import type { AudioLevels, SessionEvents, TranscriptUpdate, Turn } from '../client/events.js';
 import type { VoiceSessionOptions } from '../client/options.js';
 import { VoiceSession } from '../client/session.js';
 import type { SessionSnapshot } from '../client/snapshot.js';
@@ -133,7 +133,7 @@ export class KbVoiceWidget extends Base {
       session.on(name, forward);
       offs.push(() => session.off(name, forward));
     }
-    const level = ({ input }: { input: number }) => this.#view?.setLevel(input);
+    const level = ({ input }: AudioLevels) => this.#view?.setLevel(input);
     session.on('level', level);
     offs.push(() => session.off('level', level));
     this.#detach = () => offs.forEach((off) => off());

@@ -54,7 +54,7 @@ export class WidgetView {
     input: HTMLInputElement; send: HTMLButtonElement; error: HTMLElement;
   };
   private readonly captionNodes = new Map<string, HTMLElement>();
-  private shownLevel = -1;
+  private shownLevel: number | null = -1;
 
   constructor(private readonly root: ShadowRoot, actions: ViewActions) {
     root.innerHTML = TEMPLATE;
@@ -104,14 +104,17 @@ export class WidgetView {
     }
   }
 
-  /** The microphone level, 0..1 (ten times a second while a call is up). */
-  setLevel(level: number): void {
-    const percent = Math.round(Math.max(0, Math.min(1, level)) * 100);
+  /** The microphone level, 0..1 (ten times a second while a call is up); null when it cannot be measured. */
+  setLevel(level: number | null): void {
+    const percent = level === null ? null : Math.round(Math.max(0, Math.min(1, level)) * 100);
     if (percent === this.shownLevel) return;
     this.shownLevel = percent;
-    this.el.bar.style.transform = `scaleX(${percent / 100})`;
-    this.el.meter.setAttribute('aria-valuenow', String(percent));
-    this.el.meter.dataset.value = String(percent / 100);
+    this.el.bar.style.transform = `scaleX(${(percent ?? 0) / 100})`;
+    this.el.meter.setAttribute('aria-valuenow', String(percent ?? 0));
+    // A meter that cannot measure says so, rather than showing silence.
+    if (percent === null) this.el.meter.setAttribute('aria-valuetext', 'not measured');
+    else this.el.meter.removeAttribute('aria-valuetext');
+    this.el.meter.dataset.value = percent === null ? '' : String(percent / 100);
   }
 
   /** Shows a sentence in the error box; undefined hides it. */
