@@ -103,13 +103,13 @@ export class KbVoiceWidget extends Base {
       return;
     }
     const relayUrl = this.getAttribute('relay-url')?.trim() || '/api/voice';
+    const baseUrl = resolveUrl(relayUrl);
+    if (!baseUrl) {
+      this.#fail(`The widget\u2019s relay-url attribute (${relayUrl}) is not a URL: the page\u2019s author must fix it.`);
+      return;
+    }
     const language = this.getAttribute('language')?.trim() || document.documentElement.lang || undefined;
-    const session = new VoiceSession({
-      ...this.sessionOptions,
-      aiId,
-      api: createApiClient({ baseUrl: new URL(relayUrl, document.baseURI).toString() }),
-      ...(language ? { language } : {}),
-    });
+    const session = new VoiceSession({ ...this.sessionOptions, aiId, api: createApiClient({ baseUrl }), ...(language ? { language } : {}) });
     this.#attach(session);
     this.dispatchEvent(new CustomEvent('session', { detail: session }));
     await session.start().catch(() => undefined);
@@ -179,6 +179,15 @@ export class KbVoiceWidget extends Base {
       view.update(snapshot);
       view.showError(this.#localError ?? errorText(snapshot));
     });
+  }
+}
+
+/** `url` resolved against the page, or undefined when it is not a URL. */
+function resolveUrl(url: string): string | undefined {
+  try {
+    return new URL(url, document.baseURI).toString();
+  } catch {
+    return undefined;
   }
 }
 

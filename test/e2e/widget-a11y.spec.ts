@@ -177,6 +177,20 @@ test.describe('errors in words, with what to do', () => {
   }
 });
 
+test('the page author\'s mistakes are named: no ai-id, a relay-url that is not a URL', async ({ page, stack }) => {
+  const widget = await openWidgetPage(page, stack, { aiId: '' });
+  await widget.getByTestId('call-start').click();
+  await expect(widget.getByTestId('error')).toHaveText('The widget has no ai-id attribute: the page’s author must set it to the assistant’s id.');
+  await expect(widget.getByTestId('call-status')).toHaveText('idle');
+  // Fixing the attribute clears the complaint; a broken relay-url gets its own.
+  await widget.evaluate((el, id) => el.setAttribute('ai-id', id), stack.emulator.fixtures.robotId);
+  await expect(widget.getByTestId('error')).toBeHidden();
+  await widget.evaluate((el) => el.setAttribute('relay-url', 'http://['));
+  await widget.getByTestId('call-start').click();
+  await expect(widget.getByTestId('error')).toContainText('relay-url attribute (http://[) is not a URL');
+  await expect(widget.getByTestId('call-start')).toBeEnabled();
+});
+
 test('blocked playback: an "Enable sound" control that unblocks it', async ({ page, stack, emu }) => {
   void emu;
   // What the autoplay policy does without a user gesture: play() rejects with NotAllowedError,
