@@ -26,7 +26,7 @@ const TEMPLATE = `
     <button type="button" part="button sound-button" data-testid="playback-resume" hidden>Enable sound</button>
   </div>
   <div class="level" part="level">
-    <span id="kbv-level-label">Microphone</span>
+    <span id="kbv-level-label" data-testid="mic-status">Microphone</span>
     <span class="meter" part="meter" role="meter" aria-labelledby="kbv-level-label" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0" data-testid="input-level" data-value="0"><span part="meter-bar"></span></span>
   </div>
   <div class="captions" part="captions" role="log" aria-live="polite" aria-label="Captions" tabindex="0" data-empty="Captions of the call appear here."></div>
@@ -50,7 +50,7 @@ export interface ViewActions {
 export class WidgetView {
   private readonly el: {
     status: HTMLElement; start: HTMLButtonElement; end: HTMLButtonElement; mute: HTMLButtonElement; sound: HTMLButtonElement;
-    meter: HTMLElement; bar: HTMLElement; captions: HTMLElement; latency: HTMLElement; form: HTMLFormElement;
+    meter: HTMLElement; micLabel: HTMLElement; bar: HTMLElement; captions: HTMLElement; latency: HTMLElement; form: HTMLFormElement;
     input: HTMLInputElement; send: HTMLButtonElement; error: HTMLElement;
   };
   private readonly captionNodes = new Map<string, HTMLElement>();
@@ -61,7 +61,7 @@ export class WidgetView {
     const q = <T extends Element = HTMLElement>(selector: string) => root.querySelector(selector) as T;
     this.el = {
       status: q('[data-testid="call-status"]'), start: q('[data-testid="call-start"]'), end: q('[data-testid="call-end"]'),
-      mute: q('[data-testid="mute-toggle"]'), sound: q('[data-testid="playback-resume"]'), meter: q('[role="meter"]'),
+      mute: q('[data-testid="mute-toggle"]'), sound: q('[data-testid="playback-resume"]'), meter: q('[role="meter"]'), micLabel: q('#kbv-level-label'),
       bar: q('[part="meter-bar"]'), captions: q('.captions'), latency: q('.latency'), form: q('form'),
       input: q('[data-testid="text-input"]'), send: q('[data-testid="text-send"]'), error: q('[data-testid="error"]'),
     };
@@ -91,7 +91,10 @@ export class WidgetView {
     el.mute.disabled = !live;
     const muted = snapshot?.muted ?? false;
     el.mute.setAttribute('aria-pressed', String(muted));
-    el.mute.textContent = muted ? 'Unmute' : 'Mute';
+    // One name, its state in aria-pressed (a toggle whose name also flips reads as a contradiction);
+    // the meter's label says it in words for everyone.
+    const micWords = muted ? 'Microphone muted' : 'Microphone';
+    if (el.micLabel.textContent !== micWords) el.micLabel.textContent = micWords;
     el.sound.hidden = !(live && snapshot?.playbackBlocked);
     el.input.disabled = el.send.disabled = status !== 'connected';
     if (!live) this.setLevel(0);

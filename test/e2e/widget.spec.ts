@@ -30,7 +30,8 @@ test('plain HTML page with only the one-file build: connect, spoken and typed tu
   // Mute, then a typed question (while muted, no new spoken turn can start).
   await widget.getByTestId('mute-toggle').click();
   await expect(widget.getByTestId('mute-toggle')).toHaveAttribute('aria-pressed', 'true');
-  await expect(widget.getByTestId('mute-toggle')).toHaveText('Unmute');
+  await expect(widget.getByTestId('mute-toggle')).toHaveText('Mute');
+  await expect(widget.getByTestId('mic-status')).toHaveText('Microphone muted');
   await page.waitForTimeout(2_500); // a spoken turn already under way finishes first
   await widget.getByTestId('text-input').fill('How long is the warranty?');
   await widget.getByTestId('text-send').click();
