@@ -29,7 +29,7 @@ byId<HTMLInputElement>('dark').addEventListener('change', (event) => {
 const describe: { [K in keyof KbVoiceWidgetEventMap]: (detail: KbVoiceWidgetEventMap[K]['detail']) => string } = {
   session: () => 'new VoiceSession (el.session)',
   state: ({ state, previous }) => `${previous.status} → ${state.status}`,
-  turn: (turn) => `#${turn.id} ${turn.input}: “${turn.question}” → “${turn.answer}” (${turn.firstResponseMs} ms)`,
+  turn: (turn) => `#${turn.id} ${turn.input}: “${turn.question}” → “${turn.answer}” (${turn.firstResponseMs === null ? 'no audio' : `${turn.firstResponseMs} ms`})`,
   transcript: (update) => (update.final ? `${update.role}: ${update.text}` : ''),
   mute: (muted) => (muted ? 'muted' : 'unmuted'),
   error: (error) => `${error.code}: ${error.message}`,

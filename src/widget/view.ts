@@ -99,7 +99,7 @@ export class WidgetView {
     el.input.disabled = el.send.disabled = status !== 'connected';
     if (!live) this.setLevel(0);
     this.renderCaptions(snapshot);
-    this.renderLatency(snapshot?.turns.at(-1));
+    this.renderLatency(snapshot?.turns ?? []);
     // A control that just got disabled or hidden would drop keyboard focus to the page: hand it on.
     const lost = focused instanceof HTMLElement && ((focused as HTMLButtonElement).disabled === true || focused.hidden);
     if (lost) {
@@ -180,13 +180,15 @@ export class WidgetView {
     if (wanted.length > 0) this.el.captions.scrollTop = this.el.captions.scrollHeight;
   }
 
-  private renderLatency(turn: Turn | undefined): void {
-    const ms = turn?.firstResponseMs ?? 0;
-    const after = ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-    const text = turn ? `Last answer started ${after} after the question.` : '';
+  /** The latency of the last answer that was heard (a turn cut before its audio has none). */
+  private renderLatency(turns: readonly Turn[]): void {
+    let ms: number | null = null;
+    for (let i = turns.length - 1; i >= 0 && ms === null; i--) ms = turns[i]!.firstResponseMs;
+    const after = ms === null ? '' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+    const text = ms === null ? '' : `Last answer started ${after} after the question.`;
     if (this.el.latency.textContent === text) return;
     this.el.latency.textContent = text;
-    if (turn) this.el.latency.dataset.ms = String(turn.firstResponseMs);
-    else delete this.el.latency.dataset.ms;
+    if (ms === null) delete this.el.latency.dataset.ms;
+    else this.el.latency.dataset.ms = String(ms);
   }
 }
