@@ -81,7 +81,8 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       assistantSpeaking: this.tracker.assistantSpeaking, playbackBlocked: this.playback.blocked, error: this._error,
     }));
     this.heartbeat = new Heartbeat({
-      intervalMs: options.heartbeatIntervalMs ?? 1000,
+      // A dialect without ping/pong relies on the transport noticing a dead link.
+      intervalMs: this.dialect.heartbeat === false ? 0 : options.heartbeatIntervalMs ?? 1000,
       send: (t) => this.sendEvent({ v: PROTOCOL_VERSION, type: 'ping', t }),
       onDead: () => this.lost(this.conn),
     });
@@ -478,7 +479,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const message = this.codec.encode(event);
     const transport = this.conn?.transport;
     if (!transport?.open) throw new VoiceSessionError('not_connected', 'The data channel is not open');
-    transport.send(message);
+    if (message !== undefined) transport.send(message);
   }
 
   private assistantDone(timeoutMs: number): Promise<void> {
