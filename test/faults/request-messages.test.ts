@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
-import { endpoints, parseRequest, toValidationDetail } from '../../src/schemas/index.js';
+import { endpoints, parseRequest, toValidationDetail, type Endpoint } from '../../src/schemas/index.js';
 
 // Issue 10: a 422 must say what was wrong (the field in `loc`, the reason in `msg`), never only
 // zod/mini's locale-free "Invalid input".
@@ -23,7 +23,7 @@ describe('422 messages name the reason', () => {
 
   it('no 422 of the endpoint table says only "Invalid input" for a table of wrong values', () => {
     const wrong = [{}, [], 'x', 1.5, -1, null, true, ['x'], '', 'not-a-date', 1e12];
-    for (const e of Object.values(endpoints)) {
+    for (const e of Object.values(endpoints) as Endpoint[]) {
       for (const schema of [e.body, e.query]) {
         const shape = (schema as { _zod?: { def: { shape?: Record<string, unknown> } } } | undefined)?._zod?.def.shape ?? {};
         for (const key of Object.keys(shape)) for (const value of wrong) {
