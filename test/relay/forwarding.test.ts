@@ -156,8 +156,12 @@ describe('limits and upstream failures', () => {
       setTimeout(() => res.end(`${req.headers.authorization}"}`), 20);
     });
     const res = await call(`/v1/${ROBOT}/session.messages?session_id=s1`);
-    expect(res.status).toBe(200);
-    await expect(res.text()).rejects.toThrow();
+    // Cut after the first bytes; 502 if the machine was so slow that the echo arrived in the first read.
+    if (res.status === 502) expect(await res.text()).not.toContain(KEY);
+    else {
+      expect(res.status).toBe(200);
+      await expect(res.text()).rejects.toThrow();
+    }
   });
 
   it('answers 502 over node:http when the first chunk would echo the key', async () => {
