@@ -17,6 +17,12 @@ const VOICE_MESSAGES: Record<string, string> = {
     'Microphone access was denied. Allow the microphone for this page in the browser (address bar → site settings) and start the call again.',
   microphone_unavailable:
     'No usable microphone was found. Plug one in or pick another input device, then start the call again.',
+  webrtc_unsupported: 'This browser cannot make WebRTC calls. Use a current Chrome, Edge, Firefox or Safari.',
+  unauthorized: 'The relay refused this caller (not signed in, or the relay\'s key is wrong).',
+  not_found: 'The robot was not found: check the ai_id in the page URL.',
+  rate_limited: 'Too many calls right now: wait a moment and start again.',
+  service_unavailable: 'The voice service is unavailable (relay or service down or full): try again shortly.',
+  session_ended: 'This call has ended: start a new one.',
   signaling_failed: 'The call could not be set up: the voice service refused or did not answer the connection request.',
   connection_failed: 'The audio connection could not be established (WebRTC failed).',
   connection_lost: 'The connection was lost and could not be restored in time.',
