@@ -78,8 +78,11 @@ export interface SignalingRequest {
 export interface DialectCodec {
   /** The events a message means, in kb-voice v1 terms (none: ignore it), or the protocol_error to report. */
   decode(text: string): readonly ServerEvent[] | VoiceSessionError;
-  /** The message(s) for one client event, sent in order; throws a local ValidationError for bad input. */
-  encode(event: ClientEvent): string | readonly string[];
+  /**
+   * The message(s) for one client event, sent in order (undefined or none: this dialect has no such
+   * message, nothing is sent); throws a local ValidationError for bad input.
+   */
+  encode(event: ClientEvent): string | readonly string[] | undefined;
   /** Messages the codec wants sent after decoding one (a dialect's deferred request); optional. */
   takeReplies?(): readonly string[];
 }
@@ -87,6 +90,8 @@ export interface DialectCodec {
 /** A wire protocol: signaling, data-channel label and message format. The default is kb-voice v1. */
 export interface Dialect {
   readonly channel: string;
+  /** false: the dialect has no ping/pong, so the session's heartbeat is off (default true). */
+  readonly heartbeat?: boolean;
   /** Exchanges the offer for the answer; failures are thrown as they come (the session maps them to codes). */
   signal(offer: { sdp: string }, request: SignalingRequest): Promise<SignalingAnswer>;
   codec(): DialectCodec;
