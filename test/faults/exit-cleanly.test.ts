@@ -48,6 +48,24 @@ describe('a Node QA script exits by itself', () => {
   }
 });
 
+describe('the exit-time collection', () => {
+  it('is bounded: a holder the app keeps alive does not keep the process running', async () => {
+    const code = [
+      "import { releaseBeforeExit } from './emulator/src/realtime/wrtc-exit.ts';",
+      'globalThis.kept = {};',
+      'releaseBeforeExit(globalThis.kept);',
+      "let n = 0; process.on('beforeExit', () => n++);",
+      "process.on('exit', () => console.log(`beforeExit ${n} times`));",
+    ].join('\n');
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: root });
+    let output = '';
+    child.stdout.on('data', (b: Buffer) => (output += b));
+    const exitCode = await new Promise((resolve) => child.on('exit', resolve));
+    expect(exitCode).toBe(0);
+    expect(output.trim()).toBe('beforeExit 6 times'); // 5 collections, then it lets the process end
+  }, 60_000);
+});
+
 describe('FakeMicrophone.close()', () => {
   it('releases its source: a closed microphone opens no more tracks', async () => {
     const mic = new FakeMicrophone();

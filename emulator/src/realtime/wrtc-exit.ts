@@ -36,18 +36,20 @@ export function releaseBeforeExit(holder: object): void {
 }
 
 function onBeforeExit(): void {
-  if (holders.size === 0) {
+  // Done: a collection ran and nothing registered is left; or the app keeps some alive (not ours
+  // to free). Either way the process may end now.
+  if ((rounds > 0 && holders.size === 0) || rounds >= MAX_ROUNDS) {
     rounds = 0;
     return;
   }
-  // The app keeps some alive: they are not ours to free; let the process end.
-  if (rounds >= MAX_ROUNDS) return;
+  // At least one collection even when the holders are gone already: receivers are not registered,
+  // and a minor collection may have taken the sources but not them.
   rounds++;
   // Collect before looking: a WeakRef read keeps its target alive until the end of the job.
   gc();
   for (const ref of holders) if (ref.deref() === undefined) holders.delete(ref);
   // N-API runs the finalizers from an immediate after the collection: this turn lets it, then
-  // 'beforeExit' comes again (and returns at once when nothing is left).
+  // 'beforeExit' comes again.
   setImmediate(() => undefined);
 }
 
