@@ -81,7 +81,8 @@ function preludeAbove(lines, fenceIndex) {
 
 function moduleName(block) {
   const base = path.relative(root, block.file).replace(/[^A-Za-z0-9]+/g, '-');
-  return `${base}-L${block.line}.${block.lang === 'js' || block.lang === 'javascript' || block.lang === 'mjs' ? 'mjs' : 'mts'}`;
+  const ext = { js: 'mjs', javascript: 'mjs', mjs: 'mjs', tsx: 'tsx' }[block.lang] ?? 'mts';
+  return `${base}-L${block.line}.${ext}`;
 }
 
 /** One tsc program over every checked and run block; returns diagnostics per module file. */
@@ -101,7 +102,7 @@ function typeCheck(blocks) {
       compilerOptions: {
         target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM', 'DOM.Iterable'],
         types: ['node'], strict: true, noEmit: false, outDir: 'out', allowJs: true, checkJs: true, skipLibCheck: true,
-        moduleDetection: 'force', sourceMap: false, declaration: false, rootDir: '.',
+        moduleDetection: 'force', sourceMap: false, declaration: false, rootDir: '.', jsx: 'react-jsx',
       },
       files,
     }, null, 2),
@@ -122,7 +123,8 @@ function typeCheck(blocks) {
 }
 
 function runModule(block) {
-  const file = path.join(work, 'out', moduleName(block).replace(/\.mts$/, '.mjs'));
+  // tsc's output names: .mts -> .mjs, .tsx -> .js (an ES module: the repository's package.json says "type": "module").
+  const file = path.join(work, 'out', moduleName(block).replace(/\.mts$/, '.mjs').replace(/\.tsx$/, '.js'));
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(process.execPath, [file], { cwd: path.join(work, 'cwd'), stdio: ['ignore', 'pipe', 'pipe'] });

@@ -25,11 +25,12 @@ describe('doc-test', () => {
     requireDist('index.d.ts', 'api/index.js');
     const { status, output, report } = docTest('good.md');
     expect(status, output).toBe(0);
-    expect(report).toMatchObject({ passed: 2, failed: 0, skipped: 1 });
+    expect(report).toMatchObject({ passed: 3, failed: 0, skipped: 1 });
     expect(report.blocks.map((b) => [b.at.replace(/^.*good\.md/, 'good.md'), b.mode, b.ok])).toEqual([
       ['good.md:3', 'skip', true],
       ['good.md:8', 'check', true],
       ['good.md:15', 'run', true],
+      ['good.md:27', 'check', true], // tsx
     ]);
   }, 150_000);
 
