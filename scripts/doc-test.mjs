@@ -93,7 +93,7 @@ function typeCheck(blocks) {
     // The prelude goes on the block's first line so diagnostics keep the README's line numbers.
     const prelude = block.prelude ? `${block.prelude.replace(/\n/g, ' ')} ` : '';
     const [first, ...rest] = block.code.split('\n');
-    writeFileSync(path.join(work, name), [`${prelude}${first}`, ...rest].join('\n') + (block.code.includes('import ') || block.code.includes('export ') ? '' : '\nexport {};\n'));
+    writeFileSync(path.join(work, name), [`${prelude}${first}`, ...rest].join('\n'));
     files.push(name);
   }
   writeFileSync(
@@ -109,14 +109,15 @@ function typeCheck(blocks) {
   );
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', path.join(work, 'tsconfig.json'), '--pretty', 'false'], { cwd: work, encoding: 'utf8' });
+  // Errors by block module; '*' holds any other (a config problem, a file that is not a block),
+  // which fails every block.
   const errors = new Map();
+  const add = (key, error) => errors.set(key, [...(errors.get(key) ?? []), error]);
   for (const line of `${result.stdout}${result.stderr}`.split('\n')) {
     const m = /^(.*?)\((\d+),(\d+)\): (error .*)$/.exec(line.trim());
-    if (!m) continue;
-    const name = path.basename(m[1]);
-    const list = errors.get(name) ?? [];
-    list.push({ line: Number(m[2]), message: m[4] });
-    errors.set(name, list);
+    if (m && files.includes(path.basename(m[1]))) add(path.basename(m[1]), { line: Number(m[2]), message: m[4] });
+    else if (m) add('*', { line: 0, message: line.trim() });
+    else if (/^error /.test(line.trim())) add('*', { line: 0, message: line.trim() });
   }
   if (result.status !== 0 && errors.size === 0) errors.set('*', [{ line: 0, message: `${result.stdout}${result.stderr}`.trim() || `tsc exited with ${result.status}` }]);
   return errors;
