@@ -12,6 +12,8 @@ export class TurnTracker {
   userSpeaking = false;
   assistantSpeaking = false;
   private readonly partial = new Map<string, string>();
+  /** Turns whose question the service marked as scripted (QA), until their `turn.completed`. */
+  private readonly scripted = new Set<number>();
 
   constructor(private readonly events: EventEmitter<SessionEvents>) {}
 
@@ -37,7 +39,9 @@ export class TurnTracker {
         this.events.emit('transcript', {
           turnId: event.turn_id, role: event.role, text: event.text, final: true,
           ...(event.placeholder ? { placeholder: true } : {}),
+          ...(event.scripted ? { scripted: true } : {}),
         });
+        if (event.scripted && event.role === 'user') this.scripted.add(event.turn_id);
         return;
       }
       case 'turn.completed': {
@@ -51,6 +55,7 @@ export class TurnTracker {
           firstResponseMs: event.first_response_ms,
           agentBuildMs: event.agent_build_ms,
           interrupted: event.interrupted,
+          ...(this.scripted.delete(event.turn_id) ? { scripted: true } : {}),
           completedAt: new Date().toISOString(),
         };
         this.turns.push(turn);
