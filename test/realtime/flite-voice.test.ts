@@ -137,8 +137,12 @@ describe('sentence-by-sentence speech', () => {
   beforeAll(async () => {
     env = await makeContext(0);
     const brain: Partial<Brain> = {
-      async answer() {
-        return { answer: 'First sentence here. Second one follows. Third and last.' };
+      async answer(input) {
+        return {
+          answer: input.question === 'long'
+            ? 'This first sentence is a rather long one, so that it plays for several seconds before the next. Second sentence. Third sentence.'
+            : 'First sentence here. Second one follows. Third and last.',
+        };
       },
       async synthesize(input) {
         calls.push({ text: input.text, at: performance.now() });
@@ -155,6 +159,7 @@ describe('sentence-by-sentence speech', () => {
   });
 
   it('starts speaking after the first sentence, synthesizing the next while one plays', async () => {
+    calls.length = 0;
     caller = await Caller.connect((sdp) => service.handleOffer(env.robotId, { type: 'offer', sdp, language: 'en' }));
     await caller.waitFor('session.ready');
     caller.send({ v: 1, type: 'input.text', text: 'Tell me three things.' });
@@ -162,11 +167,24 @@ describe('sentence-by-sentence speech', () => {
     const callsWhenSpeaking = calls.length;
     const done = await caller.waitFor('turn.completed', () => true, 20000);
     expect(calls.map((c) => c.text)).toEqual(['First sentence here.', 'Second one follows.', 'Third and last.']);
-    // Speaking began with sentence 1 ready and sentence 2 under way, never waiting for sentence 3.
+    // Speaking began as soon as sentence 1 was ready, never waiting for sentence 3 (sentence 1 is
+    // shorter than the 1.5 s lead, so sentence 2 may already be under way).
     expect(callsWhenSpeaking).toBeLessThanOrEqual(2);
     expect(done.first_response_ms).toBeGreaterThanOrEqual(SLOW_MS);
     expect(done.first_response_ms).toBeLessThan(3 * SLOW_MS);
     expect(caller.of('output.speech_stopped')).toEqual([expect.objectContaining({ reason: 'completed' })]);
     expect(caller.of('transcript.delta').map((d) => d.delta).join('')).toBe(done.answer);
+  });
+
+  it('never synthesizes the sentences of an answer cut short while its long first sentence plays', async () => {
+    calls.length = 0;
+    caller!.send({ v: 1, type: 'input.text', text: 'long' });
+    const asked = await caller!.waitFor('transcript.final', (e) => e.role === 'user' && e.text === 'long');
+    const started = await caller!.waitFor('output.speech_started', (e) => e.turn_id === asked.turn_id);
+    await new Promise((r) => setTimeout(r, 300));
+    caller!.send({ v: 1, type: 'response.interrupt' });
+    const done = await caller!.waitFor('turn.completed', (e) => e.turn_id === started.turn_id, 20000);
+    expect(done.interrupted).toBe(true);
+    expect(calls.map((c) => c.text)).toEqual(['This first sentence is a rather long one, so that it plays for several seconds before the next.']);
   });
 });

@@ -49,6 +49,8 @@ export interface Playback {
 export interface StreamingPlayback extends Playback {
   append(samples: Int16Array): void;
   finish(): void;
+  /** Resolves once at most `ms` of appended audio is left to send (or the clip ended). */
+  whenBufferedBelow(ms: number): Promise<void>;
 }
 
 export class PacedAudioOutput {
@@ -92,10 +94,21 @@ export class PacedAudioOutput {
     let finish!: (r: PlaybackResult) => void;
     const done = new Promise<PlaybackResult>((resolve) => { finish = resolve; });
     let finished = false;
+    /** Waiters of whenBufferedBelow: [threshold in samples, resolve]. */
+    let lowWater: Array<[number, () => void]> = [];
+    const checkLowWater = () => {
+      if (!lowWater.length) return;
+      const buffered = appended - Math.min(appended, sent * FRAME_SAMPLES);
+      const ready = lowWater.filter(([below]) => finished || buffered <= below);
+      if (!ready.length) return;
+      lowWater = lowWater.filter((w) => !ready.includes(w));
+      for (const [, resolve] of ready) resolve();
+    };
 
     const end = (reason: PlaybackEnd) => {
       if (finished) return;
       finished = true;
+      checkLowWater();
       clearTimeout(timer);
       if (this.#current === handle) this.#current = undefined;
       finish({ reason, sentMs: Math.min(sent * FRAME_MS, (appended / OUTPUT_SAMPLE_RATE) * 1000), firstFrameAt });
@@ -128,6 +141,7 @@ export class PacedAudioOutput {
       const sentSamples = Math.min(appended, sent * FRAME_SAMPLES);
       hooks.onProgress?.(appended ? sentSamples / appended : 1);
       hooks.onSent?.(sentSamples);
+      checkLowWater();
     };
 
     const tick = () => {
@@ -175,6 +189,12 @@ export class PacedAudioOutput {
         complete = true;
         if (sent >= available()) end('completed');
         else resume();
+      },
+      whenBufferedBelow(ms) {
+        return new Promise<void>((resolve) => {
+          lowWater.push([(ms / 1000) * OUTPUT_SAMPLE_RATE, resolve]);
+          checkLowWater();
+        });
       },
     };
   }

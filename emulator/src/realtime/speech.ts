@@ -4,9 +4,18 @@ import { resample, type Pcm } from './pcm.js';
 /**
  * Sentence-by-sentence speech of an answer: the first sentence is synthesized alone, so a long
  * answer's first audio is not held back by its last sentence; each next sentence is synthesized
- * while the previous one plays (one sentence ahead, so one turn never floods a shared synthesis
- * pool). Used by the v1 turn and by any other realtime path that speaks an answer.
+ * only when the consumer asks for it — the v1 turn asks once less than {@link SYNTHESIS_LEAD_MS}
+ * of audio is left to play, so one turn never floods a shared synthesis pool and an answer cut
+ * short (barge-in) never pays for sentences nobody hears. Used by the v1 turn and by any other
+ * realtime path that speaks an answer.
  */
+
+/**
+ * How much queued audio is left when the next sentence's synthesis starts (ms). Flite needs ~50 ms
+ * per sentence on an idle core and a few hundred ms on a saturated 2-core machine; 1.5 s leaves
+ * room for that without synthesizing far ahead.
+ */
+export const SYNTHESIS_LEAD_MS = 1500;
 
 /**
  * Splits `text` into sentences whose concatenation is exactly `text` (each keeps its trailing
@@ -29,8 +38,9 @@ export interface SpokenSentence {
 export type Synthesize = (input: SynthesizeInput) => Promise<Pcm>;
 
 /**
- * Yields the sentences of `text` with their speech, in order, converted to `sampleRate`. A sentence
- * with nothing to pronounce (punctuation only) yields no samples. Stops early once `signal` aborts.
+ * Yields the sentences of `text` with their speech, in order, converted to `sampleRate`; each
+ * sentence is synthesized when it is asked for. A sentence with nothing to pronounce (punctuation
+ * only) yields no samples. Stops early once `signal` aborts.
  */
 export async function* speakSentences(
   synthesize: Synthesize,
@@ -39,24 +49,14 @@ export async function* speakSentences(
   sampleRate: number,
   signal: AbortSignal,
 ): AsyncGenerator<SpokenSentence> {
-  const sentences = speechSentences(text);
-  const start = (i: number): Promise<SpokenSentence> => {
-    const sentence = sentences[i]!;
-    const began = performance.now();
-    if (!/[\p{L}\p{N}]/u.test(sentence)) return Promise.resolve({ text: sentence, samples: new Int16Array(0), synthesisMs: 0 });
-    const pending = synthesize({ text: sentence.trim(), language, signal }).then((pcm) => ({
-      text: sentence,
-      samples: resample(pcm.samples, pcm.sampleRate, sampleRate),
-      synthesisMs: performance.now() - began,
-    }));
-    pending.catch(() => {}); // awaited below; an abandoned one must not be reported as unhandled
-    return pending;
-  };
-  let next = sentences.length ? start(0) : undefined;
-  for (let i = 0; next; i++) {
-    const current = await next;
-    next = i + 1 < sentences.length && !signal.aborted ? start(i + 1) : undefined;
-    yield current;
+  for (const sentence of speechSentences(text)) {
     if (signal.aborted) return;
+    if (!/[\p{L}\p{N}]/u.test(sentence)) {
+      yield { text: sentence, samples: new Int16Array(0), synthesisMs: 0 };
+      continue;
+    }
+    const began = performance.now();
+    const pcm = await synthesize({ text: sentence.trim(), language, signal });
+    yield { text: sentence, samples: resample(pcm.samples, pcm.sampleRate, sampleRate), synthesisMs: performance.now() - began };
   }
 }

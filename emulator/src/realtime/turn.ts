@@ -2,14 +2,14 @@ import type { AgentBuilder } from '../context.js';
 import type { PlaybackHooks, StreamingPlayback } from './audio-out.js';
 import { speechPlaceholder, type Brain } from './brain.js';
 import type { ActiveTurn } from './connection.js';
-import { speakSentences } from './speech.js';
+import { SYNTHESIS_LEAD_MS, speakSentences } from './speech.js';
 import type { OutgoingEvent } from './protocol.js';
 import type { Recorder } from './recorder.js';
 
 /**
  * One conversational turn, from the end of the user's input to `turn.completed`:
  * transcript of the question → agent build (first task of a cold robot) → answer → speech, one
- * sentence at a time (the first sentence plays while the next is synthesized), with the answer's
+ * sentence at a time (the next is synthesized while the current one plays its last 1.5 s), with the answer's
  * words streamed as `transcript.delta` in step with the audio actually sent, then the
  * recording of message, usage and audio. Barge-in or `response.interrupt` aborts the turn: speech
  * stops (`interrupted`) or never starts, and the turn is recorded with `interrupted: true`.
@@ -124,6 +124,8 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
       chunks.push(sentence.samples);
       appended += sentence.samples.length;
       playback.append(sentence.samples);
+      // The next sentence is synthesized when this one is nearly played out, not before.
+      await playback.whenBufferedBelow(SYNTHESIS_LEAD_MS);
     }
     if (playback) {
       playback.finish();
