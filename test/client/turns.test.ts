@@ -21,6 +21,8 @@ const completed = (turn_id: number, extra: Partial<Extract<ServerEvent, { type: 
   first_response_ms: 420, agent_build_ms: 0, input_duration_ms: 1500, output_duration_ms: 2000, interrupted: false, ...extra,
 });
 
+const userSaid = (turn_id: number): ServerEvent => ({ v: 1, type: 'transcript.final', turn_id, role: 'user', text: 'Q?' });
+
 describe('TurnTracker', () => {
   it('turns a voice exchange into speaking flags, transcripts and one turn', () => {
     const { tracker, log, transcripts, turns } = setup();
@@ -54,9 +56,11 @@ describe('TurnTracker', () => {
 
   it('keeps a turn reported twice once, and keeps turns across a connection loss', () => {
     const { tracker, turns } = setup();
+    tracker.handle(userSaid(1));
     tracker.handle(completed(1));
     tracker.connectionLost();
     tracker.handle(completed(1));
+    tracker.handle(userSaid(2));
     tracker.handle(completed(2, { input: 'text', interrupted: true }));
     expect(turns.map((t) => t.id)).toEqual([1, 2]);
     expect(tracker.turns.map((t) => [t.id, t.input, t.interrupted])).toEqual([[1, 'voice', false], [2, 'text', true]]);
