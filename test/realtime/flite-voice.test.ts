@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRealtimeService, type Brain, type RealtimeService } from '../../emulator/src/realtime/index.js';
 import { resample } from '../../emulator/src/realtime/pcm.js';
 import { speechSentences } from '../../emulator/src/realtime/speech.js';
-import { FliteError, sharedFlitePool, synthesizeFlite } from '../../emulator/src/realtime/tts-flite.js';
+import { FliteError, FlitePool, sharedFlitePool, synthesizeFlite } from '../../emulator/src/realtime/tts-flite.js';
 import { synthesizeFormant } from '../../emulator/src/realtime/tts-formant.js';
 import { decodeWav } from '../../emulator/src/wav.js';
 import { readFileSync } from 'node:fs';
@@ -53,6 +53,19 @@ describe('Flite (WASI) in worker threads', () => {
     // Synthesizing on this thread would leave the interval ~1 tick; in workers it keeps ticking.
     expect(elapsed).toBeGreaterThan(50);
     expect(ticks).toBeGreaterThan(elapsed / 20);
+  });
+
+  it('serves an answer\'s first sentence before the next sentences of other answers', async () => {
+    const pool = new FlitePool((await sharedFlitePool()).module, 1);
+    try {
+      const order: string[] = [];
+      const job = (name: string, urgent: boolean) =>
+        pool.run(['flite', '-voice', 'kal', '-t', name, '-o', '/out.wav'], undefined, urgent).then(() => order.push(name));
+      await Promise.all([job('busy', true), job('later one', false), job('later two', false), job('first', true)]);
+      expect(order).toEqual(['busy', 'first', 'later one', 'later two']);
+    } finally {
+      await pool.close();
+    }
   });
 
   it('rejects an aborted request without running it', async () => {

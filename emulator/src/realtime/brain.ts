@@ -53,9 +53,16 @@ export interface BrainAnswer {
 }
 
 export interface SynthesizeInput {
+  /** One sentence of the answer (answers are spoken sentence by sentence). */
   text: string;
   language: string;
   signal: AbortSignal;
+  /**
+   * True for the first sentence of an answer, which the caller is waiting to hear; false for the
+   * next ones, which have ~1.5 s of audio still playing ahead of them. A synthesizer with a queue
+   * may serve urgent ones first.
+   */
+  urgent?: boolean;
 }
 
 /**
@@ -129,7 +136,7 @@ export function createDefaultBrain(options: DefaultBrainOptions): DefaultBrain {
     async synthesize(input) {
       if (usesFlite(input.language)) {
         try {
-          return await synthesizeFlite(input.text, { voice: fliteVoice, signal: input.signal });
+          return await synthesizeFlite(input.text, { voice: fliteVoice, signal: input.signal, urgent: input.urgent ?? true });
         } catch (err) {
           if (voice === 'flite' || input.signal.aborted) throw err;
           // auto: a missing or broken Flite falls back to the voices below.

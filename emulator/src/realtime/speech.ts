@@ -49,6 +49,7 @@ export async function* speakSentences(
   sampleRate: number,
   signal: AbortSignal,
 ): AsyncGenerator<SpokenSentence> {
+  let urgent = true;
   for (const sentence of speechSentences(text)) {
     if (signal.aborted) return;
     if (!/[\p{L}\p{N}]/u.test(sentence)) {
@@ -56,7 +57,8 @@ export async function* speakSentences(
       continue;
     }
     const began = performance.now();
-    const pcm = await synthesize({ text: sentence.trim(), language, signal });
+    const pcm = await synthesize({ text: sentence.trim(), language, signal, urgent });
+    urgent = false;
     yield { text: sentence, samples: resample(pcm.samples, pcm.sampleRate, sampleRate), synthesisMs: performance.now() - began };
   }
 }

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { decodeWav } from '../wav.js';
-import { runFlite } from './flite-wasi.js';
+import { instantiateFlite } from './flite-wasi.js';
 import type { Pcm } from './pcm.js';
 
 /**
@@ -45,6 +45,7 @@ export function defaultFliteWorkers(): number {
 interface Job {
   id: number;
   args: string[];
+  urgent: boolean;
   resolve(r: { wav: Uint8Array; code: number; stderr: string; ms: number }): void;
   reject(err: unknown): void;
   signal: AbortSignal | undefined;
@@ -52,27 +53,35 @@ interface Job {
 }
 
 // Worker body (CommonJS, evaluated from this string): the module arrives in workerData, each
-// message is one Flite command line, the WAV goes back as a transferred buffer.
+// message is one Flite command line, the WAV goes back as a transferred buffer. Each run needs a
+// fresh instance; the next one is made right after a result is sent, while the worker is idle.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 // Test runners that compile TypeScript with esbuild's keepNames wrap functions in __name().
 var __name = (fn) => fn;
-const runFlite = (${runFlite.toString()});
+const instantiateFlite = (${instantiateFlite.toString()});
+let ready;
+const prepare = () => { try { ready ??= instantiateFlite(workerData.module); } catch { /* reported by the next run */ } };
 parentPort.on('message', (job) => {
   const t0 = performance.now();
   try {
-    const r = runFlite(workerData.module, job.args);
+    const start = ready ?? instantiateFlite(workerData.module);
+    ready = undefined;
+    const r = start(job.args);
     parentPort.postMessage({ id: job.id, ok: true, wav: r.wav, code: r.code, stderr: r.stderr, ms: performance.now() - t0 }, [r.wav.buffer]);
   } catch (err) {
     parentPort.postMessage({ id: job.id, ok: false, message: String(err && err.stack || err) });
   }
+  setImmediate(prepare);
 });
+prepare();
 `;
 
 /** A pool of synthesis workers sharing one compiled module. */
 export class FlitePool {
   readonly size: number;
-  readonly #module: WebAssembly.Module;
+  /** The compiled Flite module the workers share. */
+  readonly module: WebAssembly.Module;
   readonly #idle: Worker[] = [];
   readonly #busy = new Map<Worker, Job>();
   readonly #queue: Job[] = [];
@@ -82,7 +91,7 @@ export class FlitePool {
   #warming: Promise<void> | undefined;
 
   constructor(module: WebAssembly.Module, size = defaultFliteWorkers()) {
-    this.#module = module;
+    this.module = module;
     this.size = size;
   }
 
@@ -103,12 +112,15 @@ export class FlitePool {
     return this.#warming;
   }
 
-  /** Runs Flite with `args` in a worker; a job aborted while it waits never runs. */
-  run(args: string[], signal?: AbortSignal): Promise<{ wav: Uint8Array; code: number; stderr: string; ms: number }> {
+  /**
+   * Runs Flite with `args` in a worker; a job aborted while it waits never runs. Urgent jobs (an
+   * answer's first sentence, someone is waiting) are served before the others queued.
+   */
+  run(args: string[], signal?: AbortSignal, urgent = true): Promise<{ wav: Uint8Array; code: number; stderr: string; ms: number }> {
     if (this.#closed) return Promise.reject(new FliteError('the Flite pool is closed'));
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const job: Job = { id: this.#nextId++, args, resolve, reject, signal };
+      const job: Job = { id: this.#nextId++, args, urgent, resolve, reject, signal };
       if (signal) {
         job.onAbort = () => {
           const at = this.#queue.indexOf(job);
@@ -120,7 +132,10 @@ export class FlitePool {
         };
         signal.addEventListener('abort', job.onAbort, { once: true });
       }
-      this.#queue.push(job);
+      // Urgent jobs go after the urgent ones already waiting, ahead of every other one.
+      const at = urgent ? this.#queue.findIndex((j) => !j.urgent) : -1;
+      if (at >= 0) this.#queue.splice(at, 0, job);
+      else this.#queue.push(job);
       this.#dispatch();
     });
   }
@@ -136,7 +151,7 @@ export class FlitePool {
   }
 
   #spawn(): Worker {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { module: this.#module } });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { module: this.module } });
     this.#all.push(worker);
     worker.on('message', (msg: { id: number; ok: boolean; wav?: Uint8Array; code?: number; stderr?: string; ms?: number; message?: string }) => {
       const job = this.#busy.get(worker);
@@ -194,6 +209,8 @@ export function sharedFlitePool(): Promise<FlitePool> {
 export interface FliteSynthesizeOptions {
   voice?: FliteVoice;
   signal?: AbortSignal;
+  /** Served before non-urgent requests waiting for a worker (default true). */
+  urgent?: boolean;
   /** Defaults to the process-wide pool. */
   pool?: FlitePool;
 }
@@ -203,7 +220,7 @@ export async function synthesizeFlite(text: string, options: FliteSynthesizeOpti
   const pool = options.pool ?? (await sharedFlitePool());
   // Flite reads "-t TEXT" literally; control characters are spoken as nothing, so drop them.
   const clean = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-  const result = await pool.run(['flite', '-voice', options.voice ?? 'slt', '-t', clean || ' ', '-o', '/out.wav'], options.signal);
+  const result = await pool.run(['flite', '-voice', options.voice ?? 'slt', '-t', clean || ' ', '-o', '/out.wav'], options.signal, options.urgent ?? true);
   if (result.code !== 0 || result.wav.length <= 44) {
     throw new FliteError(`Flite exited with ${result.code} and ${result.wav.length} bytes of audio`, { cause: result.stderr });
   }
