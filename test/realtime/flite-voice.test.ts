@@ -154,12 +154,13 @@ describe('sentence-by-sentence speech', () => {
         return {
           answer: input.question === 'long'
             ? 'This first sentence is a rather long one, so that it plays for several seconds before the next. Second sentence. Third sentence.'
-            : 'First sentence here. Second one follows. Third and last.',
+            : input.question === 'fail' ? 'Fine first. Broken second.' : 'First sentence here. Second one follows. Third and last.',
         };
       },
       async synthesize(input) {
         calls.push({ text: input.text, at: performance.now() });
         await new Promise((r) => setTimeout(r, SLOW_MS));
+        if (input.text === 'Broken second.') throw new Error('synthesizer broke');
         return synthesizeFormant(input.text);
       },
     };
@@ -199,5 +200,13 @@ describe('sentence-by-sentence speech', () => {
     const done = await caller!.waitFor('turn.completed', (e) => e.turn_id === started.turn_id, 20000);
     expect(done.interrupted).toBe(true);
     expect(calls.map((c) => c.text)).toEqual(['This first sentence is a rather long one, so that it plays for several seconds before the next.']);
+  });
+
+  it('stops speaking and fails the turn when a later sentence cannot be synthesized', async () => {
+    caller!.send({ v: 1, type: 'input.text', text: 'fail' });
+    const asked = await caller!.waitFor('transcript.final', (e) => e.role === 'user' && e.text === 'fail');
+    const error = await caller!.waitFor('error', (e) => e.turn_id === asked.turn_id, 20000);
+    expect(error).toMatchObject({ code: 'turn_failed', message: 'synthesizer broke' });
+    expect(caller!.of('output.speech_stopped').filter((e) => e.turn_id === asked.turn_id)).toEqual([expect.objectContaining({ reason: 'interrupted' })]);
   });
 });

@@ -109,23 +109,32 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
       for (; flushed < target; flushed++) send({ type: 'transcript.delta', turn_id: turnId, role: 'assistant', delta: pieces[flushed]! });
     };
     let playback: StreamingPlayback | undefined;
-    for await (const sentence of speakSentences(brain.synthesize, answer.answer, deps.language, deps.outputSampleRate, signal)) {
-      if (signal.aborted || !deps.isOpen()) break;
-      if (!playback) {
-        send({ type: 'output.speech_started', turn_id: turnId });
-        playback = deps.stream({
-          onFirstFrame: (at) => { firstFrameAt = at; },
-          onSent: (samples) => flushTo(samples),
-        });
+    try {
+      for await (const sentence of speakSentences(brain.synthesize, answer.answer, deps.language, deps.outputSampleRate, signal)) {
+        if (signal.aborted || !deps.isOpen()) break;
+        if (!playback) {
+          send({ type: 'output.speech_started', turn_id: turnId });
+          playback = deps.stream({
+            onFirstFrame: (at) => { firstFrameAt = at; },
+            onSent: (samples) => flushTo(samples),
+          });
+        }
+        const sentencePieces = deltaPieces(sentence.text);
+        spans.push({ from: appended, to: appended + sentence.samples.length, pieces: sentencePieces });
+        pieces.push(...sentencePieces);
+        chunks.push(sentence.samples);
+        appended += sentence.samples.length;
+        playback.append(sentence.samples);
+        // The next sentence is synthesized when this one is nearly played out, not before.
+        await playback.whenBufferedBelow(SYNTHESIS_LEAD_MS);
       }
-      const sentencePieces = deltaPieces(sentence.text);
-      spans.push({ from: appended, to: appended + sentence.samples.length, pieces: sentencePieces });
-      pieces.push(...sentencePieces);
-      chunks.push(sentence.samples);
-      appended += sentence.samples.length;
-      playback.append(sentence.samples);
-      // The next sentence is synthesized when this one is nearly played out, not before.
-      await playback.whenBufferedBelow(SYNTHESIS_LEAD_MS);
+    } catch (err) {
+      // A later sentence failed to synthesize: what is playing stops, and the turn fails (turn_failed).
+      if (playback) {
+        playback.stop('interrupted');
+        send({ type: 'output.speech_stopped', turn_id: turnId, reason: 'interrupted' });
+      }
+      throw err;
     }
     if (playback) {
       playback.finish();
