@@ -29,7 +29,11 @@ import { median, round } from './lib/stats.mjs';
 
 const LEVELS = [1, 2, 4, 8, 12, 16, 20, 24, 28, 32];
 const MAX_SESSIONS = Number(process.env.BENCH_CAPACITY_MAX ?? 32);
-const BUDGET_MS = Number(process.env.BENCH_CAPACITY_BUDGET_MS ?? 300_000);
+// Ramp time: at most 300 s, and a minute less than run.mjs gives this process (teardown, Flite cost, report).
+const BUDGET_MS = Math.min(
+  Number(process.env.BENCH_CAPACITY_BUDGET_MS ?? 300_000),
+  process.env.BENCH_BUDGET_MS ? Number(process.env.BENCH_BUDGET_MS) - 60_000 : Infinity,
+);
 const VOICES = ['builtin', 'flite'];
 const BASELINE_RUNS = 4;
 const ANSWER_PLAY_MS = 2000;

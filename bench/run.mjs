@@ -65,7 +65,7 @@ async function main() {
       log(`running ${name} (budget ${(budget / 1000).toFixed(0)} s)…`);
       const r = await runChild(process.execPath, [path.join(benchDir, b.file)], {
         timeoutMs: budget,
-        env: { BENCH_RESULT_FILE: out, BENCH_DIST: snapshot, BENCH_NO_BUILD: '1' },
+        env: { BENCH_RESULT_FILE: out, BENCH_DIST: snapshot, BENCH_NO_BUILD: '1', BENCH_BUDGET_MS: String(Math.round(budget)) },
         inheritStderr: true,
         detached: true,
         onStdout: (text) => process.stdout.write(text),
