@@ -78,6 +78,7 @@ export class FakeMicrophone {
   #startedAt = performance.now();
   #sent = 0;
   readonly #emulatorUrl: string | undefined;
+  #closed = false;
   /** Resolves when everything played so far has gone out: a scripted clip waits for it, so its words are queued right before its own speech. */
   #lastPlay: Promise<unknown> = Promise.resolve();
 
@@ -106,7 +107,8 @@ export class FakeMicrophone {
       frame.set(pcm.subarray(i, Math.min(i + FRAME, pcm.length)));
       frames.push({ frame });
     }
-    if (!frames.length) return Promise.resolve();
+    // Closed: nothing more will be spoken, so there is nothing to wait for.
+    if (!frames.length || this.#closed) return Promise.resolve();
     this.#queue.push(...frames);
     const played = new Promise<void>((resolve) => (frames[frames.length - 1]!.done = resolve));
     this.#lastPlay = Promise.all([this.#lastPlay, played]);
@@ -124,6 +126,7 @@ export class FakeMicrophone {
     if (options.transcript === undefined) return this.play(samples, wav.sampleRate);
     const { transcript, sessionId } = options;
     const run = this.#lastPlay.then(async () => {
+      if (this.#closed) return;
       await this.#script(transcript, sessionId);
       await this.play(samples, wav.sampleRate);
     });
@@ -148,6 +151,7 @@ export class FakeMicrophone {
 
   /** Stops the tracks and the pacing. */
   close(): void {
+    this.#closed = true;
     track(this, false);
     for (const s of this.streams) for (const t of (s as { getTracks(): Array<{ stop(): void }> }).getTracks()) t.stop();
     // Pending play() calls resolve: nothing more will be spoken.

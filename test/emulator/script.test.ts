@@ -80,6 +80,16 @@ describe('FakeMicrophone.playWav(wav, { transcript })', () => {
     }
   });
 
+  it('settles scripted clips still waiting when the microphone closes, without scripting them', async () => {
+    const mic = new FakeMicrophone({ emulatorUrl: t.emu.url });
+    const wav = readFileSync(join(FIXTURES, 'warranty.wav'));
+    const first = mic.playWav(wav);
+    const second = mic.playWav(wav, { transcript: 'never queued' });
+    mic.close();
+    await Promise.all([first, second]);
+    expect(t.emu.context.script.snapshot()).toEqual({ utterances: [], sessions: {} });
+  });
+
   it('needs the emulator URL for a transcript', async () => {
     const mic = new FakeMicrophone();
     try {
