@@ -13,7 +13,8 @@
 // 1, 2, 4, 8, 12, 16… sessions. At each level all sessions connect, then speak one question each,
 // onsets staggered over STAGGER_MS (synchronized onsets would measure a burst, not concurrency),
 // and the assistant's answer plays for ANSWER_PLAY_MS before the caller interrupts it (bounding
-// the run), so audio flows both ways while later turns are answered. Measured: the median of the
+// the run), so audio flows both ways while later turns are answered. A level below 6 sessions is
+// repeated until it has 6 turns. Measured: the median of the
 // emulator's first_response_ms (end of speech -> first answer audio frame) at each level vs the
 // 1-session baseline: BASELINE_RUNS fresh one-session runs (each level's turns are also the
 // first turn of a fresh session), after one discarded warm-up run.
@@ -36,6 +37,7 @@ const BUDGET_MS = Math.min(
 );
 const VOICES = ['builtin', 'flite'];
 const BASELINE_RUNS = 4;
+const MIN_LEVEL_SAMPLES = 6;
 const ANSWER_PLAY_MS = 2000;
 const STAGGER_MS = 2000;
 const TURN_TIMEOUT_MS = 30_000;
@@ -123,7 +125,26 @@ export async function main() {
       }
     }
 
+    /**
+     * A ramp level: fresh sessions speaking once each, repeated until it has MIN_LEVEL_SAMPLES turns
+     * (2 sessions: 3 rounds), so one stray slow turn on a busy machine cannot end a small level alone.
+     */
     async function level(side, n) {
+      const rounds = [];
+      do rounds.push(await runRound(side, n));
+      while (rounds.length * n < MIN_LEVEL_SAMPLES);
+      if (rounds.length === 1) return rounds[0];
+      const samples = rounds.flatMap((r) => r.samples);
+      return {
+        sessions: n, rounds: rounds.length, connected: Math.min(...rounds.map((r) => r.connected)),
+        failedConnects: rounds.reduce((a, r) => a + r.failedConnects, 0), samples, failures: rounds.flatMap((r) => r.failures),
+        medianFirstResponseMs: median(samples),
+        emulatorCpuShare: median(rounds.map((r) => r.emulatorCpuShare)), callerCpuShare: median(rounds.map((r) => r.callerCpuShare)),
+        wallS: round(rounds.reduce((a, r) => a + r.wallS, 0), 1),
+      };
+    }
+
+    async function runRound(side, n) {
       const mics = Array.from({ length: n }, () => new FakeMicrophone({ emulatorUrl: side.emulator.url }));
       const sessions = mics.map((mic) => new VoiceSession({ aiId: side.aiId, api: side.api, wrtc, microphone: mic.open, language: 'en' }));
       const cpu0 = side.emulator.cpuSeconds();
@@ -163,9 +184,9 @@ export async function main() {
     /** The two sides in ABAB order: A first at even steps, B first at odd ones. */
     const ordered = (step) => (step % 2 === 0 ? sides : [...sides].reverse());
 
-    for (const side of sides) await level(side, 1); // warm-up: cold code paths (JIT, VAD init, Flite workers)
+    for (const side of sides) await runRound(side, 1); // warm-up: cold code paths (JIT, VAD init, Flite workers)
     const runs = new Map(sides.map((side) => [side, []]));
-    for (let i = 0; i < BASELINE_RUNS; i++) for (const side of ordered(i)) runs.get(side).push(await level(side, 1));
+    for (let i = 0; i < BASELINE_RUNS; i++) for (const side of ordered(i)) runs.get(side).push(await runRound(side, 1));
     for (const side of sides) {
       const r = runs.get(side);
       const baseline = {
@@ -238,7 +259,7 @@ export async function main() {
       details: {
         voices: Object.fromEntries(sides.map((side) => [side.voice, { capacity: side.capacity, reachedMax: side.stopReason.startsWith('reached'), baselineMs: side.base, stopReason: side.stopReason, levels: side.levels }])),
         synthesis,
-        config: { LEVELS, MAX_SESSIONS, STAGGER_MS, BASELINE_RUNS, ANSWER_PLAY_MS, voices: VOICES, agentBuildMs: 10, fliteWorkers: process.env.KB_VOICE_FLITE_WORKERS ?? 'default' },
+        config: { LEVELS, MAX_SESSIONS, STAGGER_MS, BASELINE_RUNS, MIN_LEVEL_SAMPLES, ANSWER_PLAY_MS, voices: VOICES, agentBuildMs: 10, fliteWorkers: process.env.KB_VOICE_FLITE_WORKERS ?? 'default' },
       },
       notes: [
         `one emulator process per voice (warm robot), callers (Node wrtc VoiceSessions with FakeMicrophones playing WAV fixtures with scripted transcripts) in this process; levels alternate between the voices (ABAB); speech onsets staggered over ${STAGGER_MS} ms; each answer plays ${ANSWER_PLAY_MS} ms, then is interrupted; baseline: ${BASELINE_RUNS} fresh 1-session runs per voice`,
