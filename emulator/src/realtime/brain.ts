@@ -77,7 +77,7 @@ export type VoiceChoice = 'auto' | 'flite' | 'espeak' | 'builtin';
 export interface DefaultBrainOptions {
   store: Store;
   voice?: VoiceChoice;
-  /** Flite voice for English (default `slt`, 16 kHz; `kal16` is about 10× cheaper and more robotic). */
+  /** Flite voice for English (default `slt`, 16 kHz; `kal16` costs about a third as much CPU per sentence and sounds more robotic). */
   fliteVoice?: FliteVoice;
 }
 
