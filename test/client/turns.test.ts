@@ -88,5 +88,17 @@ describe('TurnTracker', () => {
     tracker.handle({ v: 1, type: 'transcript.final', turn_id: 5, role: 'user', text: '[speech 1.2 s — no recognizer configured]', placeholder: true });
     tracker.handle(completed(5));
     expect(turns.map((t) => [t.id, t.scripted])).toEqual([[4, true], [5, undefined]]);
+    // Scripted turns that never complete are not remembered forever.
+    for (let id = 10; id < 510; id++) tracker.handle({ v: 1, type: 'transcript.final', turn_id: id, role: 'user', text: 'q', scripted: true });
+    expect((tracker as unknown as { scripted: Set<number> }).scripted.size).toBeLessThanOrEqual(64);
+  });
+
+  it('remembers a bounded number of turns in progress', () => {
+    const { tracker, transcripts } = setup();
+    for (let id = 1; id <= 500; id++) tracker.handle({ v: 1, type: 'transcript.delta', turn_id: id, role: 'assistant', delta: 'x' });
+    expect(transcripts).toHaveLength(500);
+    const internals = tracker as unknown as { partial: Map<string, string>; open: Set<number> };
+    expect(internals.partial.size).toBeLessThanOrEqual(128);
+    expect(internals.open.size).toBeLessThanOrEqual(64);
   });
 });
