@@ -79,7 +79,14 @@ export function route<const E extends Endpoint>(
       else detail.push(...q.detail);
     }
     let body: unknown;
-    if (endpoint.body) {
+    if (endpoint.body && endpoint.contentType) {
+      // A text body of its own media type (RT's sdpfrag): the type is checked, then the text.
+      const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
+      if (type !== endpoint.contentType) throw new HttpError(415, `Content-Type must be ${endpoint.contentType}`);
+      const b = validate(endpoint.body, await c.req.text(), 'body');
+      if (b.ok) body = b.value;
+      else detail.push(...b.detail);
+    } else if (endpoint.body) {
       const raw = await readJson(c, endpoint);
       if (!raw.ok) detail.push(...raw.detail);
       else {
