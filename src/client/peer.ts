@@ -216,9 +216,13 @@ class PeerLink implements Transport {
     return new Promise<void>((resolve) => peer.once('connect', () => resolve()));
   }
 
-  async restart(): Promise<void> {
+  restart(): Promise<void> | undefined {
     const trickler = this.trickler;
-    if (this.destroyed || !trickler || this.mode !== 'trickle') throw new Error('ICE restart needs a trickled session resource');
+    if (this.destroyed || !trickler || this.mode !== 'trickle') return undefined;
+    return this.restartWithin(trickler);
+  }
+
+  private async restartWithin(trickler: CandidateTrickler): Promise<void> {
     const limit = this.options.restartTimeoutMs ?? 5000;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`ICE restart not connected within ${limit} ms`)), limit)));

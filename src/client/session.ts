@@ -341,11 +341,12 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const conn = this.conn;
     let restarted = 0;
     // A link that dies again soon after a restart (the far side, not the path, is the problem) gets new offers.
-    if (conn?.transport.restart && Date.now() - this.restartedAt > timeoutMs) {
+    const restart = Date.now() - this.restartedAt > timeoutMs ? conn?.transport.restart?.() : undefined;
+    if (restart && conn) {
       restarted = 1;
       this.restartedAt = Date.now();
       this.setState({ status: 'reconnecting', sessionId, attempt: 1 });
-      const ok = await conn.transport.restart().then(() => this.probe(RESTART_PROBE_MS)).then(() => true, () => false);
+      const ok = await restart.then(() => this.probe(RESTART_PROBE_MS)).then(() => true, () => false);
       if (this.closing || conn !== this.conn) return;
       if (ok) {
         this.connected(conn);

@@ -66,11 +66,12 @@ export interface SignalingAnswer {
 export interface Transport {
   connect(exchange: (offer: { sdp: string }) => Promise<SignalingAnswer>, resource?: SignalingResource): Promise<void>;
   /**
-   * Restarts ICE on the same connection (new credentials through the resource, as WHIP does) and
-   * resolves once it is connected again; rejects when it cannot (no resource, link closed, time
-   * limit). Optional: without it a dropped link is recovered by a new offer.
+   * Restarts ICE on the same connection (new credentials through the resource, as WHIP does): the
+   * promise resolves once ICE is connected again and rejects when that fails (link closed, time
+   * limit). Returns undefined when this connection cannot restart (no trickle resource, closed).
+   * Optional: without it a dropped link is recovered by a new offer.
    */
-  restart?(): Promise<void>;
+  restart?(): Promise<void> | undefined;
   /** True while send() can deliver. */
   readonly open: boolean;
   /** Bytes queued and not yet sent (0 when unknown). */
