@@ -8,8 +8,9 @@
 //    err-code, get-browser-rtc, queue-microtask, inherits, util-deprecate) into ONE self-contained
 //    ES module, dist/vendor/simple-peer.js, with what they expect from Node provided inside the
 //    bundle: `global` -> `globalThis`, an injected `process` (scripts/shims/process.js), and
-//    small stand-ins for `events`, `buffer`, `randombytes` and `debug` (scripts/shims/); parts of
-//    readable-stream that simple-peer cannot reach are left out (trimReadableStream below).
+//    small stand-ins for `events`, `buffer`, `randombytes` and `debug` (scripts/shims/), and for
+//    readable-stream a Duplex with only what simple-peer uses of its base class (trimReadableStream
+//    below; ~7 KB min+gzip less than readable-stream's, room the trickle ICE code needed).
 //    Consumers' bundlers (Vite, SvelteKit, webpack 5, Next.js, esbuild) then need no polyfill or
 //    define: simple-peer imported as-is fails there with "global is not defined" or unresolved
 //    `events`/`buffer`. Shims instead of the browserify packages: they cost ~10 KB min+gzip less
@@ -109,10 +110,11 @@ async function bundleSimplePeer() {
 }
 
 /**
- * Keeps the parts of readable-stream that simple-peer cannot reach out of the bundle (CommonJS is
- * not tree-shaken): the package index (only Duplex is used; scripts/shims/readable-stream.cjs),
- * and the lazily required string decoder, async iterator and Readable.from
- * (scripts/shims/unsupported.cjs, which throws if ever called). Saves ~3 KB min+gzip.
+ * Keeps readable-stream out of the bundle (CommonJS is not tree-shaken): simple-peer's
+ * `require('readable-stream')` gets scripts/shims/readable-stream.cjs, a Duplex with what
+ * simple-peer uses (test/package/slim-duplex.test.ts compares it with readable-stream's), and the
+ * lazily required string decoder, async iterator and Readable.from, should anything still reach
+ * them, get scripts/shims/unsupported.cjs (throws if ever called).
  */
 function trimReadableStream() {
   const shims = path.join(root, 'scripts', 'shims');
