@@ -31,8 +31,8 @@ function peerClass(Base: DuplexClass, log: unknown[], async = false): DuplexClas
     constructor() {
       super({ allowHalfOpen: false });
     }
-    _read() {}
-    _write(chunk: unknown, _encoding: string, cb: Callback) {
+    override _read() {}
+    override _write(chunk: unknown, _encoding: string, cb: Callback) {
       log.push(['_write', String(chunk)]);
       if (async) setTimeout(() => cb(null), 1);
       else cb(null);
