@@ -1,4 +1,4 @@
-import { fillPath, objectToQuery, parseRequest, type Endpoint } from '../schemas/index.js';
+import { endpoints, fillPath, objectToQuery, parseRequest, type Endpoint } from '../schemas/index.js';
 import { readBoundedBody } from './body.js';
 import { Cors } from './cors.js';
 import { errorResponse, jsonResponse, RelayError, describeDetail } from './errors.js';
@@ -39,6 +39,16 @@ const isCaller = (c: unknown): c is RelayCaller =>
   typeof c === 'object' && c !== null &&
   ((c as RelayCaller).role === 'admin' || (c as RelayCaller).role === 'user') &&
   typeof (c as RelayCaller).userIdentifier === 'string' && (c as RelayCaller).userIdentifier.length > 0;
+
+/** The `session_id` of a signaling answer's JSON text, if it has one. */
+function sessionIdOf(text: string): string | undefined {
+  try {
+    const id = (JSON.parse(text) as { session_id?: unknown }).session_id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 const allowedBy = (d: RateLimitDecision) => (typeof d === 'boolean' ? { allowed: d } : d);
 
@@ -110,8 +120,11 @@ export function createRelay(options: RelayOptions): Relay {
       const adapterError = (env as AdapterEnv | undefined)?.relayBodyError;
       if (typeof adapterError === 'string') throw new RelayError(500, 'Relay misconfigured: the request body was consumed before the relay', adapterError);
       bodyText = await readBoundedBody(request, maxBodyBytes);
-      // Requiring JSON also forces a CORS preflight on cross-site browser requests.
-      if (bodyText.trim() !== '' && !JSON_TYPE.test(request.headers.get('content-type') ?? '')) throw new RelayError(415, 'Content-Type must be application/json', `content-type ${JSON.stringify(request.headers.get('content-type') ?? '(none)')} is not JSON`);
+      // Requiring JSON (or the endpoint's own type, RT's sdpfrag) also forces a CORS preflight on cross-site browser requests.
+      const type = request.headers.get('content-type') ?? '';
+      const wanted = endpoint.contentType ?? 'application/json';
+      const fits = endpoint.contentType ? type.split(';')[0]!.trim().toLowerCase() === endpoint.contentType : JSON_TYPE.test(type);
+      if (bodyText.trim() !== '' && !fits) throw new RelayError(415, `Content-Type must be ${wanted}`, `content-type ${JSON.stringify(type || '(none)')} is not ${wanted}`);
     }
     const parsed = parseRequest(endpoint as Endpoint, { params: match.params, query: url.searchParams, ...(bodyText !== undefined ? { bodyText } : {}) });
     if (!parsed.ok) throw new RelayError(422, parsed.detail, describeDetail(parsed.detail));
@@ -164,7 +177,7 @@ export function createRelay(options: RelayOptions): Relay {
           method: endpoint.method,
           path: fillPath(other ? endpoint.path : route.upstreamPath ?? endpoint.path, other?.params ?? v.params),
           query: query && objectToQuery(query),
-          body: body === undefined || other ? undefined : { type: 'application/json', text: JSON.stringify(body) },
+          body: body === undefined || other ? undefined : endpoint.contentType ? { type: endpoint.contentType, text: String(body) } : { type: 'application/json', text: JSON.stringify(body) },
           caller: request,
           requestId: trace.requestId,
         });
@@ -173,8 +186,13 @@ export function createRelay(options: RelayOptions): Relay {
       readJson: (response, schema) => upstream.readJson(response, schema),
       json: (status, body) => jsonResponse(status, body),
     };
-    if (caller.role === 'user') return route.user(forwarding);
-    return upstream.passThrough(await forwarding.call());
+    const response = caller.role === 'user' ? await route.user(forwarding) : await upstream.passThrough(await forwarding.call());
+    if (match.id === 'RS' && response.status === 201) {
+      // The session resource (RT), under this relay's prefix: the upstream's Location names it on the upstream.
+      const sessionId = sessionIdOf(await response.clone().text());
+      if (sessionId) response.headers.set('location', `${prefix}${fillPath(endpoints.RT.path, { ai_id: v.params.ai_id!, session_id: sessionId })}`);
+    }
+    return response;
   }
 
   return {

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
 import { simplePeerTransport, VoiceSession, type IceSignaling, type SessionState, type Turn, type VoiceSessionApi } from '../../src/client/index.js';
 import { startEmulator } from 'kb-voice-emulator';
+import { createRelay } from '../../src/relay/index.js';
 import { sinkLevelMeter } from './helpers/level-meter.js';
 import { FakeMicrophone } from './helpers/microphone.js';
 import { relayedFetch } from './helpers/ice-path.js';
@@ -107,6 +108,33 @@ describe('trickle ICE (Node caller, real emulator)', () => {
     expect(session.getSnapshot().iceSignaling).toBe('trickle');
     const turn = await ask(session, 'How long is the warranty?');
     expect(turn.id).toBe(1);
+  });
+
+  it('trickles through the relay as a scoped user, and the relay keeps another user off that session resource', async () => {
+    const upstreamPatches: string[] = [];
+    const relay = createRelay({
+      upstream: emu.url, apiKey: emu.apiKey,
+      authorize: (req) => (req.headers.get('x-user') ? { userIdentifier: req.headers.get('x-user')!, role: 'user' } : null),
+      fetch: (url, init) => {
+        if (init?.method === 'PATCH') upstreamPatches.push(String(url));
+        return fetch(url, init);
+      },
+    });
+    const asUser = (user: string) => createApiClient({
+      baseUrl: 'http://app.test/api/voice', headers: { 'x-user': user },
+      fetch: (input, init) => relay.fetch(new Request(input, init)),
+    });
+    const { session, modes } = call(asUser('alice'));
+    await session.start();
+    expect(modes).toEqual(['trickle']);
+    await ask(session, 'How long is the warranty?');
+    const alices = upstreamPatches.length;
+    expect(alices).toBeGreaterThan(0);
+    expect(upstreamPatches.every((u) => u.endsWith(`/realtime/sessions/${session.sessionId}`))).toBe(true);
+    // Bob may not touch alice's session resource: 404, nothing forwarded, her call unaffected.
+    await expect(asUser('bob').realtime.trickle(emu.fixtures.robotId, session.sessionId!, 'a=end-of-candidates\r\n')).rejects.toMatchObject({ status: 404 });
+    expect(upstreamPatches).toHaveLength(alices);
+    expect(session.state.status).toBe('connected');
   });
 
   it('the emulator answers 404 for another session and 422 for a malformed fragment, 415 for another media type', async () => {
