@@ -74,6 +74,9 @@ class PeerLink implements Transport {
   private offerWaiter: ((sdp: string) => void) | undefined;
   private readonly gatherTimeoutMs: number;
   private iceState = 'new';
+  /** A message arrived on this peer's data channel (see whenConnected). */
+  private channelOpen = false;
+  private readonly channelWaiters = new Set<() => void>();
 
   constructor(
     private readonly options: SimplePeerTransportOptions,
@@ -127,7 +130,10 @@ class PeerLink implements Transport {
       if (gathering === 'complete') this.trickler?.end();
     });
     peer.on('data', (chunk: string | Uint8Array) => {
-      if (current()) this.events.message(typeof chunk === 'string' ? chunk : decoder.decode(chunk));
+      if (!current()) return;
+      this.channelOpen = true;
+      this.events.message(typeof chunk === 'string' ? chunk : decoder.decode(chunk));
+      for (const wake of [...this.channelWaiters]) wake();
     });
     peer.on('track', (_track: MediaStreamTrack, stream: MediaStream) => {
       if (current()) this.audio(stream);
@@ -167,6 +173,7 @@ class PeerLink implements Transport {
       this.trickler = undefined;
       this.peer.destroy();
       this.gotAudio = false; // the new peer brings its own stream
+      this.channelOpen = false;
       this.createPeer();
     }
     await this.offerWithCandidates(exchange);
@@ -210,10 +217,23 @@ class PeerLink implements Transport {
     this.peer.signal({ type: 'answer', sdp });
   }
 
+  /**
+   * Resolves at simple-peer's 'connect', or at the first message: its 'connect' also waits until
+   * getStats() names the selected candidate pair, polling every 100 ms, while a message proves the
+   * data channel open at once (the service speaks first: `session.ready`).
+   */
   private whenConnected(): Promise<void> {
-    if (this.peer.connected) return Promise.resolve();
+    if (this.open) return Promise.resolve();
     const peer = this.peer;
-    return new Promise<void>((resolve) => peer.once('connect', () => resolve()));
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        peer.off('connect', done);
+        this.channelWaiters.delete(done);
+        resolve();
+      };
+      peer.once('connect', done);
+      this.channelWaiters.add(done);
+    });
   }
 
   restart(): Promise<void> | undefined {
@@ -270,7 +290,7 @@ class PeerLink implements Transport {
   }
 
   get open(): boolean {
-    return !this.destroyed && this.peer.connected;
+    return !this.destroyed && (this.peer.connected || this.channelOpen);
   }
 
   get bufferedAmount(): number {

@@ -14,6 +14,9 @@ import { VAD_SAMPLE_RATE, VoiceActivityDetector, type VadOptions, type VadEvent 
 
 const { RTCAudioSink, RTCAudioSource } = wrtc.nonstandard;
 
+/** How long after its first ICE candidate the emulator stops gathering for an answer (ms). */
+const ANSWER_GATHER_MS = 10;
+
 /** Thrown by signaling when the offer cannot be answered; `status` is the HTTP status to answer. */
 export class RealtimeOfferError extends Error {
   readonly code: 'invalid_offer' | 'session_conflict' | 'signaling_timeout';
@@ -86,6 +89,10 @@ export class RealtimeConnection {
       initiator: false,
       wrtc,
       trickle: false,
+      // The answer carries what was gathered within this long of the first candidate: the host UDP
+      // candidates of every interface come together within a few ms, while libwebrtc's later
+      // allocation steps take ~100 ms more when the offer had no candidates yet (a trickled one).
+      iceCompleteTimeout: ANSWER_GATHER_MS,
       channelName: DATA_CHANNEL_LABEL,
       // Loopback/LAN only and offline: host candidates, no STUN lookups.
       config: { iceServers: [] },
