@@ -52,8 +52,15 @@ window.fetch = (input, init) => {
   const url = String(input instanceof Request ? input.url : input);
   const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
   if (method === 'POST' && url.endsWith('/realtime/sessions')) mark('post');
-  return nativeFetch(input, init);
+  if (!recovering || !/\/realtime\/sessions/.test(url)) return nativeFetch(input, init);
+  const started = performance.now();
+  const entry = [method, started - recovering];
+  recoveryRequests.push(entry);
+  return nativeFetch(input, init).then((r) => (entry.push(performance.now() - recovering, r.status), r));
 };
+/** Signaling requests during recover(): [method, sent, answered, status] in ms since the cut. */
+let recovering = 0;
+let recoveryRequests = [];
 
 const VOICE_PROCESSING = { echoCancellation: true, noiseSuppression: true, autoGainControl: true };
 const POLL_MS = 5;
@@ -121,13 +128,16 @@ async function recover() {
     session.on('state', on);
   });
   const t0 = performance.now();
+  recoveryRequests = [];
   const res = await fetch('/_bench/drop', { method: 'POST' });
+  recovering = t0;
   if (!res.ok) throw new Error(`drop: ${res.status}`);
   const status = await back;
   if (status !== 'connected') throw new Error(`not restored: ${status}`);
   const tLost = states.find(([s]) => s === 'reconnecting')?.[1] ?? NaN;
   const tBack = states.at(-1)[1];
-  return { total: tBack - t0, detect: tLost - t0, restore: tBack - tLost, attempts: states.filter(([s]) => s === 'reconnecting').length };
+  recovering = 0;
+  return { total: tBack - t0, detect: tLost - t0, restore: tBack - tLost, attempts: states.filter(([s]) => s === 'reconnecting').length, requests: recoveryRequests.map((r) => r.map((x) => (typeof x === 'number' ? Math.round(x) : x))) };
 }
 
 /** The bare RTCPeerConnection, trickling as the library does (see the header). */

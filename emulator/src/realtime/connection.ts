@@ -214,10 +214,17 @@ export class RealtimeConnection {
       this.#peer.signal({ type: 'offer', sdp: offer });
     });
     this.#offerSdp = offer;
-    // simple-peer (no trickle) answers a restart before the new gathering finished: the candidates
-    // are read from the RTCPeerConnection once it completed (bounded).
+    // simple-peer (no trickle) answers a restart before the new gathering started: the candidates
+    // are read from the RTCPeerConnection once gathering completed or ANSWER_GATHER_MS after the
+    // first one, as for the first answer (bounded by 2 s).
     const pc = this.#pc;
-    for (let waited = 0; pc && pc.iceGatheringState !== 'complete' && waited < 2000; waited += 5) await new Promise((r) => setTimeout(r, 5));
+    const hasCandidate = () => /^a=candidate:/m.test(pc?.localDescription?.sdp ?? '');
+    let firstAt: number | undefined;
+    for (let waited = 0; pc && pc.iceGatheringState !== 'complete' && waited < 2000; waited += 5) {
+      if (firstAt === undefined && hasCandidate()) firstAt = waited;
+      if (firstAt !== undefined && waited - firstAt >= ANSWER_GATHER_MS) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
     const local = pc?.localDescription?.sdp ?? answer;
     const credentials = iceCredentials(local);
     if (!credentials) throw new RealtimeOfferError('signaling_timeout', 504, 'the restart answer has no ICE credentials');
