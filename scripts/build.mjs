@@ -8,9 +8,9 @@
 //    err-code, get-browser-rtc, queue-microtask, inherits, util-deprecate) into ONE self-contained
 //    ES module, dist/vendor/simple-peer.js, with what they expect from Node provided inside the
 //    bundle: `global` -> `globalThis`, an injected `process` (scripts/shims/process.js), and
-//    small stand-ins for `events`, `buffer`, `randombytes` and `debug` (scripts/shims/), and for
-//    readable-stream a Duplex with only what simple-peer uses of its base class (trimReadableStream
-//    below; ~7 KB min+gzip less than readable-stream's, room the trickle ICE code needed).
+//    small stand-ins for `events`, `buffer`, `randombytes` and `debug` (scripts/shims/); instead of
+//    readable-stream, a small Duplex with what simple-peer uses (scripts/shims/duplex.cjs, through
+//    trimReadableStream below).
 //    Consumers' bundlers (Vite, SvelteKit, webpack 5, Next.js, esbuild) then need no polyfill or
 //    define: simple-peer imported as-is fails there with "global is not defined" or unresolved
 //    `events`/`buffer`. Shims instead of the browserify packages: they cost ~10 KB min+gzip less
@@ -110,11 +110,11 @@ async function bundleSimplePeer() {
 }
 
 /**
- * Keeps readable-stream out of the bundle (CommonJS is not tree-shaken): simple-peer's
- * `require('readable-stream')` gets scripts/shims/readable-stream.cjs, a Duplex with what
- * simple-peer uses (test/package/slim-duplex.test.ts compares it with readable-stream's), and the
- * lazily required string decoder, async iterator and Readable.from, should anything still reach
- * them, get scripts/shims/unsupported.cjs (throws if ever called).
+ * Keeps readable-stream out of the bundle (CommonJS is not tree-shaken): `readable-stream` resolves
+ * to scripts/shims/readable-stream.cjs, whose Duplex is scripts/shims/duplex.cjs (~8.5 KB min+gzip
+ * less than readable-stream's). Should anything still reach into readable-stream, its lazily
+ * required string decoder, async iterator and Readable.from are scripts/shims/unsupported.cjs
+ * (which throws if ever called).
  */
 function trimReadableStream() {
   const shims = path.join(root, 'scripts', 'shims');

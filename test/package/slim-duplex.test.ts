@@ -1,9 +1,9 @@
-import { createRequire } from 'node:module';
+import { Duplex as NodeDuplex } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-// scripts/shims/readable-stream.cjs stands in for readable-stream's Duplex inside the vendored
-// simple-peer bundle. Each scenario (what simple-peer does with its base class) runs against it and
-// against readable-stream's Duplex and must record the same thing.
+// scripts/shims/duplex.cjs stands in for readable-stream's Duplex inside the vendored simple-peer
+// bundle. Each scenario uses the stream the way simple-peer does (subclass with _read/_write, push,
+// write, end, the states it reads) against it and against Node's Duplex, and must record the same.
 
 type Callback = (err?: Error | null) => void;
 interface DuplexLike {
@@ -11,111 +11,106 @@ interface DuplexLike {
   write(chunk: unknown, cb?: Callback): boolean;
   end(cb?: () => void): unknown;
   on(type: string, listener: (...args: unknown[]) => void): unknown;
-  once(type: string, listener: (...args: unknown[]) => void): unknown;
-  removeListener(type: string, listener: (...args: unknown[]) => void): unknown;
   _readableState: { ended: boolean };
   _writableState: { finished: boolean };
-  _write(chunk: unknown, encoding: string, cb: Callback): void;
-  _read(): void;
 }
-type DuplexClass = new (options?: object) => DuplexLike;
+type DuplexClass = new (options?: Record<string, unknown>) => DuplexLike;
 
-const require = createRequire(import.meta.url);
-const real = require('readable-stream').Duplex as DuplexClass;
-let slim: DuplexClass;
-const tick = () => new Promise((r) => setTimeout(r, 5));
+let Slim: DuplexClass;
+const shim = new URL('../../scripts/shims/duplex.cjs', import.meta.url).href;
+const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
-/** A subclass as simple-peer makes one: `_read` does nothing, `_write` records and calls back (later when `async`). */
-function peerClass(Base: DuplexClass, log: unknown[], async = false): DuplexClass {
+/** A subclass as simple-peer writes it: `_write` may hold its callback (backpressure). */
+function peerLike(Base: DuplexClass, log: unknown[], hold: Callback[]) {
   return class extends Base {
-    constructor() {
-      super({ allowHalfOpen: false });
-    }
-    override _read() {}
-    override _write(chunk: unknown, _encoding: string, cb: Callback) {
+    _read() {}
+    _write(chunk: unknown, _encoding: string, cb: Callback) {
       log.push(['_write', String(chunk)]);
-      if (async) setTimeout(() => cb(null), 1);
+      if (String(chunk).startsWith('slow')) hold.push(cb);
       else cb(null);
     }
   };
 }
 
-async function same(scenario: (D: DuplexClass, log: unknown[]) => Promise<void> | void) {
+async function same(scenario: (S: DuplexClass, log: unknown[], hold: Callback[]) => Promise<void>) {
   const logs: unknown[][] = [];
-  for (const D of [real, slim]) {
+  for (const Base of [NodeDuplex as unknown as DuplexClass, Slim]) {
     const log: unknown[] = [];
-    await scenario(D, log);
+    const hold: Callback[] = [];
+    await scenario(peerLike(Base, log, hold) as unknown as DuplexClass, log, hold);
     logs.push(log);
   }
   expect(logs[1]).toEqual(logs[0]);
   return logs[0]!;
 }
 
-describe('Duplex of the vendored simple-peer (scripts/shims/readable-stream.cjs)', () => {
+describe('Duplex of the vendored simple-peer (scripts/shims/duplex.cjs)', () => {
   beforeAll(async () => {
-    slim = ((await import(new URL('../../scripts/shims/readable-stream.cjs', import.meta.url).href)) as { default: { Duplex: DuplexClass } }).default.Duplex;
+    Slim = ((await import(shim)) as { default: DuplexClass }).default;
   });
 
-  it('push() delivers data events in order to a listener attached first (incoming channel messages)', async () => {
-    const log = await same(async (D, log) => {
-      const s = new (peerClass(D, log))();
-      s.on('data', (c) => log.push(['data', String(c)]));
-      s.push('a');
-      s.push('b');
-      await tick();
-    });
-    expect(log).toEqual([['data', 'a'], ['data', 'b']]);
-  });
-
-  it('holds data pushed before any data listener and delivers it once one is attached', async () => {
-    await same(async (D, log) => {
-      const s = new (peerClass(D, log))();
-      s.push('early');
-      await tick();
-      log.push('attach');
-      s.on('data', (c) => log.push(['data', String(c)]));
-      await tick();
-    });
-  });
-
-  it('push(null) ends the readable side: _readableState.ended, then end', async () => {
-    const log = await same(async (D, log) => {
-      const s = new (peerClass(D, log))();
-      s.on('data', (c) => log.push(['data', String(c)]));
+  it('starts flowing on the next tick after the first data listener, in order, and ends after push(null)', async () => {
+    const log = await same(async (S, log) => {
+      const s = new S({ allowHalfOpen: false });
+      s.on('data', (d) => log.push(['data', String(d)]));
       s.on('end', () => log.push('end'));
-      s.push('x');
+      s.push('a');
+      log.push('after a');
+      s.push('b');
       s.push(null);
       log.push(['ended', s._readableState.ended]);
       await tick();
     });
-    expect(log).toContain('end');
+    expect(log).toEqual(['after a', ['ended', true], ['data', 'a'], ['data', 'b'], 'end']);
   });
 
-  it('write() hands chunks to _write one at a time, in order; end() then finishes on a later tick', async () => {
-    const log = await same(async (D, log) => {
-      const s = new (peerClass(D, log, true))();
-      s.on('finish', () => log.push('finish'));
-      s.write('1', () => log.push('cb1'));
-      s.write('2', () => log.push('cb2'));
-      s.end();
-      log.push(['finished now', s._writableState.finished]);
+  it('hands out text as bytes (Buffer), as a byte stream does', async () => {
+    await same(async (S, log) => {
+      const s = new S();
+      s.on('data', (d) => log.push([Buffer.isBuffer(d), String(d)]));
       await tick();
-      await tick();
-      log.push(['finished later', s._writableState.finished]);
+      s.push('こんにちは');
     });
-    expect(log.at(-1)).toEqual(['finished later', true]);
   });
 
-  it('a finish listener removed right after end() (simple-peer destroy) never runs', async () => {
-    await same(async (D, log) => {
-      const s = new (peerClass(D, log))();
-      const onFinish = () => log.push('finish');
-      s.once('finish', onFinish);
-      s.push(null);
-      s.end();
-      s.removeListener('finish', onFinish);
+  it('buffers data pushed before the first data listener and delivers it when one is added', async () => {
+    await same(async (S, log) => {
+      const s = new S();
+      s.push('early-1');
+      s.push('early-2');
+      s.on('data', (d) => log.push(['data', String(d)]));
+      log.push('listening');
       await tick();
-      log.push('done');
+      s.push('late');
+      log.push('pushed late'); // delivered at once while flowing
+      await tick();
+    });
+  });
+
+  it('writes one chunk at a time through _write, holding later ones while a callback is pending', async () => {
+    const log = await same(async (S, log, hold) => {
+      const s = new S();
+      log.push(['ok', s.write('one', () => log.push('cb one'))]);
+      s.write('slow two', () => log.push('cb two'));
+      s.write('three', () => log.push('cb three'));
+      await tick();
+      log.push('release');
+      hold.shift()!(null);
+      await tick();
+    });
+    expect(log.filter((l) => Array.isArray(l) && l[0] === '_write')).toEqual([['_write', 'one'], ['_write', 'slow two'], ['_write', 'three']]);
+  });
+
+  it('end() emits finish once pending writes are done, and marks the writable finished', async () => {
+    await same(async (S, log, hold) => {
+      const s = new S();
+      s.on('finish', () => log.push(['finish', s._writableState.finished]));
+      s.write('slow one');
+      s.end();
+      await tick();
+      log.push('release');
+      hold.shift()!(null);
+      await tick();
     });
   });
 });

@@ -28,7 +28,9 @@ const service: FakeHandler = (req, res) => {
   // The last record repeats bob's granted id under alice's name: neither of them may see it.
   if (p.endsWith('/realtime/sessions')) {
     const body = JSON.parse(req.body);
-    return sendJson(res, 201, { session_id: body.session_id ?? 'generated', type: 'answer', sdp: 'v=0 answer' });
+    const id = body.session_id ?? 'generated';
+    res.setHeader('location', `${p}/${id}`);
+    return sendJson(res, 201, { session_id: id, type: 'answer', sdp: 'v=0 answer' });
   }
   if (p.endsWith('/realtime-cost/sessions'))
     return sendJson(res, 200, { bot_id: ROBOT, model: 'm', session_count: 5, total_cost: 1.5, sessions, all_users: ['alice', 'bob'] });
