@@ -6,12 +6,15 @@
 // - TURN only (`iceTransportPolicy: 'relay'`) through a local coturn over TCP on loopback (the
 //   enterprise path when UDP is blocked): connects; time reported. Skipped, and said so, without
 //   coturn (/usr/bin/turnserver, Debian's `coturn`).
+// - the same silent-STUN comparison for VoiceSession in Node (@roamhq/wrtc), plus a non-trickle
+//   session (`trickle: false`) that waits for gathering up to `gatherTimeoutMs` (1 s, where
+//   simple-peer's own wait was 5 s).
 // - recovery after the network path is cut: time from the cut to `connected` again, by ICE restart
 //   in place vs by a new offer (restart disabled), with a 250 ms heartbeat (detection ~0.75-1 s,
 //   reported apart). The path is a UDP relay the bench cuts (bench/lib/ice-path.mjs).
 import { chromiumPath, fmtMs, log, runBenchmark, withTimeout } from './lib/common.mjs';
 import { relayedSignaling, startCoturn, startSilentStun, TURNSERVER } from './lib/ice-path.mjs';
-import { loadEmulator } from './lib/kb.mjs';
+import { loadClient, loadEmulator, loadWrtc } from './lib/kb.mjs';
 import { median, round, summarize } from './lib/stats.mjs';
 import { bundlePage, CHROMIUM_FLAGS, servePage } from './time-to-connected.mjs';
 
@@ -85,6 +88,17 @@ export async function main() {
     details.stun = { none: summarize(runs.none.map((r) => r.total)), silentStun: summarize(runs.silentStun.map((r) => r.total)), failures };
     log(`ice-paths: none ${fmtMs(none)}, silent STUN ${fmtMs(silent)}`);
 
+    // 1b. The same in Node, plus a session that does not trickle.
+    const node = await nodeCalls(emulator, stun.url);
+    const nodeMed = (k) => median(node.runs[k]);
+    figures.push({
+      label: 'Node (wrtc) time to connected, one silent STUN server vs none (median)',
+      value: `${(nodeMed('silentStun') / nodeMed('none')).toFixed(2)}x (${fmtMs(nodeMed('silentStun'))} vs ${fmtMs(nodeMed('none'))}); trickle off: ${fmtMs(nodeMed('completeSilentStun'))}`,
+      target: '<= 1.2x', met: nodeMed('silentStun') / nodeMed('none') <= 1.2,
+    });
+    details.node = Object.fromEntries(Object.entries(node.runs).map(([k, v]) => [k, summarize(v)]));
+    if (node.failures.length) notes.push(`node failures: ${node.failures.slice(0, 3).join('; ')}`);
+
     // 2. TURN only, over TCP, through coturn.
     if (!coturn) {
       figures.push({ label: 'Time to connected, TURN only over TCP (coturn on loopback)', value: coturnError ? `coturn failed to start: ${coturnError.slice(0, 120)}` : `coturn not installed (${TURNSERVER}; apt-get install coturn)`, target: 'connects', met: false });
@@ -145,7 +159,7 @@ export async function main() {
     const ok = stunOk && recOk;
     return {
       name: 'ice-paths',
-      title: '1b. ICE paths (Chromium): silent STUN, TURN over TCP, recovery',
+      title: '1b. ICE paths (Chromium, Node): silent STUN, TURN over TCP, recovery',
       ok,
       ...(ok ? {} : { error: 'too few successful calls' }),
       figures,
@@ -159,6 +173,40 @@ export async function main() {
     await coturn?.close();
     await emulator.close().catch(() => {});
   }
+}
+
+/** VoiceSession in Node against the emulator: `start()` to resolved, per variant, alternating. */
+async function nodeCalls(emulator, stunUrl) {
+  const { VoiceSession, createApiClient, simplePeerTransport } = await loadClient();
+  const { FakeMicrophone } = await loadEmulator();
+  const wrtc = await loadWrtc();
+  const api = createApiClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+  const variants = {
+    none: {},
+    silentStun: { iceServers: [{ urls: stunUrl }] },
+    completeSilentStun: { iceServers: [{ urls: stunUrl }], trickle: false },
+  };
+  const runs = { none: [], silentStun: [], completeSilentStun: [] };
+  const failures = [];
+  for (let i = 0; i < CALLS + 1; i++) {
+    for (const [name, opts] of Object.entries(variants)) {
+      const mic = new FakeMicrophone();
+      const session = new VoiceSession({ aiId: emulator.fixtures.robotId, api, microphone: mic.open, language: 'en', transport: simplePeerTransport({ wrtc, ...opts }) });
+      session.on('error', () => undefined);
+      const t0 = performance.now();
+      try {
+        await withTimeout(session.start(), 15000, `node ${name} call`);
+        if (i > 0) runs[name].push(performance.now() - t0); // the first round warms up
+      } catch (err) {
+        failures.push(`${name}: ${err?.message ?? err}`);
+      } finally {
+        await session.end({ mode: 'immediate' });
+        mic.close();
+        await new Promise((r) => setTimeout(r, PAUSE_MS));
+      }
+    }
+  }
+  return { runs, failures };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
