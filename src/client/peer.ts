@@ -190,10 +190,12 @@ class PeerLink implements Transport {
     trickler.start();
     const connected = this.whenConnected();
     const outcome = await this.step(Promise.race([connected.then(() => 'connected' as const), trickler.refusal.then(() => 'refused' as const)]));
+    // A refusal, even after the link came up, means no trickle and no ICE restart with this service.
+    void trickler.refusal.then(() => {
+      if (this.trickler === trickler) this.fallBack();
+    });
     if (outcome === 'connected') return false;
-    this.memory.patchRefused = true;
-    this.mode = 'fallback';
-    this.events.signaling?.('fallback');
+    this.fallBack();
     // The far side may still learn this side's address from its connectivity checks.
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = await this.step(Promise.race([
@@ -201,6 +203,14 @@ class PeerLink implements Transport {
       new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), this.gatherTimeoutMs))),
     ])).finally(() => clearTimeout(timer));
     return !late;
+  }
+
+  /** The service refused PATCH: this attempt and the provider's later ones send complete offers, and restart() is off. */
+  private fallBack(): void {
+    if (this.mode !== 'trickle') return;
+    this.memory.patchRefused = true;
+    this.mode = 'fallback';
+    this.events.signaling?.('fallback');
   }
 
   /** Non-trickle: the offer leaves once gathering completed or `gatherTimeoutMs` passed. */
