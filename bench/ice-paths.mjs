@@ -142,16 +142,17 @@ export async function main() {
     relayed = null;
     const restoreOf = (xs) => median(xs.map((r) => r.restore));
     const totalOf = (xs) => median(xs.map((r) => r.total));
+    const pathOf = (xs) => median(xs.map((r) => r.path).filter(Number.isFinite));
     const recOk = recovery.restart.length >= RECOVERY_CALLS * 0.8 && recovery.newOffer.length >= RECOVERY_CALLS * 0.8;
     figures.push({
       label: 'Recovery after a cut path: reconnecting -> connected, ICE restart vs new offer (median)',
-      value: `${fmtMs(restoreOf(recovery.restart))} vs ${fmtMs(restoreOf(recovery.newOffer))} (from the cut: ${fmtMs(totalOf(recovery.restart))} vs ${fmtMs(totalOf(recovery.newOffer))})`,
+      value: `${fmtMs(restoreOf(recovery.restart))} vs ${fmtMs(restoreOf(recovery.newOffer))} (from the cut: ${fmtMs(totalOf(recovery.restart))} vs ${fmtMs(totalOf(recovery.newOffer))}; ICE pair working again ${fmtMs(pathOf(recovery.restart))} vs ${fmtMs(pathOf(recovery.newOffer))} after the cut)`,
       target: 'reported', met: recOk,
     });
-    notes.push(`recovery: ${RECOVERY_CALLS} cuts per variant; heartbeat 250 ms, so the cut is noticed after ${fmtMs(median([...recovery.restart, ...recovery.newOffer].map((r) => r.detect)))} (median); the restart keeps the peer connection, data channel and the emulator's connection; the new offer makes all three anew (same session)`);
+    notes.push(`recovery: ${RECOVERY_CALLS} cuts per variant; heartbeat 250 ms, so the cut is noticed after ${fmtMs(median([...recovery.restart, ...recovery.newOffer].map((r) => r.detect)))} (median); the restart keeps the peer connection, data channel and the emulator's connection; the new offer makes all three anew (same session). "ICE pair working again": getStats() shows a new selected, succeeded candidate pair (the media path is back); "connected" also needs a ping answered over the data channel, whose SCTP retransmission timer backed off during the cut (a new offer starts a fresh association)`);
     details.recovery = {
-      restart: { restore: summarize(recovery.restart.map((r) => r.restore)), total: summarize(recovery.restart.map((r) => r.total)) },
-      newOffer: { restore: summarize(recovery.newOffer.map((r) => r.restore)), total: summarize(recovery.newOffer.map((r) => r.total)) },
+      restart: { restore: summarize(recovery.restart.map((r) => r.restore)), total: summarize(recovery.restart.map((r) => r.total)), path: summarize(recovery.restart.map((r) => r.path).filter(Number.isFinite)) },
+      newOffer: { restore: summarize(recovery.newOffer.map((r) => r.restore)), total: summarize(recovery.newOffer.map((r) => r.total)), path: summarize(recovery.newOffer.map((r) => r.path).filter(Number.isFinite)) },
       failures: recoveryFailures, raw: recovery,
     };
     if (failures.length + recoveryFailures.length) notes.push(`failures: ${[...failures, ...recoveryFailures].slice(0, 3).map((f) => `${f.name}: ${f.error}`).join('; ')}`);
