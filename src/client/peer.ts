@@ -70,7 +70,7 @@ class PeerLink implements Transport {
   private mode: IceSignaling;
   private remoteSdp = '';
   private trickler: CandidateTrickler | undefined;
-  /** Waiters for the next local offer (initial, restart) and for ICE connected. */
+  /** Who waits for the next local offer (the first one, or an ICE restart's). */
   private offerWaiter: ((sdp: string) => void) | undefined;
   private readonly gatherTimeoutMs: number;
   private iceState = 'new';
