@@ -1,6 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
 import { describe, expect, it } from 'vitest';
-import type { SessionEvents, TranscriptUpdate, Turn } from '../../src/client/index.js';
+import type { SessionEvents, TranscriptUpdate, Turn, VoiceSessionError } from '../../src/client/index.js';
 import { TurnTracker } from '../../src/client/turns.js';
 import type { ServerEvent } from '../../src/schemas/index.js';
 
@@ -13,7 +13,7 @@ function setup() {
   events.on('assistantSpeaking', (v) => log.push(`assistant:${v}`));
   events.on('transcript', (t) => transcripts.push(t));
   events.on('turn', (t) => turns.push(t));
-  return { tracker: new TurnTracker(events), log, transcripts, turns };
+  return { tracker: new TurnTracker(events), log, transcripts, turns, events };
 }
 
 const completed = (turn_id: number, extra: Partial<Extract<ServerEvent, { type: 'turn.completed' }>> = {}): ServerEvent => ({
@@ -74,5 +74,62 @@ describe('TurnTracker', () => {
     expect(log).toEqual(['assistant:true', 'assistant:false']);
     expect(tracker.assistantSpeaking).toBe(false);
     expect(transcripts.at(-1)).toEqual({ turnId: 3, role: 'assistant', text: 'tial', final: false });
+  });
+});
+
+describe('TurnTracker across a service that lost the session (issue 10, defect 1)', () => {
+  function withErrors() {
+    const s = setup();
+    const errors: VoiceSessionError[] = [];
+    s.events.on('error', (e) => errors.push(e));
+    return { ...s, errors };
+  }
+
+  it('keeps a turn whose number was seen before when its message id is new, and warns once', () => {
+    const { tracker, turns, errors } = withErrors();
+    tracker.ready(undefined);
+    tracker.handle(completed(1, { message_id: 'a1' }));
+    tracker.handle(completed(2, { message_id: 'a2' }));
+    tracker.connectionLost();
+    tracker.ready(undefined); // a service that does not say whether it resumed
+    tracker.handle(completed(1, { message_id: 'b1', question: 'after restart' }));
+    tracker.handle(completed(2, { message_id: 'b2' }));
+    tracker.handle(completed(2, { message_id: 'b2' })); // reported twice: kept once
+    expect(turns.map((t) => t.messageId)).toEqual(['a1', 'a2', 'b1', 'b2']);
+    expect(tracker.turns.map((t) => t.id)).toEqual([1, 2, 1, 2]);
+    expect(errors.map((e) => e.code)).toEqual(['session_reset']);
+    expect(errors[0]!.message).toMatch(/turn 1 arrived again/);
+  });
+
+  it('warns on session.ready with resumed: false after a drop, not on a first connection or a resumed one', () => {
+    const { tracker, turns, errors } = withErrors();
+    tracker.ready(false); // first connection: nothing to lose
+    tracker.handle(completed(1, { message_id: 'a1' }));
+    tracker.connectionLost();
+    tracker.ready(true);
+    tracker.handle(completed(2, { message_id: 'a2' }));
+    expect(errors).toEqual([]);
+    tracker.connectionLost();
+    tracker.ready(false);
+    tracker.handle(completed(1, { message_id: 'c1' }));
+    tracker.handle(completed(2, { message_id: 'c2' }));
+    expect(errors.map((e) => e.code)).toEqual(['session_reset']);
+    expect(errors[0]!.message).toMatch(/resumed: false/);
+    expect(turns.map((t) => t.messageId)).toEqual(['a1', 'a2', 'c1', 'c2']);
+    // A second restart is a second reset, reported again.
+    tracker.connectionLost();
+    tracker.ready(undefined);
+    tracker.handle(completed(1, { message_id: 'd1' }));
+    expect(errors.map((e) => e.code)).toEqual(['session_reset', 'session_reset']);
+  });
+
+  it('a continued numbering after a reconnection is not a reset', () => {
+    const { tracker, turns, errors } = withErrors();
+    tracker.handle(completed(1, { message_id: 'a1' }));
+    tracker.connectionLost();
+    tracker.handle(completed(1, { message_id: 'a1' })); // the service re-sends the last turn
+    tracker.handle(completed(2, { message_id: 'a2' }));
+    expect(turns.map((t) => t.messageId)).toEqual(['a1', 'a2']);
+    expect(errors).toEqual([]);
   });
 });
