@@ -8,8 +8,9 @@ import type { SessionEvents, Turn } from './events.js';
  * finished turns. It lives as long as the session (not the connection), so a reconnection never
  * loses turns already tracked, and a turn the service reports twice is kept once.
  *
- * A turn is identified by the service's `message_id`, never by its number alone: a service that
- * lost the session's state (it restarted) numbers turns from 1 again, and those turns are new.
+ * A turn is identified by the service's `message_id` (or, without one, by connection and turn
+ * number), never by its number alone: a service that lost the session's state (it restarted)
+ * numbers turns from 1 again, and those turns are new.
  * Such a reset is reported once per connection as a `session_reset` error (a warning: the call
  * goes on), from `session.ready` carrying `resumed: false` or, when the service does not say, from
  * a new turn whose number was already used before the reconnection.
@@ -19,8 +20,9 @@ export class TurnTracker {
   userSpeaking = false;
   assistantSpeaking = false;
   private readonly partial = new Map<string, string>();
-  /** Message ids of the turns kept. */
-  private readonly messageIds = new Set<string>();
+  /** Turns kept, by message id (or connection number and turn number when the service sent no id). */
+  private readonly seen = new Set<string>();
+  private connection = 0;
   /** Highest turn number of the service's current numbering, and what it was when the link last dropped. */
   private highestTurnId = 0;
   private numberedBeforeDrop = 0;
@@ -55,12 +57,14 @@ export class TurnTracker {
         return;
       }
       case 'turn.completed': {
-        if (this.messageIds.has(event.message_id)) return;
+        // A service that recorded nothing (e.g. the session is being deleted) sends no message id.
+        const key = event.message_id || `${this.connection}:${event.turn_id}`;
+        if (this.seen.has(key)) return;
         if (event.turn_id <= this.numberedBeforeDrop) {
           this.reportReset(`turn ${event.turn_id} arrived again with a new message id after the reconnection`);
         }
         this.highestTurnId = Math.max(this.highestTurnId, event.turn_id);
-        this.messageIds.add(event.message_id);
+        this.seen.add(key);
         const turn: Turn = {
           id: event.turn_id,
           input: event.input,
@@ -92,6 +96,7 @@ export class TurnTracker {
     this.setAssistant(false);
     this.partial.clear();
     this.dropped = true;
+    this.connection++;
     this.numberedBeforeDrop = this.highestTurnId;
     this.resetReported = false;
   }

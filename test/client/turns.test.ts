@@ -133,3 +133,15 @@ describe('TurnTracker across a service that lost the session (issue 10, defect 1
     expect(errors).toEqual([]);
   });
 });
+
+describe('TurnTracker without message ids', () => {
+  it('tells turns apart by connection and number when the service sent no message id', () => {
+    const { tracker, turns } = setup();
+    tracker.handle(completed(1, { message_id: '' }));
+    tracker.handle(completed(1, { message_id: '' })); // the same turn twice on one connection
+    tracker.handle(completed(2, { message_id: '' }));
+    tracker.connectionLost();
+    tracker.handle(completed(3, { message_id: '' }));
+    expect(turns.map((t) => t.id)).toEqual([1, 2, 3]);
+  });
+});
