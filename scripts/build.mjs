@@ -18,6 +18,9 @@
 //    that vendored module. Server code in dist/ and everything run from src (tests, tsx, vitest)
 //    keep the real package from node_modules.
 // 4. dist/cli/main.js (the `kb-voice` bin; tsc keeps its shebang) is made executable.
+// 5. The workspace package kb-voice-emulator: `tsc -p emulator/tsconfig.json` emits emulator/dist
+//    (its `kb-voice/schemas` imports resolve to the dist/ just built, through node_modules/kb-voice)
+//    and emulator/dist/bin.js (the `kb-voice-emulator` bin) is made executable.
 //
 // Only JavaScript is rewritten: the .d.ts files still name 'simple-peer' for types (see the
 // package checks in scripts/check-package.mjs).
@@ -30,6 +33,7 @@ import * as esbuild from 'esbuild';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const vendorFile = path.join(dist, 'vendor', 'simple-peer.js');
+const emulatorDir = path.join(root, 'emulator');
 
 /** Node built-ins the vendored bundle must never reference (checked after building). */
 const NODE_BUILTIN_IMPORT = /\brequire\(\s*["'](?:node:)?[a-z_/]+["']\s*\)|\bfrom\s*["']node:/;
@@ -37,25 +41,28 @@ const NODE_BUILTIN_IMPORT = /\brequire\(\s*["'](?:node:)?[a-z_/]+["']\s*\)|\bfro
 async function main() {
   const started = Date.now();
   await rm(dist, { recursive: true, force: true });
+  await rm(path.join(emulatorDir, 'dist'), { recursive: true, force: true });
 
-  runTsc();
+  runTsc('tsconfig.build.json');
   await bundleSimplePeer();
   const rewritten = await pointImportsAtVendoredSimplePeer();
   await chmod(path.join(dist, 'cli', 'main.js'), 0o755);
+  runTsc(path.join('emulator', 'tsconfig.json'));
+  await chmod(path.join(emulatorDir, 'dist', 'bin.js'), 0o755);
 
   console.log(
-    `build: dist/ ready in ${((Date.now() - started) / 1000).toFixed(1)} s ` +
+    `build: dist/ and emulator/dist/ ready in ${((Date.now() - started) / 1000).toFixed(1)} s ` +
       `(simple-peer vendored; ${rewritten} module(s) re-pointed)`,
   );
 }
 
-function runTsc() {
+function runTsc(project) {
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+  const result = spawnSync(process.execPath, [tsc, '-p', project], {
     cwd: root,
     stdio: 'inherit',
   });
-  if (result.status !== 0) fail('tsc -p tsconfig.build.json failed');
+  if (result.status !== 0) fail(`tsc -p ${project} failed`);
 }
 
 async function bundleSimplePeer() {

@@ -1,10 +1,14 @@
 #!/usr/bin/env node
-// `npm run test:package` (part of `npm test`, after the build): checks the package AS PUBLISHED.
-// `npm pack` the built tree, then, on the tarball and on a consumer project that has it installed
-// (in a temp dir outside the repo, so nothing resolves from the repo's node_modules by accident):
-//   1. pack contents   dist/ entry files present, no src/ or test/ shipped
-//   2. publint         package.json/exports lint (warnings fail)
-//   3. attw            types resolve for every entry (profile esm-only: the package is ESM-only)
+// `npm run test:package` (part of `npm test`, after the build): checks the packages AS PUBLISHED.
+// `npm pack` both packages (kb-voice and the workspace's kb-voice-emulator), then, on the tarballs
+// and on consumer projects that have them installed (in a temp dir outside the repo, so nothing
+// resolves from the repo's node_modules by accident):
+//   1. pack contents   dist/ entry files present, no src/ or test/ shipped, README links absolute
+//   2. install         `npm install kb-voice.tgz` into an EMPTY app, for real (registry): prints the
+//                      node_modules size, package count, native binaries and install scripts, and
+//                      fails above the targets (<= 15 MB, <= 8 packages, 0 native, 0 scripts)
+//   3. publint         package.json/exports lint of both tarballs (warnings fail)
+//   4. attw            types resolve for every entry of both (profile esm-only: ESM-only packages)
 //   4. browser bundle  esbuild, platform=browser, NO define/inject/alias/polyfill, of
 //                      `import { VoiceSession, createApiClient } from 'kb-voice'`: builds, pulls
 //                      nothing but kb-voice, zod, ky, eventemitter3, and min+gzip < 45 KB
@@ -12,13 +16,15 @@
 //   6. vite build      the same consumer through Vite with its defaults
 //   7. consumer types  tsc strict with skipLibCheck OFF over a browser consumer (bundler
 //                      resolution, no Node types) and a Node consumer (node16) of every entry
-//   8. node smoke      every entry imports in Node; the packed emulator starts on port 0 and
-//                      serves /_emulator/fixtures; the bin prints its usage
+//   8. node smoke      every entry imports in Node from the app that installed kb-voice alone; the
+//                      `kb-voice emulator` bin there says in one line how to install the emulator
+//   9. emulator        the packed kb-voice-emulator, installed beside kb-voice, starts on port 0,
+//                      serves /_emulator/fixtures; `kb-voice-emulator --help` and `kb-voice emulator`
 // Prints one line per check and a closing "package checks: N passed, N failed"; writes the same
 // to test-results/package-checks.json for scripts/test.mjs.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,8 +74,22 @@ function kb(bytes) {
   return `${(bytes / 1000).toFixed(1)} kB`;
 }
 
+/** Targets of `npm install kb-voice` into an empty app (the install-footprint issue). */
+const INSTALL_LIMITS = { bytes: 15_000_000, packages: 8, nativeBinaries: 0, installScripts: 0 };
+
+/**
+ * The package's entries and what a Node import of each needs besides kb-voice itself
+ * (`peers`: optional peer dependencies the check installs from the repo's node_modules first).
+ */
+const ENTRIES = [
+  { name: 'kb-voice', file: 'dist/index.js', keys: ['VoiceSession', 'createApiClient', 'ApiError', 'ValidationError', 'KbVoiceError', 'VoiceSessionError'] },
+  { name: 'kb-voice/api', file: 'dist/api/index.js', keys: ['createApiClient', 'ApiError', 'ValidationError'] },
+  { name: 'kb-voice/schemas', file: 'dist/schemas/index.js', keys: ['RealtimeSessionIn', 'RealtimeSessionOut'] },
+  { name: 'kb-voice/relay', file: 'dist/relay/index.js', keys: ['createRelay', 'serveRelay'] },
+];
+
 async function main() {
-  for (const file of ['index.js', 'vendor/simple-peer.js', 'cli/main.js']) {
+  for (const file of ['index.js', 'vendor/simple-peer.js', 'cli/main.js', '../emulator/dist/index.js']) {
     if (!existsSync(path.join(root, 'dist', file))) {
       console.error(`check-package: dist/${file} is missing: run npm run build first`);
       process.exit(1);
@@ -77,71 +97,109 @@ async function main() {
   }
   const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
   const work = await mkdtemp(path.join(os.tmpdir(), 'kb-voice-package-'));
+  // The app that installs kb-voice alone, as `npm install kb-voice` would.
   const consumer = path.join(work, 'consumer');
   const installed = path.join(consumer, 'node_modules', 'kb-voice');
   console.log(`package checks (${pkg.name}@${pkg.version}, work dir ${work})`);
 
   let tarball = '';
+  let emulatorTarball = '';
   let files = [];
   try {
-    await check('npm pack', async () => {
-      // --ignore-scripts: prepack would rebuild; dist/ is fresh (npm test builds first).
-      const packed = run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
-        cwd: root,
-      });
-      if (packed.status !== 0) throw new Error(packed.stderr || 'npm pack failed');
-      const [info] = JSON.parse(packed.stdout);
+    await check('npm pack (kb-voice)', async () => {
+      const info = pack(root, work);
       tarball = path.join(work, info.filename);
       files = info.files.map((f) => f.path);
       const required = [
         'package.json',
-        'dist/index.js',
+        'README.md',
+        ...ENTRIES.map((e) => e.file),
         'dist/index.d.ts',
+        'dist/api/index.d.ts',
         'dist/vendor/simple-peer.js',
-        'dist/schemas/index.js',
-        'dist/relay/index.js',
-        'dist/emulator/index.js',
         'dist/cli/main.js',
       ];
       const missing = required.filter((f) => !files.includes(f));
-      const stray = files.filter((f) => /^(src|test|demo|scripts|bench)\//.test(f));
+      const stray = files.filter((f) => /^(src|test|demo|scripts|bench|emulator|docs)\//.test(f) || f.startsWith('dist/emulator/'));
       if (missing.length > 0) throw new Error(`missing from the tarball: ${missing.join(', ')}`);
       if (stray.length > 0) throw new Error(`should not be published: ${stray.slice(0, 10).join(', ')}`);
-      return `${files.length} files, ${kb(info.size)} packed, ${kb(info.unpackedSize)} unpacked`;
+      const maps = files.filter((f) => f.endsWith('.map')).length;
+      return `${files.length} files (${maps} source maps, sources inlined), ${kb(info.size)} packed, ${kb(info.unpackedSize)} unpacked`;
     });
     if (!tarball) throw new Error('no tarball: the remaining checks cannot run');
 
-    await mkdir(installed, { recursive: true });
-    const untar = run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
-    if (untar.status !== 0) throw new Error(`tar: ${untar.stderr}`);
-    // The consumer gets the package's declared dependencies only, as an install would; each is a
-    // link into the repo's node_modules (realpaths resolve their own dependencies from there).
-    for (const dep of Object.keys(pkg.dependencies ?? {})) await linkPackage(consumer, dep);
+    await check('npm pack (kb-voice-emulator)', async () => {
+      const info = pack(path.join(root, 'emulator'), work);
+      emulatorTarball = path.join(work, info.filename);
+      const names = info.files.map((f) => f.path);
+      const missing = ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'dist/bin.js'].filter((f) => !names.includes(f));
+      const stray = names.filter((f) => /^(src|test)\//.test(f));
+      if (missing.length > 0) throw new Error(`missing from the tarball: ${missing.join(', ')}`);
+      if (stray.length > 0) throw new Error(`should not be published: ${stray.slice(0, 10).join(', ')}`);
+      return `${names.length} files, ${kb(info.size)} packed, ${kb(info.unpackedSize)} unpacked`;
+    });
 
-    await check('publint', async () => {
-      const bytes = await readFile(tarball);
-      const { messages, pkg: linted } = await publint({
-        pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) },
-        level: 'suggestion',
-        strict: true,
-      });
-      const problems = messages.filter((m) => m.type !== 'suggestion');
-      const suggestions = messages.filter((m) => m.type === 'suggestion');
-      for (const m of suggestions) console.log(`        suggestion: ${formatMessage(m, linted, { color: false })}`);
-      if (problems.length > 0) {
-        throw new Error(problems.map((m) => `${m.type}: ${formatMessage(m, linted, { color: false })}`).join('\n'));
+    await check('README links work on the registry', async () => {
+      // The registry shows README.md out of context: relative links and images break there.
+      const problems = [];
+      for (const [label, file] of [['kb-voice', path.join(root, 'README.md')], ['kb-voice-emulator', path.join(root, 'emulator', 'README.md')]]) {
+        const text = await readFile(file, 'utf8');
+        for (const match of text.matchAll(/!?\[[^\]]*\]\(([^)\s]+)[^)]*\)|<img[^>]+src="([^"]+)"/g)) {
+          const target = match[1] ?? match[2];
+          if (!/^(https?:|mailto:|#)/.test(target)) problems.push(`${label}: ${target}`);
+        }
       }
-      return `no errors or warnings${suggestions.length ? `, ${suggestions.length} suggestion(s)` : ''}`;
+      if (problems.length > 0) throw new Error(`relative links (use absolute URLs):\n${problems.join('\n')}`);
+      return 'no relative links or images in either README';
     });
 
-    await check('attw (profile esm-only)', async () => {
-      const attw = path.join(root, 'node_modules', '.bin', 'attw');
-      const result = run(attw, [tarball, '--profile', 'esm-only', '--format', 'table-flipped', '--no-emoji', '--no-color'], {
-        cwd: work,
-      });
-      if (result.status !== 0) throw new Error(`${result.stdout}\n${result.stderr}`.trim());
-      return 'types resolve for ., ./schemas, ./relay, ./emulator';
+    await check('npm install kb-voice into an empty app', async () => {
+      await mkdir(consumer, { recursive: true });
+      await writeFile(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
+      const install = run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: consumer, timeout: 180_000 });
+      if (install.status !== 0) throw new Error(`npm install failed:\n${install.stdout}\n${install.stderr}`);
+      const footprint = await measureInstall(path.join(consumer, 'node_modules'));
+      const summary =
+        `${kb(footprint.bytes)} node_modules (limit ${kb(INSTALL_LIMITS.bytes)}), ${footprint.packages.length} packages ` +
+        `(limit ${INSTALL_LIMITS.packages}: ${footprint.packages.join(', ')}), ${footprint.nativeBinaries.length} native binaries, ` +
+        `${footprint.installScripts.length} install scripts`;
+      const over = [];
+      if (footprint.bytes > INSTALL_LIMITS.bytes) over.push('size');
+      if (footprint.packages.length > INSTALL_LIMITS.packages) over.push('package count');
+      if (footprint.nativeBinaries.length > INSTALL_LIMITS.nativeBinaries) over.push(`native binaries: ${footprint.nativeBinaries.join(', ')}`);
+      if (footprint.installScripts.length > INSTALL_LIMITS.installScripts) over.push(`install scripts: ${footprint.installScripts.join(', ')}`);
+      if (over.length > 0) throw new Error(`${summary}\nover the target: ${over.join('; ')}`);
+      return summary;
     });
+    if (!existsSync(installed)) throw new Error('kb-voice is not installed in the consumer app: the remaining checks cannot run');
+
+    for (const [label, file] of [['kb-voice', tarball], ['kb-voice-emulator', emulatorTarball]]) {
+      await check(`publint (${label})`, async () => {
+        const bytes = await readFile(file);
+        const { messages, pkg: linted } = await publint({
+          pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) },
+          level: 'suggestion',
+          strict: true,
+        });
+        const problems = messages.filter((m) => m.type !== 'suggestion');
+        const suggestions = messages.filter((m) => m.type === 'suggestion');
+        for (const m of suggestions) console.log(`        suggestion: ${formatMessage(m, linted, { color: false })}`);
+        if (problems.length > 0) {
+          throw new Error(problems.map((m) => `${m.type}: ${formatMessage(m, linted, { color: false })}`).join('\n'));
+        }
+        return `no errors or warnings${suggestions.length ? `, ${suggestions.length} suggestion(s)` : ''}`;
+      });
+
+      await check(`attw (${label}, profile esm-only)`, async () => {
+        const attw = path.join(root, 'node_modules', '.bin', 'attw');
+        const result = run(attw, [file, '--profile', 'esm-only', '--format', 'table-flipped', '--no-emoji', '--no-color'], {
+          cwd: work,
+        });
+        if (result.status !== 0) throw new Error(`${result.stdout}\n${result.stderr}`.trim());
+        const entries = [...result.stdout.matchAll(/"(kb-voice[^"]*)"/g)].map((m) => m[1]);
+        return `types resolve for ${[...new Set(entries)].join(', ') || 'every entry'}`;
+      });
+    }
 
     const entry = path.join(consumer, 'app.js');
     await writeFile(
@@ -188,21 +246,39 @@ async function main() {
 
     await check('consumer types (tsc strict, skipLibCheck off)', async () => {
       await typecheckConsumers(consumer);
-      return 'browser consumer of . and ./schemas (bundler, no @types/node); Node consumer of ./schemas, ./relay, ./emulator (node16, no DOM lib)';
+      return 'browser consumer of . and ./schemas (bundler, no @types/node); Node consumer of ./api, ./schemas, ./relay (node16, no DOM lib)';
     });
 
-    await check('node smoke (imports, packed emulator on port 0, bin)', async () => {
+    await check('node smoke (every entry imports; kb-voice emulator without the emulator)', async () => {
       const script = `
-        import * as root from 'kb-voice';
-        import * as schemas from 'kb-voice/schemas';
-        import * as relay from 'kb-voice/relay';
-        import * as emulator from 'kb-voice/emulator';
-        const need = { root: [root, ['VoiceSession', 'createApiClient', 'ApiError', 'ValidationError', 'KbVoiceError', 'VoiceSessionError']],
-          schemas: [schemas, ['RealtimeSessionIn', 'RealtimeSessionOut']],
-          relay: [relay, ['createRelay', 'serveRelay']], emulator: [emulator, ['startEmulator']] };
-        for (const [name, [mod, keys]] of Object.entries(need))
+        const need = ${JSON.stringify(ENTRIES.map((e) => [e.name, e.keys]))};
+        for (const [name, keys] of need) {
+          const mod = await import(name);
           for (const key of keys) if (!(key in mod)) throw new Error(name + ' lacks ' + key);
-        const emu = await emulator.startEmulator({ port: 0, host: '127.0.0.1' });
+        }
+        console.log('ok');`;
+      const smoke = run(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer, timeout: 60_000 });
+      if (smoke.status !== 0 || smoke.stdout.trim() !== 'ok') throw new Error(`${smoke.stdout}\n${smoke.stderr}`.trim());
+      const bin = run(process.execPath, [path.join(installed, 'dist', 'cli', 'main.js'), '--help'], { cwd: consumer });
+      if (bin.status !== 0 || !bin.stdout.includes('Usage: kb-voice')) throw new Error(`bin --help: ${bin.stderr}`);
+      const missing = run(process.execPath, [path.join(installed, 'dist', 'cli', 'main.js'), 'emulator'], { cwd: consumer });
+      const lines = missing.stderr.trim().split('\n');
+      if (missing.status === 0 || lines.length !== 1 || !lines[0].includes('npm install -D kb-voice-emulator')) {
+        throw new Error(`kb-voice emulator without the package should say in one line how to install it; got (${missing.status}):\n${missing.stderr}`);
+      }
+      return `${ENTRIES.map((e) => e.name).join(', ')} load; kb-voice --help; kb-voice emulator → "${lines[0]}"`;
+    });
+
+    await check('kb-voice-emulator installed beside kb-voice (starts, bins)', async () => {
+      const qa = path.join(work, 'qa-app');
+      await mkdir(qa, { recursive: true });
+      await writeFile(path.join(qa, 'package.json'), JSON.stringify({ name: 'qa-app', version: '1.0.0', private: true, type: 'module' }));
+      const install = run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, emulatorTarball], { cwd: qa, timeout: 300_000 });
+      if (install.status !== 0) throw new Error(`npm install failed:\n${install.stdout}\n${install.stderr}`);
+      const script = `
+        import { startEmulator, FakeMicrophone } from 'kb-voice-emulator';
+        if (typeof FakeMicrophone !== 'function') throw new Error('no FakeMicrophone');
+        const emu = await startEmulator({ port: 0, host: '127.0.0.1' });
         try {
           const res = await fetch(emu.url + '/_emulator/fixtures');
           if (res.status !== 200) throw new Error('fixtures: HTTP ' + res.status);
@@ -210,11 +286,14 @@ async function main() {
           if (body.apiKey !== emu.apiKey) throw new Error('fixtures do not name the emulator key');
         } finally { await emu.close(); }
         console.log('ok');`;
-      const smoke = run(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer, timeout: 60_000 });
+      const smoke = run(process.execPath, ['--input-type=module', '-e', script], { cwd: qa, timeout: 60_000 });
       if (smoke.status !== 0 || smoke.stdout.trim() !== 'ok') throw new Error(`${smoke.stdout}\n${smoke.stderr}`.trim());
-      const bin = run(process.execPath, [path.join(installed, 'dist', 'cli', 'main.js'), '--help'], { cwd: consumer });
-      if (bin.status !== 0 || !bin.stdout.includes('Usage: kb-voice')) throw new Error(`bin --help: ${bin.stderr}`);
-      return 'all four entries load; emulator served /_emulator/fixtures; kb-voice --help';
+      const help = run(path.join(qa, 'node_modules', '.bin', 'kb-voice-emulator'), ['--help'], { cwd: qa });
+      if (help.status !== 0 || !help.stdout.includes('Usage: kb-voice-emulator')) throw new Error(`kb-voice-emulator --help: ${help.stderr}`);
+      const viaMain = run(path.join(qa, 'node_modules', '.bin', 'kb-voice'), ['emulator', '--help'], { cwd: qa });
+      if (viaMain.status !== 0 || !viaMain.stdout.includes('Usage: kb-voice-emulator')) throw new Error(`kb-voice emulator --help: ${viaMain.stderr}`);
+      const footprint = await measureInstall(path.join(qa, 'node_modules'));
+      return `served /_emulator/fixtures; both bins; QA install ${kb(footprint.bytes)}, ${footprint.packages.length} packages, ${footprint.nativeBinaries.length} native binaries`;
     });
   } catch (error) {
     results.push({ name: 'setup', ok: false, detail: String(error) });
@@ -230,6 +309,59 @@ async function main() {
   await writeFile(path.join(root, 'test-results', 'package-checks.json'), `${JSON.stringify({ passed, failed, results }, null, 2)}\n`);
   console.log(`package checks: ${passed} passed, ${failed} failed`);
   process.exitCode = failed === 0 ? 0 : 1;
+}
+
+/** `npm pack --json` of the package in `dir` into `dest`; returns npm's description of it. */
+function pack(dir, dest) {
+  // --ignore-scripts: prepack would rebuild; dist/ is fresh (npm test builds first).
+  const packed = run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dest], { cwd: dir });
+  if (packed.status !== 0) throw new Error(packed.stderr || 'npm pack failed');
+  return JSON.parse(packed.stdout)[0];
+}
+
+/**
+ * What an install put into `nodeModules`: bytes on disk (file sizes), the packages (every folder
+ * with a package.json directly under node_modules or a scope, at any depth), native binaries
+ * (`*.node`) and packages with an install script (preinstall/install/postinstall, or a binding.gyp
+ * that npm would build).
+ */
+async function measureInstall(nodeModules) {
+  const footprint = { bytes: 0, packages: [], nativeBinaries: [], installScripts: [] };
+  const walk = async (dir) => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isSymbolicLink()) continue;
+      if (entry.isDirectory()) await walk(full);
+      else if (entry.isFile()) {
+        footprint.bytes += (await stat(full)).size;
+        if (entry.name.endsWith('.node')) footprint.nativeBinaries.push(path.relative(nodeModules, full));
+      }
+    }
+  };
+  await walk(nodeModules);
+  const visitPackages = async (dir) => {
+    if (!existsSync(dir)) return;
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+      const full = path.join(dir, entry.name);
+      if (entry.name.startsWith('@')) {
+        await visitPackages(full);
+        continue;
+      }
+      const manifest = path.join(full, 'package.json');
+      if (!existsSync(manifest)) continue;
+      const meta = JSON.parse(await readFile(manifest, 'utf8'));
+      footprint.packages.push(meta.name ?? path.relative(nodeModules, full));
+      const scripts = meta.scripts ?? {};
+      if (scripts.preinstall || scripts.install || scripts.postinstall || existsSync(path.join(full, 'binding.gyp'))) {
+        footprint.installScripts.push(meta.name);
+      }
+      await visitPackages(path.join(full, 'node_modules'));
+    }
+  };
+  await visitPackages(nodeModules);
+  footprint.packages.sort();
+  return footprint;
 }
 
 async function linkPackage(consumer, name) {
@@ -305,19 +437,20 @@ export const errors = [ApiError, ValidationError];
   const browser = run(process.execPath, [tsc, '-p', browserDir], { cwd: browserDir });
   if (browser.status !== 0) throw new Error(`browser consumer:\n${browser.stdout}${browser.stderr}`);
 
-  // A Node app has its own @types/node; relay and emulator types may use node:http. It need not
-  // have the DOM library: the server entries must not use browser types. (The root entry needs
-  // DOM types, as a browser entry; the browser consumer above covers it.)
+  // A Node app has its own @types/node; relay types may use node:http. It need not have the DOM
+  // library: the server entries (api, schemas, relay) must not use browser types. (The root entry
+  // needs DOM types, as a browser entry; the browser consumer above covers it.)
   await linkPackage(consumer, '@types/node');
   await writeFile(
     path.join(nodeDir, 'server.ts'),
     `import { RealtimeSessionOut } from 'kb-voice/schemas';
 import { createRelay, serveRelay } from 'kb-voice/relay';
-import { startEmulator } from 'kb-voice/emulator';
+import { createApiClient, ApiError } from 'kb-voice/api';
 const relay = createRelay({ upstream: 'http://127.0.0.1:8787', apiKey: 'key' });
 export const handle: (request: Request) => Promise<Response> = (request) => relay.fetch(request);
 export const serve = serveRelay;
-export const start: typeof startEmulator = startEmulator;
+const api = createApiClient({ baseUrl: 'http://127.0.0.1:8787', apiKey: 'key' });
+export const usage = () => api.realtime.usage('robot').catch((e: unknown) => (e instanceof ApiError ? e.status : 0));
 export const out = RealtimeSessionOut;
 `,
   );

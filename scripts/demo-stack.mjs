@@ -26,7 +26,7 @@ const DEMO_ROOT = fileURLToPath(new URL('../demo/', import.meta.url));
  * @param {DemoStackOptions} [options]
  */
 export async function startDemoStack(options = {}) {
-  const { startEmulator } = await import('kb-voice/emulator');
+  const { startEmulator } = await import('kb-voice-emulator');
   const { createRelay, serveRelay } = await import('kb-voice/relay');
   const { createServer: createViteServer } = await import('vite');
 

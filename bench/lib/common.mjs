@@ -70,7 +70,9 @@ export function distIsStale() {
     }
     return t;
   };
-  return newest(path.join(root, 'src')) > builtAt;
+  const emulatorMarker = path.join(root, 'emulator', 'dist', 'index.js');
+  if (!existsSync(emulatorMarker)) return true;
+  return Math.max(newest(path.join(root, 'src')), newest(path.join(root, 'emulator', 'src'))) > Math.min(builtAt, statSync(emulatorMarker).mtimeMs);
 }
 
 /** Builds the package (npm run build) when dist/ is missing or stale. */
@@ -82,7 +84,7 @@ export function ensureBuilt({ force = false } = {}) {
   const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) {
     // Another helper's half-written source can break the build; an existing dist/ is still usable.
-    if (!existsSync(path.join(distDir, 'index.js')) || !existsSync(path.join(distDir, 'emulator', 'index.js'))) throw new Error('npm run build failed');
+    if (!existsSync(path.join(distDir, 'index.js')) || !existsSync(path.join(root, 'emulator', 'dist', 'index.js'))) throw new Error('npm run build failed');
     log('warning: npm run build failed; measuring the existing dist/');
   }
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureBuilt } from './common.mjs';
 
-const SUBPATHS = { '': 'index.js', emulator: 'emulator/index.js', relay: 'relay/index.js', schemas: 'schemas/index.js' };
+const SUBPATHS = { '': 'index.js', relay: 'relay/index.js', schemas: 'schemas/index.js' };
 
 /** Absolute file of an entry in BENCH_DIST, or null to use the package's own exports. */
 export function snapshotEntry(sub = '') {
@@ -24,7 +24,12 @@ function load(sub) {
   return import(sub ? `kb-voice/${sub}` : 'kb-voice');
 }
 
-export const loadEmulator = () => load('emulator');
+// The emulator is the workspace package kb-voice-emulator (its own emulator/dist; BENCH_DIST does
+// not snapshot it).
+export const loadEmulator = () => {
+  ensureBuilt();
+  return import('kb-voice-emulator');
+};
 export const loadRelay = () => load('relay');
 export const loadClient = () => load('');
 

@@ -1,5 +1,5 @@
 // Helpers for the benchmarks that run VoiceSession outside a browser: waiting for session events
-// with deadlines. The microphone is the emulator's own FakeMicrophone (kb-voice/emulator).
+// with deadlines. The microphone is the emulator's own FakeMicrophone (kb-voice-emulator).
 import path from 'node:path';
 import { root, withTimeout } from './common.mjs';
 

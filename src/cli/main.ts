@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 const USAGE = `Usage: kb-voice <command> [options]
 
 Commands:
-  emulator   Run the local service emulator (HTTP API + realtime voice) for development and QA.
+  emulator   Run the local service emulator (HTTP API + realtime voice) for development and QA
+             (the separate package kb-voice-emulator: npm install -D kb-voice-emulator).
              kb-voice emulator [--port 8787] [--host 127.0.0.1] [--api-key KEY] [--agent-build-ms 5700]
   relay      Run the backend relay that keeps the API key server-side (local QA: every caller is admin).
              KB_VOICE_API_KEY=KEY kb-voice relay --upstream URL [--port 8788] [--prefix /api/voice]
@@ -24,9 +25,32 @@ Options:
 type CommandRunner = (argv: string[]) => Promise<number | void> | number | void;
 
 const COMMANDS: Record<string, () => Promise<CommandRunner>> = {
-  emulator: async () => (await import('./emulator-command.js')).runEmulatorCommand,
+  emulator: loadEmulatorCommand,
   relay: async () => (await import('./relay-command.js')).runRelayCommand,
 };
+
+/** Where `kb-voice emulator` finds the emulator: the separate, optional package. */
+const EMULATOR_CLI = 'kb-voice-emulator/cli';
+
+/**
+ * The emulator is its own package (it owns the native WebRTC stack that apps must not install):
+ * run its command when it is installed, else say in one line how to get it.
+ */
+async function loadEmulatorCommand(): Promise<CommandRunner> {
+  try {
+    // A variable specifier: kb-voice does not depend on kb-voice-emulator (nor on its types).
+    const specifier: string = EMULATOR_CLI;
+    const cli = (await import(specifier)) as { runEmulatorCommand: CommandRunner };
+    return cli.runEmulatorCommand;
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !String((error as Error).message).includes('kb-voice-emulator')) throw error;
+    return () => {
+      process.stderr.write('kb-voice: the emulator is not installed: npm install -D kb-voice-emulator (then: npx kb-voice-emulator)\n');
+      return 1;
+    };
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

@@ -3,7 +3,7 @@ import wrtc from '@roamhq/wrtc';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
 import { VoiceSession, type SessionState, type TranscriptUpdate, type Turn, type VoiceSessionApi, type VoiceSessionError } from '../../src/client/index.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startEmulator } from 'kb-voice-emulator';
 import { createRelay } from '../../src/relay/index.js';
 import { sinkLevelMeter } from './helpers/level-meter.js';
 import { FakeMicrophone } from './helpers/microphone.js';

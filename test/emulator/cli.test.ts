@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseEmulatorArgs } from '../../src/cli/emulator-command.js';
+import { parseEmulatorArgs } from 'kb-voice-emulator/cli';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpoints } from '../../src/schemas/index.js';
-import { FIXTURE_IDS } from '../../src/emulator/index.js';
-import { isLoopback } from '../../src/emulator/routes/control.js';
+import { FIXTURE_IDS } from 'kb-voice-emulator';
+import { isLoopback } from '../../emulator/src/routes/control.js';
 import { start } from './helpers.js';
 
 let t: Awaited<ReturnType<typeof start>>;

@@ -1,5 +1,5 @@
 import { createApiClient } from '../../src/api/index.js';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
+import { startEmulator, type Emulator, type EmulatorOptions } from 'kb-voice-emulator';
 
 /** Starts an emulator on an ephemeral loopback port with fast timings, plus a client for it. */
 export async function start(options: EmulatorOptions = {}) {

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerFromDataset, createMemoryStore, estimateTokens, FIXTURE_IDS, type Store } from '../../src/emulator/index.js';
-import { seedStore } from '../../src/emulator/fixtures/seed.js';
+import { answerFromDataset, createMemoryStore, estimateTokens, FIXTURE_IDS, type Store } from 'kb-voice-emulator';
+import { seedStore } from '../../emulator/src/fixtures/seed.js';
 
 let store: Store;
 let dir: string;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPdf, extractText, FIXTURE_IDS } from '../../src/emulator/index.js';
-import { highlight } from '../../src/emulator/pdf/highlight.js';
+import { buildPdf, extractText, FIXTURE_IDS } from 'kb-voice-emulator';
+import { highlight } from '../../emulator/src/pdf/highlight.js';
 import { start } from './helpers.js';
 
 const sample = new Uint8Array(readFileSync(new URL('../fixtures/pdf/sample.pdf', import.meta.url)));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FIXTURE_IDS } from '../../src/emulator/index.js';
+import { FIXTURE_IDS } from 'kb-voice-emulator';
 import { start } from './helpers.js';
 
 let t: Awaited<ReturnType<typeof start>>;

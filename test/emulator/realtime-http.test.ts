@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/index.js';
-import { FIXTURE_IDS, PRICE_TABLE } from '../../src/emulator/index.js';
+import { FIXTURE_IDS, PRICE_TABLE } from 'kb-voice-emulator';
 import { start, sleep } from './helpers.js';
 
 let t: Awaited<ReturnType<typeof start>>;

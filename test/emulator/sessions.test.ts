@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryStore, FIXTURE_IDS } from '../../src/emulator/index.js';
-import { DeletionQueue } from '../../src/emulator/deletions.js';
+import { createMemoryStore, FIXTURE_IDS } from 'kb-voice-emulator';
+import { DeletionQueue } from '../../emulator/src/deletions.js';
 import { start } from './helpers.js';
 
 let t: Awaited<ReturnType<typeof start>>;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRealtimeService, type Brain, type RealtimeService } from '../../src/emulator/realtime/index.js';
+import { createRealtimeService, type Brain, type RealtimeService } from '../../emulator/src/realtime/index.js';
 import { Caller, fixture48k, makeContext } from './helpers.js';
 
 describe('realtime barge-in, protocol and session end', () => {

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import wrtc from '@roamhq/wrtc';
 import Peer from 'simple-peer';
-import { createAgentBuilder, type ManagedAgentBuilder } from '../../src/emulator/agents.js';
-import type { EmulatorContext, Faults } from '../../src/emulator/context.js';
-import { seedStore } from '../../src/emulator/fixtures/seed.js';
-import { resample } from '../../src/emulator/realtime/pcm.js';
-import { createMemoryStore } from '../../src/emulator/store.js';
-import { decodeWav } from '../../src/emulator/wav.js';
+import { createAgentBuilder, type ManagedAgentBuilder } from '../../emulator/src/agents.js';
+import type { EmulatorContext, Faults } from '../../emulator/src/context.js';
+import { seedStore } from '../../emulator/src/fixtures/seed.js';
+import { resample } from '../../emulator/src/realtime/pcm.js';
+import { createMemoryStore } from '../../emulator/src/store.js';
+import { decodeWav } from '../../emulator/src/wav.js';
 import { DATA_CHANNEL_LABEL, ServerEvent } from '../../src/schemas/realtime-events.js';
 
 export const FIXTURE_AUDIO = join(import.meta.dirname, '..', 'fixtures', 'audio');

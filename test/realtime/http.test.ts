@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { decodeWav } from '../../src/emulator/wav.js';
+import { startEmulator, type Emulator } from 'kb-voice-emulator';
+import { decodeWav } from '../../emulator/src/wav.js';
 import { Caller, fixture48k } from './helpers.js';
 
 // The realtime service behind the emulator's HTTP signaling, with the API client on the caller side.

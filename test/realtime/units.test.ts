@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PacedAudioOutput, FRAME_SAMPLES } from '../../src/emulator/realtime/audio-out.js';
-import { placeholderAnswer, speechPlaceholder, createDefaultBrain } from '../../src/emulator/realtime/brain.js';
-import { resample, rms, toMono } from '../../src/emulator/realtime/pcm.js';
-import { encodeServerEvent, parseClientMessage } from '../../src/emulator/realtime/protocol.js';
-import { espeakVoice, findEspeak } from '../../src/emulator/realtime/tts-espeak.js';
-import { synthesizeFormant, textToUnits } from '../../src/emulator/realtime/tts-formant.js';
-import { deltaPieces } from '../../src/emulator/realtime/turn.js';
-import { VoiceActivityDetector, VAD_SAMPLE_RATE } from '../../src/emulator/realtime/vad.js';
-import { createMemoryStore } from '../../src/emulator/store.js';
-import { decodeWav, encodeWav, WavFormatError } from '../../src/emulator/wav.js';
+import { PacedAudioOutput, FRAME_SAMPLES } from '../../emulator/src/realtime/audio-out.js';
+import { placeholderAnswer, speechPlaceholder, createDefaultBrain } from '../../emulator/src/realtime/brain.js';
+import { resample, rms, toMono } from '../../emulator/src/realtime/pcm.js';
+import { encodeServerEvent, parseClientMessage } from '../../emulator/src/realtime/protocol.js';
+import { espeakVoice, findEspeak } from '../../emulator/src/realtime/tts-espeak.js';
+import { synthesizeFormant, textToUnits } from '../../emulator/src/realtime/tts-formant.js';
+import { deltaPieces } from '../../emulator/src/realtime/turn.js';
+import { VoiceActivityDetector, VAD_SAMPLE_RATE } from '../../emulator/src/realtime/vad.js';
+import { createMemoryStore } from '../../emulator/src/store.js';
+import { decodeWav, encodeWav, WavFormatError } from '../../emulator/src/wav.js';
 import { FIXTURE_AUDIO, makeContext, sleep } from './helpers.js';
 
 const fixture = (name: string) => decodeWav(readFileSync(join(FIXTURE_AUDIO, name)));

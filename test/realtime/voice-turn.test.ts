@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRealtimeService, type RealtimeService } from '../../src/emulator/realtime/index.js';
-import { decodeWav } from '../../src/emulator/wav.js';
+import { createRealtimeService, type RealtimeService } from '../../emulator/src/realtime/index.js';
+import { decodeWav } from '../../emulator/src/wav.js';
 import { Caller, fixture48k, makeContext } from './helpers.js';
 
 // One cold robot: the first voice turn pays the agent build, a reconnection to the same session

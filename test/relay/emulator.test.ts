@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createApiClient } from '../../src/api/index.js';
-import { startEmulator, FIXTURE_IDS, type Emulator } from '../../src/emulator/index.js';
+import { startEmulator, FIXTURE_IDS, type Emulator } from 'kb-voice-emulator';
 import { createNodeFetch, serveRelay, SessionGrants, type RelayCaller, type RelayServer } from '../../src/relay/index.js';
 import { Caller } from '../realtime/helpers.js';
 import { recordingRelay } from './helpers.js';

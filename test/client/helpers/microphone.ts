@@ -1,2 +1,2 @@
 // The Node microphone the client tests speak through is the one the emulator ships for QA scripts.
-export { FakeMicrophone } from '../../../src/emulator/index.js';
+export { FakeMicrophone } from 'kb-voice-emulator';

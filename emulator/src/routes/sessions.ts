@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { endpoints } from '../../schemas/index.js';
+import { endpoints } from 'kb-voice/schemas';
 import { parseTime } from '../aggregate.js';
 import { notFound } from '../http/errors.js';
 import { messageOr404, publicMessage, robotOr404, sessionOr404 } from '../http/lookup.js';

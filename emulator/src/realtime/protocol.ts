@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ClientEvent, PROTOCOL_VERSION, ServerEvent } from '../../schemas/realtime-events.js';
+import { ClientEvent, PROTOCOL_VERSION, ServerEvent } from 'kb-voice/schemas';
 
 /**
  * The emulator's side of the data-channel protocol v1 (src/schemas/realtime-events.ts): outgoing

@@ -1,7 +1,7 @@
 /**
- * `kb-voice/emulator`: a local emulator of the knowledge-base assistant service for development and
+ * `kb-voice-emulator`: a local emulator of the knowledge-base assistant service for development and
  * QA — the HTTP API of E1–E20 with realtime voice signaling, seeded data, fault injection and an
- * OpenAPI document. Start it with {@link startEmulator} or `npx kb-voice emulator`.
+ * OpenAPI document. Start it with {@link startEmulator} or the `kb-voice-emulator` command.
  */
 export { startEmulator, DEFAULT_API_KEY, DEFAULT_AGENT_BUILD_MS, type Emulator, type EmulatorOptions } from './server.js';
 export { createEmulatorApp } from './app.js';

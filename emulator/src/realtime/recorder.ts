@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Reference } from '../../schemas/index.js';
+import type { Reference } from 'kb-voice/schemas';
 import type { EmulatorContext } from '../context.js';
 import { estimateTokens } from '../knowledge.js';
 import { audioTokens } from '../pricing.js';
@@ -16,7 +16,7 @@ import { encodeWav } from '../wav.js';
  * Units: `first_response_time` of a message is in **seconds** (a number, e.g. 0.42), like the
  * service's message field; the data channel's `first_response_ms` carries the same value in ms.
  * Audio tokens follow the measured durations at 10 tokens/s heard and 20 tokens/s spoken
- * (src/emulator/pricing.ts); text tokens are characters / 4.
+ * (pricing.ts); text tokens are characters / 4.
  */
 export class Recorder {
   readonly #ctx: EmulatorContext;

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { endpoints } from '../../schemas/index.js';
+import { endpoints } from 'kb-voice/schemas';
 import { notFound } from '../http/errors.js';
 import { route } from '../http/route.js';
 import type { ServerContext } from '../http/server-context.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { endpoints, ErrorDetail, HTTPValidationError, type Endpoint } from '../schemas/index.js';
+import { endpoints, ErrorDetail, HTTPValidationError, type Endpoint } from 'kb-voice/schemas';
 
 type JsonSchema = Record<string, unknown>;
 

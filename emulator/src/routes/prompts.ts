@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { endpoints, type GenPromptIn } from '../../schemas/index.js';
+import { endpoints, type GenPromptIn } from 'kb-voice/schemas';
 import { invalid } from '../http/errors.js';
 import { messageOr404, robotOr404 } from '../http/lookup.js';
 import { route } from '../http/route.js';

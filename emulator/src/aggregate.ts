@@ -1,4 +1,4 @@
-import type { RealtimeCostSummary, RealtimeSessionCostList, RealtimeUsage, SessionCostRecord, SessionUsageRecord } from '../schemas/index.js';
+import type { RealtimeCostSummary, RealtimeSessionCostList, RealtimeUsage, SessionCostRecord, SessionUsageRecord } from 'kb-voice/schemas';
 import { costItems, roundUsd, totalCost, type TokenCounts } from './pricing.js';
 import type { RobotRecord, SessionRecord, Store } from './store.js';
 

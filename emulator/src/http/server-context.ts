@@ -3,7 +3,7 @@ import type { EmulatorContext } from '../context.js';
 import type { DeletionQueue } from '../deletions.js';
 import type { Fixtures } from '../fixtures/seed.js';
 import type { Presigner } from '../presign.js';
-import type { RealtimeSessionIn, RealtimeSessionOut } from '../../schemas/index.js';
+import type { RealtimeSessionIn, RealtimeSessionOut } from 'kb-voice/schemas';
 
 /** The realtime voice service as the HTTP side uses it (implemented in ../realtime). */
 export interface RealtimeService {

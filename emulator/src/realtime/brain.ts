@@ -1,4 +1,4 @@
-import type { Reference } from '../../schemas/index.js';
+import type { Reference } from 'kb-voice/schemas';
 import { answerFromDataset, estimateTokens } from '../knowledge.js';
 import type { Store } from '../store.js';
 import type { Pcm } from './pcm.js';

@@ -1,4 +1,4 @@
-import type { DatasetFile, DatasetLink, FileStatus, SessionMessage } from '../../schemas/index.js';
+import type { DatasetFile, DatasetLink, FileStatus, SessionMessage } from 'kb-voice/schemas';
 import type { DatasetRecord, FileRecord, LinkRecord, MessageRecord, RobotRecord, SessionRecord, Store } from '../store.js';
 import { notFound } from './errors.js';
 

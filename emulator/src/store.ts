@@ -1,4 +1,4 @@
-import type { DatasetFile, DatasetLink, GenPromptOut, IntegrationRule, SessionMessage } from '../schemas/index.js';
+import type { DatasetFile, DatasetLink, GenPromptOut, IntegrationRule, SessionMessage } from 'kb-voice/schemas';
 
 /**
  * The emulator's storage: one small interface of keyed collections, in memory by default. Every

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
-import { endpoints, type ChatMessage } from '../../schemas/index.js';
+import { endpoints, type ChatMessage } from 'kb-voice/schemas';
 import { answerFromDataset, estimateTokens } from '../knowledge.js';
 import { invalid } from '../http/errors.js';
 import { robotOr404 } from '../http/lookup.js';

@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import * as z from 'zod/mini';
-import { queryToObject, validate, type Endpoint, type ValidationErrorItem } from '../../schemas/index.js';
+import { queryToObject, validate, type Endpoint, type ValidationErrorItem } from 'kb-voice/schemas';
 import { HttpError } from './errors.js';
 import type { ServerContext } from './server-context.js';
 

@@ -1,7 +1,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import * as z from 'zod/mini';
-import { validate } from '../../schemas/index.js';
+import { validate } from 'kb-voice/schemas';
 import { HttpError } from '../http/errors.js';
 import { parseJson } from '../http/route.js';
 import type { ServerContext } from '../http/server-context.js';

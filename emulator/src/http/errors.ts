@@ -1,4 +1,4 @@
-import type { ValidationErrorItem } from '../../schemas/index.js';
+import type { ValidationErrorItem } from 'kb-voice/schemas';
 
 /** An error a route throws to answer with a status and `{ detail }` (a message, or the 422 array). */
 export class HttpError extends Error {

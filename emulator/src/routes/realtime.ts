@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Hono } from 'hono';
-import { endpoints, type AudioSegment } from '../../schemas/index.js';
+import { endpoints, type AudioSegment } from 'kb-voice/schemas';
 import { costSummary, parseTime, sessionCosts, usage, type Window } from '../aggregate.js';
 import { HttpError, invalid, notFound } from '../http/errors.js';
 import { robotOr404, sessionOr404 } from '../http/lookup.js';

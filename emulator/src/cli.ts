@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_AGENT_BUILD_MS, DEFAULT_API_KEY, startEmulator } from '../emulator/index.js';
+import { DEFAULT_AGENT_BUILD_MS, DEFAULT_API_KEY, startEmulator } from './index.js';
 
-const HELP = `Usage: kb-voice emulator [--port 8787] [--host 127.0.0.1] [--api-key KEY] [--agent-build-ms ${DEFAULT_AGENT_BUILD_MS}]
+const HELP = `Usage: kb-voice-emulator [--port 8787] [--host 127.0.0.1] [--api-key KEY] [--agent-build-ms ${DEFAULT_AGENT_BUILD_MS}]
 
 Runs the local service emulator: the HTTP API (E1-E20), realtime voice signaling, seeded data,
 GET /openapi.json and the loopback-only control routes under /_emulator. Stop it with Ctrl-C.

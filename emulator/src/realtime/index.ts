@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RealtimeSessionIn, RealtimeSessionOut } from '../../schemas/realtime.js';
+import type { RealtimeSessionIn, RealtimeSessionOut } from 'kb-voice/schemas';
 import type { EmulatorContext } from '../context.js';
 import { createDefaultBrain, type Brain, type VoiceChoice } from './brain.js';
 import { RealtimeConnection, RealtimeOfferError } from './connection.js';

@@ -1,7 +1,7 @@
 import wrtc from '@roamhq/wrtc';
 import Peer from 'simple-peer';
-import { DATA_CHANNEL_LABEL } from '../../schemas/realtime-events.js';
-import type { ClientEvent } from '../../schemas/realtime-events.js';
+import { DATA_CHANNEL_LABEL } from 'kb-voice/schemas';
+import type { ClientEvent } from 'kb-voice/schemas';
 import type { EmulatorContext } from '../context.js';
 import { OUTPUT_SAMPLE_RATE, PacedAudioOutput, type Playback } from './audio-out.js';
 import type { Brain } from './brain.js';

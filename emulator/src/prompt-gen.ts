@@ -1,4 +1,4 @@
-import type { GenPromptOut } from '../schemas/index.js';
+import type { GenPromptOut } from 'kb-voice/schemas';
 
 /**
  * E2/E3's prompt generation, done deterministically instead of by a large model: the meta prompt is

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
-import { endpoints, type IntegrationRule } from '../../schemas/index.js';
+import { endpoints, type IntegrationRule } from 'kb-voice/schemas';
 import { parseTime } from '../aggregate.js';
 import { HttpError } from '../http/errors.js';
 import { currentFile, datasetOr404, publicFile, publicLink } from '../http/lookup.js';

@@ -1,4 +1,4 @@
-import type { PdfPosition } from '../../schemas/index.js';
+import type { PdfPosition } from 'kb-voice/schemas';
 import type { PageText } from './text.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Reference } from '../schemas/index.js';
+import type { Reference } from 'kb-voice/schemas';
 import type { FileRecord, Store } from './store.js';
 
 /**
