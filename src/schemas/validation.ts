@@ -58,6 +58,7 @@ function describe(issue: z.core.$ZodIssue, input: unknown): { type: string; msg:
       if (issue.format === 'datetime') return { type: 'datetime_parsing', msg: 'Input should be a valid ISO 8601 datetime' };
       return { type: 'string_pattern_mismatch', msg: `Input should be a valid ${issue.format}` };
     case 'invalid_value': {
+      if (valueAt(input, issue.path) === undefined) return { type: 'missing', msg: 'Field required' };
       const list = issue.values.map((v) => JSON.stringify(v)).join(', ');
       return issue.values.length === 1
         ? { type: 'literal_error', msg: `Input should be ${list}` }

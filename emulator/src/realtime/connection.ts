@@ -15,13 +15,16 @@ const { RTCAudioSink, RTCAudioSource } = wrtc.nonstandard;
 
 /** Thrown by signaling when the offer cannot be answered; `status` is the HTTP status to answer. */
 export class RealtimeOfferError extends Error {
-  readonly code: 'invalid_offer' | 'session_conflict' | 'signaling_timeout';
+  readonly code: 'invalid_offer' | 'session_conflict' | 'signaling_timeout' | 'capacity';
   readonly status: number;
-  constructor(code: RealtimeOfferError['code'], status: number, message: string, options?: { cause?: unknown }) {
+  /** For `capacity` (503): the `Retry-After` to answer, in seconds. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(code: RealtimeOfferError['code'], status: number, message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
     super(message, options);
     this.name = 'RealtimeOfferError';
     this.code = code;
     this.status = status;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }
 
@@ -34,6 +37,8 @@ export interface ConnectionOptions {
   language: string;
   /** Number of the first turn of this connection (turns continue across reconnections). */
   firstTurnId: number;
+  /** `session.ready`'s `resumed`: set when the offer named a session (true: its state was known). */
+  resumed?: boolean;
   vad?: VadOptions;
   /** How long to wait for ICE gathering before giving up on the answer (ms). */
   answerTimeoutMs?: number;
@@ -171,6 +176,7 @@ export class RealtimeConnection {
       session_id: this.sessionId,
       language: this.#opts.language,
       agent_ready: this.#opts.ctx.agents.isBuilt(this.robotId),
+      ...(this.#opts.resumed !== undefined ? { resumed: this.#opts.resumed } : {}),
     });
   }
 

@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-/** The emulator's command, run from source (no build needed): `kb-voice emulator`. */
-const COMMAND = ['--import', 'tsx', 'src/cli/main.ts', 'emulator'];
+/** The `kb-voice-emulator` command of the workspace package, run from source (no build needed). */
+const COMMAND = ['--import', 'tsx', 'emulator/src/bin.ts'];
 
 /** An emulator running in its own process, which a test can kill like a crash would. */
 export interface EmulatorProcess {
@@ -22,7 +22,7 @@ export interface EmulatorProcess {
 }
 
 /**
- * Starts `kb-voice emulator` as a child process and resolves once it prints its URL. `port` 0 picks
+ * Starts `kb-voice-emulator` as a child process and resolves once it prints its URL. `port` 0 picks
  * a free one; pass the previous process's port to restart "the same" service. `env` is merged into
  * this process's environment (e.g. `TMPDIR`).
  */
