@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REALTIME_SESSIONS, startEmulator, type Emulator, type EmulatorOptions } from 'kb-voice-emulator';
 import { Caller, sleep } from '../realtime/helpers.js';
+import { spawnEmulator } from './helpers/emulator-process.js';
 
 // Issue 10, emulator limits: a JSON body cap (413 like the relay) and a cap on concurrent realtime
 // sessions (503 with Retry-After instead of slowing every caller down).
@@ -68,6 +69,17 @@ describe('emulator JSON body cap', () => {
     expect(await res.json()).toEqual({ detail: `Request body exceeds ${DEFAULT_MAX_BODY_BYTES} bytes` });
     expect(Date.now() - started).toBeLessThan(60_000);
   });
+
+  it('is set from the command line: kb-voice-emulator --max-body-bytes', async () => {
+    const p = await spawnEmulator({ args: ['--max-body-bytes', '100'] });
+    cleanups.push(() => p.stop());
+    const post = (path: string, body: string) =>
+      fetch(`${p.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer kbv-emulator-key' }, body });
+    const big = await post('/pdf/highlight', jsonOf(101));
+    expect(big.status).toBe(413);
+    expect(await big.json()).toEqual({ detail: 'Request body exceeds 100 bytes' });
+    expect((await post('/pdf/highlight', jsonOf(100))).status).toBe(422);
+  }, 30_000);
 
   it('is validated when the emulator starts', async () => {
     await expect(startEmulator({ port: 0, maxBodyBytes: 0 })).rejects.toThrow(/maxBodyBytes/);
