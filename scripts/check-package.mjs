@@ -24,13 +24,14 @@
 // to test-results/package-checks.json for scripts/test.mjs.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { publint } from 'publint';
+import { measureInstall } from './lib/install-footprint.mjs';
 import { formatMessage } from 'publint/utils';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -132,7 +133,7 @@ async function main() {
       const info = pack(path.join(root, 'emulator'), work);
       emulatorTarball = path.join(work, info.filename);
       const names = info.files.map((f) => f.path);
-      const missing = ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'dist/bin.js'].filter((f) => !names.includes(f));
+      const missing = ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'dist/bin.js', 'bin/kb-voice-emulator.js'].filter((f) => !names.includes(f));
       const stray = names.filter((f) => /^(src|test)\//.test(f));
       if (missing.length > 0) throw new Error(`missing from the tarball: ${missing.join(', ')}`);
       if (stray.length > 0) throw new Error(`should not be published: ${stray.slice(0, 10).join(', ')}`);
@@ -317,51 +318,6 @@ function pack(dir, dest) {
   const packed = run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dest], { cwd: dir });
   if (packed.status !== 0) throw new Error(packed.stderr || 'npm pack failed');
   return JSON.parse(packed.stdout)[0];
-}
-
-/**
- * What an install put into `nodeModules`: bytes on disk (file sizes), the packages (every folder
- * with a package.json directly under node_modules or a scope, at any depth), native binaries
- * (`*.node`) and packages with an install script (preinstall/install/postinstall, or a binding.gyp
- * that npm would build).
- */
-async function measureInstall(nodeModules) {
-  const footprint = { bytes: 0, packages: [], nativeBinaries: [], installScripts: [] };
-  const walk = async (dir) => {
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isSymbolicLink()) continue;
-      if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile()) {
-        footprint.bytes += (await stat(full)).size;
-        if (entry.name.endsWith('.node')) footprint.nativeBinaries.push(path.relative(nodeModules, full));
-      }
-    }
-  };
-  await walk(nodeModules);
-  const visitPackages = async (dir) => {
-    if (!existsSync(dir)) return;
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
-      const full = path.join(dir, entry.name);
-      if (entry.name.startsWith('@')) {
-        await visitPackages(full);
-        continue;
-      }
-      const manifest = path.join(full, 'package.json');
-      if (!existsSync(manifest)) continue;
-      const meta = JSON.parse(await readFile(manifest, 'utf8'));
-      footprint.packages.push(meta.name ?? path.relative(nodeModules, full));
-      const scripts = meta.scripts ?? {};
-      if (scripts.preinstall || scripts.install || scripts.postinstall || existsSync(path.join(full, 'binding.gyp'))) {
-        footprint.installScripts.push(meta.name);
-      }
-      await visitPackages(path.join(full, 'node_modules'));
-    }
-  };
-  await visitPackages(nodeModules);
-  footprint.packages.sort();
-  return footprint;
 }
 
 async function linkPackage(consumer, name) {

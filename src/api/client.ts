@@ -16,6 +16,15 @@ import { paginate } from './paginate.js';
 import { readSseData } from './sse.js';
 import { Transport, type ApiClientOptions, type CallArgs } from './transport.js';
 
+/** The validated response of an endpoint, as its table entry's schema outputs it. */
+type Out<E extends Endpoint> = z.output<E['response']>;
+/** What a call of `E` takes: path parameters, and the query and body its schemas accept (`never` when it has none). */
+type Args<E extends Endpoint> = {
+  params?: Record<string, string>;
+  query?: (E extends { query: infer Q extends z.core.$ZodType } ? z.input<Q> : never) | undefined;
+  body?: (E extends { body: infer B extends z.core.$ZodType } ? z.input<B> : never) | undefined;
+};
+
 /** Per-call options. */
 export interface CallOptions {
   /** Aborts the request. */
@@ -31,8 +40,12 @@ export interface CallOptions {
  */
 export function createApiClient(options: ApiClientOptions) {
   const transport = new Transport(options);
-  const call = <T>(endpoint: Endpoint, args: CallArgs, opts?: CallOptions) =>
-    transport.call(endpoint, { ...args, ...(opts?.signal ? { signal: opts.signal } : {}) }) as Promise<T>;
+  /** Calls `endpoint`; argument and result types come from its entry in the endpoint table. */
+  const call = <const E extends Endpoint>(endpoint: E, args: Args<E>, opts?: CallOptions) =>
+    transport.call(endpoint, { ...args, ...(opts?.signal ? { signal: opts.signal } : {}) }) as Promise<Out<E>>;
+  /** As `call`, for an endpoint that may answer 204 with no body (`null`). */
+  const callOrEmpty = <const E extends Endpoint>(endpoint: E, args: Args<E>, opts?: CallOptions) =>
+    transport.call(endpoint, { ...args, ...(opts?.signal ? { signal: opts.signal } : {}) }) as Promise<Out<E> | null>;
 
   /** Streams an SSE endpoint, validating each data payload with `chunk`. */
   async function* stream<T>(endpoint: Endpoint, args: CallArgs, chunk: z.core.$ZodType<T>, opts?: CallOptions): AsyncGenerator<T> {
@@ -54,31 +67,31 @@ export function createApiClient(options: ApiClientOptions) {
   const realtime = {
     /** E1: pre-builds the robot's agent. Fire and forget after connecting; `success: false` means the warmup failed upstream. */
     warmup: (aiId: string, body?: RealtimeWarmupIn, opts?: CallOptions) =>
-      call<RealtimeWarmupOut>(endpoints.E1, { params: { ai_id: aiId }, body }, opts),
+      call(endpoints.E1, { params: { ai_id: aiId }, body }, opts),
     /** Realtime signaling: sends the SDP offer (with its ICE candidates), returns the answer and the session id. */
     connect: (aiId: string, body: RealtimeSessionIn, opts?: CallOptions) =>
-      call<RealtimeSessionOut>(endpoints.RS, { params: { ai_id: aiId }, body }, opts),
+      call(endpoints.RS, { params: { ai_id: aiId }, body }, opts),
     /** E11: cost summary of the robot over a time window. */
     cost: (aiId: string, query?: RealtimeCostQuery, opts?: CallOptions) =>
-      call<RealtimeCostSummary>(endpoints.E11, { params: { ai_id: aiId }, query }, opts),
+      call(endpoints.E11, { params: { ai_id: aiId }, query }, opts),
     /** E12: cost per session. */
     sessionCosts: (aiId: string, query?: RealtimeCostQuery, opts?: CallOptions) =>
-      call<RealtimeSessionCostList>(endpoints.E12, { params: { ai_id: aiId }, query }, opts),
+      call(endpoints.E12, { params: { ai_id: aiId }, query }, opts),
     /** E13: usage per session with totals. */
     usage: (aiId: string, query?: RealtimeUsageQuery, opts?: CallOptions) =>
-      call<RealtimeUsage>(endpoints.E13, { params: { ai_id: aiId }, query }, opts),
+      call(endpoints.E13, { params: { ai_id: aiId }, query }, opts),
     /** E14: presigned download URLs of a session's recorded audio segments (one when `segment_index` is given). */
     audio: (aiId: string, query: RealtimeAudioQuery, opts?: CallOptions) =>
-      call<RealtimeAudioOut>(endpoints.E14, { params: { ai_id: aiId }, query }, opts),
+      call(endpoints.E14, { params: { ai_id: aiId }, query }, opts),
   };
 
   const prompts = {
     /** E2: updates the robot's prompt information (marked unused by the service). */
     update: (aiId: string, body: GenPromptIn, opts?: CallOptions) =>
-      call<GenPromptOut>(endpoints.E2, { params: { ai_id: aiId }, body }, opts),
+      call(endpoints.E2, { params: { ai_id: aiId }, body }, opts),
     /** E3: generates a robot prompt from a meta prompt in one response. */
     generate: (body: Omit<GenPromptIn, 'stream'> & { stream?: false }, opts?: CallOptions) =>
-      call<GenPromptOut>(endpoints.E3, { body }, opts),
+      call(endpoints.E3, { body }, opts),
     /** E3 with `stream: true`: the generated prompt as text chunks, as they arrive. */
     async *generateStream(body: Omit<GenPromptIn, 'stream'>, opts?: CallOptions): AsyncGenerator<string> {
       for await (const chunk of stream(endpoints.E3, { body: { ...body, stream: true } }, GenPromptStreamChunk, opts)) yield chunk.delta;
@@ -88,7 +101,7 @@ export function createApiClient(options: ApiClientOptions) {
   const chat = {
     /** E10: OpenAI-compatible chat completion; `model` names the robot. */
     completions: (body: ChatCompletionIn & { stream?: false }, opts?: CallOptions) =>
-      call<ChatCompletionOut>(endpoints.E10, { body }, opts),
+      call(endpoints.E10, { body }, opts),
     /** E10 with `stream: true`: completion chunks as they arrive. */
     completionsStream: (body: ChatCompletionIn, opts?: CallOptions): AsyncGenerator<ChatCompletionChunk> =>
       stream(endpoints.E10, { body: { ...body, stream: true } }, ChatCompletionChunk, opts),
@@ -97,46 +110,46 @@ export function createApiClient(options: ApiClientOptions) {
   const sessions = {
     /** E19: one page of a session's messages. */
     messages: (aiId: string, query: SessionMessagesQuery, opts?: CallOptions) =>
-      call<SessionMessagePage>(endpoints.E19, { params: { ai_id: aiId }, query }, opts),
+      call(endpoints.E19, { params: { ai_id: aiId }, query }, opts),
     /** E19, every page: iterates over all of a session's messages. */
     allMessages: (aiId: string, query: SessionMessagesQuery, opts?: CallOptions): AsyncGenerator<SessionMessage> =>
       paginate((page) => sessions.messages(aiId, { ...query, page }, opts), query.page),
     /** E17: one message by id. */
     message: (aiId: string, messageId: string, opts?: CallOptions) =>
-      call<SessionMessage>(endpoints.E17, { params: { ai_id: aiId, message_id: messageId } }, opts),
+      call(endpoints.E17, { params: { ai_id: aiId, message_id: messageId } }, opts),
     /** E6: rates a message (1 good, -1 bad, 0 cleared), with optional feedback. */
     rate: (aiId: string, query: MessageRatingQuery, body?: MessageRatingIn, opts?: CallOptions) =>
-      call<MessageRatingOut>(endpoints.E6, { params: { ai_id: aiId }, query, body }, opts),
+      call(endpoints.E6, { params: { ai_id: aiId }, query, body }, opts),
     /**
      * E15: hard-deletes a session and all its data in the background. Resolves to the deletion
      * status, or `null` when the service ignored the request (204: another robot's session).
      */
     delete: (aiId: string, sessionId: string, opts?: CallOptions) =>
-      call<SessionDeleteOut | null>(endpoints.E15, { params: { ai_id: aiId, session_id: sessionId } }, opts),
+      callOrEmpty(endpoints.E15, { params: { ai_id: aiId, session_id: sessionId } }, opts),
     /** E18: the knowledge references behind an answer. */
     references: (aiId: string, query: ReferencesQuery, opts?: CallOptions) =>
-      call<ReferencesOut>(endpoints.E18, { params: { ai_id: aiId }, query }, opts),
+      call(endpoints.E18, { params: { ai_id: aiId }, query }, opts),
   };
 
   const datasets = {
     /** E4: re-learns the given files. */
     refreshFiles: (datasetId: string, body: RefreshFilesIn, opts?: CallOptions) =>
-      call<RefreshFilesOut>(endpoints.E4, { params: { dataset_id: datasetId }, body }, opts),
+      call(endpoints.E4, { params: { dataset_id: datasetId }, body }, opts),
     /** E5: adds links of one kind (`links_type`, default `website`). */
     addLinks: (datasetId: string, body: AddLinksIn, query?: AddLinksQuery, opts?: CallOptions) =>
-      call<AddLinksOut>(endpoints.E5, { params: { dataset_id: datasetId }, query, body }, opts),
+      call(endpoints.E5, { params: { dataset_id: datasetId }, query, body }, opts),
     /** E7: deletes files from the dataset. */
     deleteFiles: (datasetId: string, body: DeleteFilesIn, opts?: CallOptions) =>
-      call<DeleteFilesOut>(endpoints.E7, { params: { dataset_id: datasetId }, body }, opts),
+      call(endpoints.E7, { params: { dataset_id: datasetId }, body }, opts),
     /** E8: updates the dataset's configuration metadata. */
     updateConfigs: (datasetId: string, body: DatasetConfigsIn, opts?: CallOptions) =>
-      call<DatasetConfigsOut>(endpoints.E8, { params: { dataset_id: datasetId }, body }, opts),
+      call(endpoints.E8, { params: { dataset_id: datasetId }, body }, opts),
     /** E16: a file's metadata and learning state. */
     fileMetadata: (datasetId: string, fileId: string, opts?: CallOptions) =>
-      call<DatasetFile>(endpoints.E16, { params: { dataset_id: datasetId, file_id: fileId } }, opts),
+      call(endpoints.E16, { params: { dataset_id: datasetId, file_id: fileId } }, opts),
     /** E20: one page of integration rules. */
     integrations: (datasetId: string, query?: IntegrationsQuery, opts?: CallOptions) =>
-      call<IntegrationPage>(endpoints.E20, { params: { dataset_id: datasetId }, query }, opts),
+      call(endpoints.E20, { params: { dataset_id: datasetId }, query }, opts),
     /** E20, every page. */
     allIntegrations: (datasetId: string, query: IntegrationsQuery = {}, opts?: CallOptions): AsyncGenerator<IntegrationRule> =>
       paginate((page) => datasets.integrations(datasetId, { ...query, page }, opts), query.page),
@@ -144,7 +157,7 @@ export function createApiClient(options: ApiClientOptions) {
 
   const pdf = {
     /** E9: highlight boxes of a text on a page of a stored PDF. */
-    highlight: (body: PdfHighlightIn, opts?: CallOptions) => call<PdfHighlightOut>(endpoints.E9, { body }, opts),
+    highlight: (body: PdfHighlightIn, opts?: CallOptions) => call(endpoints.E9, { body }, opts),
   };
 
   return { realtime, prompts, chat, sessions, datasets, pdf };

@@ -1,6 +1,6 @@
 import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
 import * as z from 'zod/mini';
-import { fillPath, HTTPValidationError, objectToQuery, validate, type Endpoint } from '../schemas/index.js';
+import { fillPath, HTTPValidationError, objectToQuery, parseRequest, type Endpoint } from '../schemas/index.js';
 import { ApiError, ValidationError } from './errors.js';
 
 /** Options of {@link createApiClient}. */
@@ -22,9 +22,9 @@ export interface ApiClientOptions {
 /** Arguments of one call: path parameters, query and body, before validation. */
 export interface CallArgs {
   params?: Record<string, string>;
-  query?: Record<string, unknown>;
+  query?: unknown;
   body?: unknown;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Sends validated requests for endpoints of the table and validates what comes back. */
@@ -63,29 +63,14 @@ export class Transport {
     return parsed.data;
   }
 
-  /** Validates and sends, returning the raw successful response (used for streams). */
+  /** Validates (with the shared `parseRequest`, as the relay and the emulator do) and sends, returning the raw successful response (used for streams). */
   async send(endpoint: Endpoint, args: CallArgs): Promise<Response> {
-    const detail = [];
-    const params = validate(endpoint.params, args.params ?? {}, 'path');
-    if (!params.ok) detail.push(...params.detail);
-    let query: Record<string, unknown> | undefined;
-    if (endpoint.query) {
-      const q = validate(endpoint.query, args.query ?? {}, 'query');
-      if (q.ok) query = q.value as Record<string, unknown>;
-      else detail.push(...q.detail);
-    }
-    let body: unknown;
-    if (endpoint.body) {
-      // An optional body (E1, E6) that was omitted is sent as `{}` so the schema's defaults apply.
-      const given = args.body === undefined && endpoint.bodyRequired === false ? {} : args.body;
-      const b = validate(endpoint.body, given, 'body');
-      if (b.ok) body = b.value;
-      else detail.push(...b.detail);
-    }
-    if (detail.length) throw new ValidationError(detail, { local: true });
+    const parsed = parseRequest(endpoint, { params: args.params ?? {}, ...(args.query !== undefined ? { query: args.query as Record<string, unknown> } : {}), body: args.body });
+    if (!parsed.ok) throw new ValidationError(parsed.detail, { local: true });
+    const { params, query, body } = parsed.value as { params: Record<string, string>; query?: Record<string, unknown>; body?: unknown };
 
     const search = objectToQuery(query).toString();
-    const url = `${this.#base}${fillPath(endpoint.path, (params.ok ? params.value : {}) as Record<string, string>)}${search ? `?${search}` : ''}`;
+    const url = `${this.#base}${fillPath(endpoint.path, params)}${search ? `?${search}` : ''}`;
     try {
       return await this.#ky(url, {
         method: endpoint.method,

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createRelay, serveRelay } from '../relay/index.js';
+import { createRelay, formatLogEntry, serveRelay } from '../relay/index.js';
 
 const USAGE = `Usage: kb-voice relay --upstream URL [--port 8788] [--host 127.0.0.1] [--prefix /api/voice]
                       [--allow-origin ORIGIN]... [--timeout-ms 30000] [--max-body-bytes 65536]
@@ -65,7 +65,7 @@ export async function runRelayCommand(argv: string[]): Promise<void> {
       authorize: () => ({ userIdentifier: 'local-admin', role: 'admin' }),
       // Upstream failures and relay errors go to stderr (entries never hold the key); requests do not.
       logger: (e) => {
-        if (e.level !== 'info') process.stderr.write(`kb-voice relay: ${e.level}: ${e.message}${e.endpoint ? ` [${e.endpoint}]` : ''}${e.status ? ` ${e.status}` : ''}${e.error ? `: ${e.error}` : ''}\n`);
+        if (e.level !== 'info') process.stderr.write(`${formatLogEntry(e)}\n`);
       },
     });
   } catch (error) {

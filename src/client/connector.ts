@@ -1,33 +1,39 @@
-import { VoiceSessionError } from './errors.js';
+import { fromApiFailure, VoiceSessionError } from './errors.js';
 import type { VoiceSessionOptions } from './options.js';
-import { PeerLink } from './peer.js';
+import type { Dialect, Transport, TransportProvider } from './transport.js';
 
 /** One connection attempt and what it still waits for. */
 export interface Connection {
-  link: PeerLink;
+  transport: Transport;
   /** Cancels this attempt's signaling request. */
   abort: AbortController;
   sessionId?: string;
-  track: Promise<void>;
+  audio: Promise<void>;
   ready: Promise<void>;
-  gotTrack(): void;
+  gotAudio(): void;
   gotReady(): void;
 }
 
-/** What the session hears from an attempt's link; `conn` lets it ignore attempts it dropped. */
+/** What the session hears from an attempt's transport; `conn` lets it ignore attempts it dropped. */
 export interface ConnectionHandlers {
   message(conn: Connection, text: string): void;
-  track(conn: Connection, stream: MediaStream): void;
+  audio(conn: Connection, stream: MediaStream): void;
   closed(conn: Connection): void;
 }
 
-type Target = Pick<VoiceSessionOptions, 'aiId' | 'api' | 'language' | 'userIdentifier' | 'iceServers' | 'wrtc'>;
+type Target = Pick<VoiceSessionOptions, 'aiId' | 'api' | 'language' | 'userIdentifier' | 'interruptions'>;
+
+/** An attempt with less time than this left is not started: it could only time out and hide the real failure. */
+export const MIN_ATTEMPT_MS = 500;
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The service refused to continue the session (e.g. 404/409: deleted): retrying cannot help. */
+/** Timeouts of attempts: less informative than any other failure (see retry()). */
+const timeouts = new WeakSet<object>();
+
+/** The service refused to continue the session (e.g. 404/409: deleted, 401: logged out): retrying cannot help. */
 function refused(err: unknown): boolean {
-  const status = ((err as { cause?: { status?: unknown } }).cause)?.status;
+  const status = (err as { status?: unknown }).status;
   return typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
@@ -41,62 +47,61 @@ function deadline(ms: number, error: () => Error): { promise: Promise<never>; cl
   return { promise, clear: () => clearTimeout(timer) };
 }
 
-/** Starts an attempt: a new link sending `mic`, which begins gathering candidates for its offer. */
-export function openConnection(mic: MediaStream, target: Target, on: ConnectionHandlers): Connection {
-  let gotTrack!: () => void;
+/** Starts an attempt: a new transport sending `mic`. */
+export function openConnection(mic: MediaStream, provider: TransportProvider, dialect: Dialect, on: ConnectionHandlers): Connection {
+  let gotAudio!: () => void;
   let gotReady!: () => void;
-  const track = new Promise<void>((resolve) => (gotTrack = resolve));
+  const audio = new Promise<void>((resolve) => (gotAudio = resolve));
   const ready = new Promise<void>((resolve) => (gotReady = resolve));
-  const conn: Connection = { track, ready, gotTrack, gotReady, abort: new AbortController() } as Connection;
-  conn.link = new PeerLink(
-    { stream: mic, iceServers: target.iceServers ?? [], ...(target.wrtc ? { wrtc: target.wrtc } : {}) },
-    {
-      message: (text) => on.message(conn, text),
-      track: (_track, stream) => on.track(conn, stream),
-      closed: () => on.closed(conn),
-    },
-  );
+  const conn = { audio, ready, gotAudio, gotReady, abort: new AbortController() } as Connection;
+  conn.transport = provider.open({ microphone: mic, channel: dialect.channel }, {
+    message: (text) => on.message(conn, text),
+    audio: (stream) => on.audio(conn, stream),
+    closed: () => on.closed(conn),
+  });
   return conn;
 }
 
 /**
- * Completes an attempt within `timeoutMs`: offer, signaling (continuing `sessionId` when given;
- * `answered` hears the service's session id at once), answer, then ICE + remote audio +
- * `session.ready`. On failure the link is destroyed and a VoiceSessionError thrown.
+ * Completes an attempt within `timeoutMs`: offer, signaling through the dialect (continuing
+ * `sessionId` when given; `answered` hears the service's session id at once), answer, then the
+ * open channel + remote audio + `session.ready`. On failure the transport is closed and a
+ * VoiceSessionError thrown.
  */
-export async function negotiate(conn: Connection, target: Target, sessionId: string | undefined, timeoutMs: number, answered: (sessionId: string) => void): Promise<void> {
-  const limit = deadline(timeoutMs, () => new VoiceSessionError('connection_failed', `Connection not established within ${timeoutMs} ms`));
-  // Every step also stops when the link closes (end() destroys it), whatever the step waits on.
-  const closed = conn.link.closed.catch((cause: unknown) => {
-    throw new VoiceSessionError('connection_failed', `The connection closed: ${(cause as Error)?.message ?? cause}`, { cause });
+export async function negotiate(conn: Connection, dialect: Dialect, target: Target, sessionId: string | undefined, timeoutMs: number, answered: (sessionId: string) => void): Promise<void> {
+  const limit = deadline(timeoutMs, () => {
+    const error = new VoiceSessionError('connection_failed', `Connection not established within ${timeoutMs} ms`);
+    timeouts.add(error);
+    return error;
   });
-  closed.catch(() => undefined);
-  const step = <T>(promise: Promise<T>) => Promise.race([promise, limit.promise, closed]);
+  const step = <T>(promise: Promise<T>) => Promise.race([promise, limit.promise]);
   try {
-    const sdp = await step(conn.link.offer());
-    const { aiId, api, language, userIdentifier } = target;
-    let answer;
-    try {
-      answer = await step(api.realtime.connect(aiId, {
-        type: 'offer', sdp, language: language ?? 'ja',
-        ...(userIdentifier ? { user_identifier: userIdentifier } : {}),
-        ...(sessionId ? { session_id: sessionId } : {}),
-      }, { signal: conn.abort.signal }));
-    } catch (err) {
-      throw err instanceof VoiceSessionError ? err : new VoiceSessionError('signaling_failed', `Signaling failed: ${(err as Error)?.message ?? err}`, { cause: err });
-    }
-    if (sessionId && answer.session_id !== sessionId) {
-      throw new VoiceSessionError('signaling_failed', `The service answered for session ${answer.session_id} instead of continuing ${sessionId}`);
-    }
-    conn.sessionId = answer.session_id;
-    answered(answer.session_id);
-    conn.link.answer(answer.sdp);
+    await step(conn.transport.connect(async (offer) => {
+      const { aiId, api, language, userIdentifier, interruptions } = target;
+      let answer;
+      try {
+        answer = await dialect.signal(offer, {
+          aiId, api, language: language ?? 'ja', signal: conn.abort.signal,
+          ...(userIdentifier ? { userIdentifier } : {}),
+          ...(sessionId ? { sessionId } : {}),
+          ...(interruptions ? { interruptions } : {}),
+        });
+      } catch (err) {
+        throw fromApiFailure(err, 'Signaling failed');
+      }
+      if (sessionId && answer.sessionId !== sessionId) {
+        throw new VoiceSessionError('signaling_failed', `The service answered for session ${answer.sessionId} instead of continuing ${sessionId}`);
+      }
+      conn.sessionId = answer.sessionId;
+      answered(answer.sessionId);
+      return answer;
+    }));
     // Connected only once the assistant's audio is attached and the service is ready, so its
     // first words are never cut off.
-    await step(Promise.all([conn.link.opened, conn.track, conn.ready]));
+    await step(Promise.all([conn.audio, conn.ready]));
   } catch (err) {
     conn.abort.abort();
-    conn.link.destroy();
+    conn.transport.close();
     if (err instanceof VoiceSessionError) throw err;
     throw new VoiceSessionError('connection_failed', `Connection failed: ${(err as Error)?.message ?? err}`, { cause: err });
   } finally {
@@ -106,20 +111,22 @@ export async function negotiate(conn: Connection, target: Target, sessionId: str
 
 /**
  * Runs `attempt` (given its number, from 1, and the ms left) until it succeeds, pausing 250 ms
- * doubling up to 2 s between tries. Gives up, throwing the last failure, once `timeoutMs` is spent
- * or the service refused; stops trying when `stopped()`.
+ * doubling up to 2 s between tries (shortened so that the last attempt still has MIN_ATTEMPT_MS).
+ * Gives up when less than MIN_ATTEMPT_MS of `timeoutMs` is left, or when the service refused; it then throws
+ * the most informative failure (the last one that was not a timeout, if any). Stops when `stopped()`.
  */
 export async function retry<T>(timeoutMs: number, stopped: () => boolean, attempt: (n: number, leftMs: number) => Promise<T>): Promise<T> {
   const until = Date.now() + timeoutMs;
   let cause: unknown;
   for (let n = 1; !stopped(); n++) {
     try {
-      return await attempt(n, Math.max(1, until - Date.now()));
+      return await attempt(n, until - Date.now());
     } catch (err) {
-      cause = err;
-      const left = until - Date.now();
-      if (left <= 0 || refused(err)) break;
-      await sleep(Math.min(250 * 2 ** (n - 1), 2000, left));
+      if (cause === undefined || !timeouts.has(err as object) || timeouts.has(cause as object)) cause = err;
+      if (refused(err)) break;
+      const spare = until - Date.now() - MIN_ATTEMPT_MS;
+      if (spare < 0) break;
+      await sleep(Math.min(250 * 2 ** (n - 1), 2000, spare));
     }
   }
   throw cause;

@@ -1,4 +1,4 @@
-import { KbVoiceError } from '../api/errors.js';
+import { ApiError, KbVoiceError } from '../api/errors.js';
 
 /** Stable codes of {@link VoiceSessionError}: switch on these, not on messages. */
 export type VoiceErrorCode =
@@ -6,7 +6,17 @@ export type VoiceErrorCode =
   | 'microphone_denied'
   /** No microphone, it is in use elsewhere, or the constraints cannot be met. */
   | 'microphone_unavailable'
-  /** The offer/answer exchange with the service (or relay) failed. */
+  /** This browser has no WebRTC; found before the microphone is opened. */
+  | 'webrtc_unsupported'
+  /** The relay or service refused the caller (401/403): not logged in, wrong key. */
+  | 'unauthorized'
+  /** The robot (or the session to continue) does not exist (404). */
+  | 'not_found'
+  /** Too many requests (429); `retryAfterMs` says when to try again, if the service said. */
+  | 'rate_limited'
+  /** The service or relay is unreachable or failing (502/503/504, network error, timeout). */
+  | 'service_unavailable'
+  /** Any other failure of the offer/answer exchange. */
   | 'signaling_failed'
   /** Signaling worked but the WebRTC connection did not come up in time. */
   | 'connection_failed'
@@ -17,23 +27,72 @@ export type VoiceErrorCode =
    * (e.g. it restarted). Turns already received are kept; the service's turn numbers start again at 1.
    */
   | 'session_reset'
-  /** The peer sent a data-channel message that is not protocol v1. */
+  /** The peer sent a data-channel message that is not protocol v1 (or broke a protocol rule or limit). */
   | 'protocol_error'
   /** The service reported an error event on the data channel (`serverCode` says which). */
   | 'server_error'
   /** The browser's autoplay policy blocked the assistant's audio: call `resumePlayback()` from a user gesture. */
   | 'playback_blocked'
   /** The operation needs a connected call. */
-  | 'not_connected';
+  | 'not_connected'
+  /** start() on a session that already ended or failed: create a new VoiceSession. */
+  | 'session_ended'
+  /** report() on a session that ended before the service named it: there is nothing to report. */
+  | 'no_session'
+  /** report(): an API call failed for another reason (`cause` says which). */
+  | 'report_failed';
 
 /** Error of the voice session controller: a stable `code` and the underlying `cause`. */
 export class VoiceSessionError extends KbVoiceError {
   declare readonly code: VoiceErrorCode;
   /** For `server_error`: the `code` of the service's error event. */
   readonly serverCode: string | undefined;
-  constructor(code: VoiceErrorCode, message: string, options: { cause?: unknown; serverCode?: string } = {}) {
+  /** HTTP status behind `unauthorized`, `not_found`, `rate_limited`, `service_unavailable`, `signaling_failed`. */
+  readonly status: number | undefined;
+  /** For `rate_limited`: the service's `Retry-After`, in ms, when it sent one. */
+  readonly retryAfterMs: number | undefined;
+  constructor(code: VoiceErrorCode, message: string, options: { cause?: unknown; serverCode?: string; status?: number; retryAfterMs?: number } = {}) {
     super(code, message, { cause: options.cause });
     this.name = 'VoiceSessionError';
     this.serverCode = options.serverCode;
+    this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
   }
+}
+
+/** `Retry-After` of the response behind an ApiError (ky's HTTPError keeps it), in ms. */
+function retryAfterMs(err: ApiError): number | undefined {
+  const header = (err.cause as { response?: { headers?: { get?(name: string): string | null } } } | undefined)?.response?.headers?.get?.('retry-after');
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/**
+ * Maps a failed API call (signaling, report) to a precise code; `fallback` for anything else.
+ * `cause` keeps the original error.
+ */
+export function fromApiFailure(err: unknown, what: string, fallback: VoiceErrorCode = 'signaling_failed'): VoiceSessionError {
+  if (err instanceof VoiceSessionError) return err;
+  const reason = (err as Error | undefined)?.message ?? String(err);
+  // Duck-typed status: ApiError, or a custom `api` object's own errors carrying `status`.
+  const raw = (err as { status?: unknown } | null | undefined)?.status;
+  const status = typeof raw === 'number' ? raw : undefined;
+  const apiCode = err instanceof ApiError ? err.code : undefined;
+  if (status !== undefined || apiCode) {
+    const options = { cause: err, ...(status !== undefined ? { status } : {}) };
+    if (status === 401 || status === 403) return new VoiceSessionError('unauthorized', `${what}: not authorized (${status}): ${reason}`, options);
+    if (status === 404) return new VoiceSessionError('not_found', `${what}: not found (404): ${reason}`, options);
+    if (status === 429) {
+      const after = err instanceof ApiError ? retryAfterMs(err) : undefined;
+      return new VoiceSessionError('rate_limited', `${what}: rate limited (429)${after !== undefined ? `, retry after ${after} ms` : ''}`, { ...options, ...(after !== undefined ? { retryAfterMs: after } : {}) });
+    }
+    if (status === 502 || status === 503 || status === 504 || apiCode === 'network_error' || apiCode === 'timeout') {
+      return new VoiceSessionError('service_unavailable', `${what}: the service is unavailable: ${reason}`, options);
+    }
+    return new VoiceSessionError(fallback, `${what}: ${reason}`, options);
+  }
+  return new VoiceSessionError(fallback, `${what}: ${reason}`, { cause: err });
 }

@@ -33,6 +33,13 @@ export interface TranscriptUpdate {
   placeholder?: boolean;
 }
 
+/** The transcript of the turn in progress: what each side said so far (empty until they speak). */
+export interface LiveTranscript {
+  readonly turnId: number;
+  readonly user: string;
+  readonly assistant: string;
+}
+
 /** Audio levels from 0 (silence) to 1 (full scale), on a perceptual (dB) scale. */
 export interface AudioLevels {
   input: number;
@@ -47,8 +54,12 @@ export interface SessionEvents {
   assistantSpeaking: (speaking: boolean) => void;
   transcript: (update: TranscriptUpdate) => void;
   turn: (turn: Turn) => void;
+  /** `mute()`/`unmute()` changed the microphone's state. */
+  mute: (muted: boolean) => void;
   level: (levels: AudioLevels) => void;
   /** The browser blocked playback: call `resumePlayback()` from a user gesture. */
   playbackBlocked: () => void;
+  /** resumePlayback() succeeded after playback was blocked. */
+  playbackResumed: () => void;
   error: (error: VoiceSessionError) => void;
 }

@@ -30,6 +30,7 @@ export class Heartbeat {
   start(): void {
     this.stop();
     this.missed = 0;
+    if (!(this.options.intervalMs > 0)) return; // 0 turns the heartbeat off (kb-voice/testing)
     this.timer = setInterval(() => this.tick(), this.options.intervalMs);
   }
 

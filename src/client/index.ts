@@ -3,9 +3,14 @@ export { VoiceSession } from './session.js';
 export type { VoiceSessionOptions, EndOptions } from './options.js';
 export { VoiceSessionError, type VoiceErrorCode } from './errors.js';
 export type { SessionState, SessionStatus, WarmupStatus, EndReason } from './state.js';
-export type { SessionEvents, Turn, TranscriptUpdate, AudioLevels } from './events.js';
+export type { SessionEvents, Turn, TranscriptUpdate, AudioLevels, LiveTranscript } from './events.js';
+export type { SessionSnapshot } from './snapshot.js';
+export type {
+  Transport, TransportProvider, TransportEvents, TransportOptions, SignalingAnswer, SignalingRequest, Dialect, DialectCodec,
+} from './transport.js';
+export { simplePeerTransport, type SimplePeerTransportOptions, type WrtcImplementation } from './peer.js';
+export { v1Protocol } from './protocol.js';
 export type { SessionReport, VoiceSessionApi } from './report.js';
 export type { MicrophoneSource } from './media.js';
 export { VOICE_PROCESSING } from './media.js';
 export type { LevelMeter, LevelMeterFactory } from './levels.js';
-export type { WrtcImplementation } from './peer.js';

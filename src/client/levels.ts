@@ -78,7 +78,7 @@ export class LevelMonitor {
   }
 
   start(): void {
-    if (this.timer !== undefined || !this.factory) return;
+    if (this.timer !== undefined || !this.factory || (!this.input && !this.output)) return;
     this.timer = setInterval(() => {
       if (!this.input && !this.output) return;
       this.report({ input: this.input?.read() ?? 0, output: this.output?.read() ?? 0 });

@@ -2,6 +2,7 @@ import type { LevelMeterFactory } from './levels.js';
 import type { MicrophoneSource } from './media.js';
 import type { WrtcImplementation } from './peer.js';
 import type { VoiceSessionApi } from './report.js';
+import type { Dialect, TransportProvider } from './transport.js';
 
 /** Options of `new VoiceSession(options)`. */
 export interface VoiceSessionOptions {
@@ -13,11 +14,22 @@ export interface VoiceSessionOptions {
   language?: string;
   /** Your user's id, stored with the session. */
   userIdentifier?: string;
-  /** STUN/TURN servers (default none: host candidates only). */
+  /** Barge-in: `auto` (default) lets the user's speech interrupt an answer; `off` queues it as the next turn. */
+  interruptions?: 'auto' | 'off';
+  /**
+   * How the session reaches the service; default the simple-peer WebRTC transport (using
+   * `iceServers` and `wrtc`). kb-voice/testing has a scripted one.
+   */
+  transport?: TransportProvider;
+  /** Wire protocol (signaling and data-channel format); default kb-voice v1. */
+  protocol?: Dialect;
+  /** Characters kept of one turn's transcript per role (default 65536); beyond it, truncated and reported once as `protocol_error`. */
+  maxTranscriptChars?: number;
+  /** STUN/TURN servers for the default transport (default none: host candidates only). */
   iceServers?: RTCIceServer[];
   /** Aborting it ends the call immediately (reason `aborted`). */
   signal?: AbortSignal;
-  /** WebRTC implementation outside browsers (Node: `@roamhq/wrtc`). */
+  /** WebRTC implementation for the default transport outside browsers (Node: `@roamhq/wrtc`). */
   wrtc?: WrtcImplementation;
   /** getUserMedia constraints (voice processing is always on) or a function returning a stream. */
   microphone?: MicrophoneSource;
@@ -25,7 +37,7 @@ export interface VoiceSessionOptions {
   audioElement?: HTMLAudioElement;
   /** How long a dropped call is retried before it ends with `connection_lost` (default 15000 ms). */
   reconnectTimeoutMs?: number;
-  /** Data-channel ping period; about 3 missed pongs mean the link is dead (default 1000 ms). */
+  /** Data-channel ping period; about 3 missed pongs mean the link is dead (default 1000 ms; 0 turns it off). */
   heartbeatIntervalMs?: number;
   /** Limit for one connection attempt: offer, signaling, ICE, remote audio and `session.ready` (default 15000 ms). */
   connectTimeoutMs?: number;

@@ -1,5 +1,6 @@
 import SimplePeer from 'simple-peer';
-import { DATA_CHANNEL_LABEL } from '../schemas/realtime-events.js';
+import { VoiceSessionError } from './errors.js';
+import type { Transport, TransportEvents, TransportOptions, TransportProvider } from './transport.js';
 
 /** A WebRTC implementation for environments without one (Node: `@roamhq/wrtc`). Browsers need none. */
 export interface WrtcImplementation {
@@ -9,106 +10,101 @@ export interface WrtcImplementation {
   MediaStream?: typeof MediaStream;
 }
 
-export interface PeerLinkOptions {
-  stream: MediaStream;
-  iceServers: RTCIceServer[];
+/** Options of {@link simplePeerTransport}. */
+export interface SimplePeerTransportOptions {
+  /** STUN/TURN servers (default none: host candidates only). */
+  iceServers?: RTCIceServer[];
+  /** WebRTC implementation outside browsers (Node: `@roamhq/wrtc`). */
   wrtc?: WrtcImplementation;
-}
-
-export interface PeerLinkHandlers {
-  message(text: string): void;
-  track(track: MediaStreamTrack, stream: MediaStream): void;
-  /** The link closed without destroy() being called (ICE failed, channel closed, far side gone). */
-  closed(error: Error | undefined): void;
 }
 
 const decoder = new TextDecoder();
 
 /**
- * One WebRTC connection attempt over simple-peer: caller side, no trickle (the offer carries every
- * candidate), the data channel labelled `kb-voice`. A reconnection makes a new link; the session
- * above it decides what a close means.
+ * The default transport: WebRTC over simple-peer, caller side, no trickle (the offer carries every
+ * candidate). `preflight` refuses with `webrtc_unsupported` where there is no RTCPeerConnection,
+ * before the microphone is opened.
  */
-export class PeerLink {
-  /** Resolves once ICE is connected and the data channel is open; rejects if the link closes first. */
-  readonly opened: Promise<void>;
-  /** Rejects when the link closes, for whatever reason (destroy() included). */
-  readonly closed: Promise<never>;
+export function simplePeerTransport(options: SimplePeerTransportOptions = {}): TransportProvider {
+  return {
+    preflight() {
+      if (!options.wrtc && typeof (globalThis as { RTCPeerConnection?: unknown }).RTCPeerConnection !== 'function') {
+        throw new VoiceSessionError('webrtc_unsupported', 'This browser has no WebRTC (RTCPeerConnection): voice calls need a current Chrome, Edge, Firefox or Safari');
+      }
+    },
+    open: (attempt, events) => new PeerLink(options, attempt, events),
+  };
+}
+
+/** One attempt over simple-peer. A reconnection makes a new link; the session decides what a close means. */
+class PeerLink implements Transport {
   private readonly peer: SimplePeer.Instance;
-  private readonly offerSdp: Promise<string>;
+  private readonly closedPromise: Promise<never>;
   private destroyed = false;
   private lastError: Error | undefined;
+  private gotAudio = false;
 
-  constructor(options: PeerLinkOptions, handlers: PeerLinkHandlers) {
-    const peer = new SimplePeer({
+  constructor(options: SimplePeerTransportOptions, attempt: TransportOptions, private readonly events: TransportEvents) {
+    const peer = (this.peer = new SimplePeer({
       initiator: true,
       trickle: false,
-      channelName: DATA_CHANNEL_LABEL,
-      config: { iceServers: options.iceServers },
-      stream: options.stream,
+      channelName: attempt.channel,
+      config: { iceServers: options.iceServers ?? [] },
+      stream: attempt.microphone,
       ...(options.wrtc ? { wrtc: options.wrtc as unknown as SimplePeer.Options['wrtc'] } : {}),
-    });
-    this.peer = peer;
+    }));
     peer.on('error', (err: Error) => {
       this.lastError = err;
     });
-    const closed = (this.closed = new Promise<never>((_, reject) => {
+    this.closedPromise = new Promise<never>((_, reject) => {
       peer.once('close', () => {
         reject(this.lastError ?? new Error('peer connection closed'));
         if (!this.destroyed) {
           this.destroyed = true;
-          handlers.closed(this.lastError);
+          events.closed(this.lastError);
         }
       });
-    }));
-    closed.catch(() => undefined);
-    this.offerSdp = Promise.race([
-      new Promise<string>((resolve) => {
-        peer.on('signal', (data: SimplePeer.SignalData) => {
-          if (data.type === 'offer' && data.sdp) resolve(data.sdp);
-        });
-      }),
-      closed,
-    ]);
-    this.offerSdp.catch(() => undefined);
-    this.opened = Promise.race([new Promise<void>((resolve) => peer.once('connect', () => resolve())), closed]);
-    this.opened.catch(() => undefined);
-    peer.on('data', (chunk: string | Uint8Array) => {
-      handlers.message(typeof chunk === 'string' ? chunk : decoder.decode(chunk));
     });
-    // simple-peer reports only tracks that come with a stream; the far side may send a bare track,
-    // so the track handler is wrapped instead and builds a stream when there is none.
+    this.closedPromise.catch(() => undefined);
+    peer.on('data', (chunk: string | Uint8Array) => {
+      events.message(typeof chunk === 'string' ? chunk : decoder.decode(chunk));
+    });
+    peer.on('track', (_track: MediaStreamTrack, stream: MediaStream) => this.audio(stream));
+    // simple-peer's public 'track' event skips a track that arrives without a stream (a far side
+    // may send one: `a=msid:-`), and it has no public access to the RTCPeerConnection; only for that
+    // case is the private `_pc`'s handler wrapped, building a stream around the bare track.
     const pc = (peer as unknown as { _pc?: RTCPeerConnection })._pc;
     if (pc) {
       const original = pc.ontrack;
       pc.ontrack = (event: RTCTrackEvent) => {
         original?.call(pc, event);
-        if (this.destroyed) return;
+        if (event.streams.length > 0) return;
         const Stream = options.wrtc?.MediaStream ?? globalThis.MediaStream;
-        handlers.track(event.track, event.streams[0] ?? new Stream([event.track]));
+        this.audio(new Stream([event.track]));
       };
     }
   }
 
-  /** The offer SDP with all candidates, once ICE gathering finished. */
-  offer(): Promise<string> {
-    return this.offerSdp;
-  }
-
-  answer(sdp: string): void {
-    this.peer.signal({ type: 'answer', sdp });
+  async connect(exchange: (offer: { sdp: string }) => Promise<{ sdp: string }>): Promise<void> {
+    const sdp = await this.step(new Promise<string>((resolve) => {
+      this.peer.on('signal', (data: SimplePeer.SignalData) => {
+        if (data.type === 'offer' && data.sdp) resolve(data.sdp);
+      });
+    }));
+    const answer = await this.step(exchange({ sdp }));
+    if (this.destroyed) throw new Error('peer connection closed');
+    this.peer.signal({ type: 'answer', sdp: answer.sdp });
+    if (!this.peer.connected) await this.step(new Promise<void>((resolve) => this.peer.once('connect', () => resolve())));
   }
 
   get open(): boolean {
     return !this.destroyed && this.peer.connected;
   }
 
-  /** Bytes queued on the data channel and not yet sent. */
   get bufferedAmount(): number {
     return this.destroyed ? 0 : this.peer.bufferSize;
   }
 
-  /** Sends one text message; throws when the channel is not open. */
   send(text: string): void {
     if (!this.open) throw new Error('data channel is not open');
     this.peer.send(text);
@@ -118,10 +114,20 @@ export class PeerLink {
     this.peer.replaceTrack(oldTrack, newTrack, stream);
   }
 
-  /** Closes the link on purpose: `closed` is not reported. */
-  destroy(): void {
+  close(): void {
     if (this.destroyed) return;
     this.destroyed = true;
     this.peer.destroy();
+  }
+
+  private audio(stream: MediaStream): void {
+    if (this.destroyed || this.gotAudio) return;
+    this.gotAudio = true;
+    this.events.audio(stream);
+  }
+
+  /** Every step also stops when the link closes (close() included). */
+  private step<T>(promise: Promise<T>): Promise<T> {
+    return Promise.race([promise, this.closedPromise]);
   }
 }

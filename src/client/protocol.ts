@@ -1,13 +1,25 @@
 import { ValidationError } from '../api/errors.js';
-import { ClientEvent, PROTOCOL_VERSION, ServerEvent } from '../schemas/realtime-events.js';
+import { ClientEvent, DATA_CHANNEL_LABEL, PROTOCOL_VERSION, ServerEvent } from '../schemas/realtime-events.js';
 import { toValidationDetail } from '../schemas/validation.js';
 import { VoiceSessionError } from './errors.js';
+import type { Dialect, DialectCodec } from './transport.js';
+
+/** How many distinct unknown event types one session reports (one protocol_error each) before it stops naming them. */
+export const MAX_REPORTED_UNKNOWN_TYPES = 16;
+
+const KNOWN_TYPES: ReadonlySet<unknown> = new Set(ServerEvent.def.options.map((o) => o.def.shape.type.def.values[0]));
+
+/** A v1 message whose type this client does not know (sent by a newer service). */
+export class UnknownEvent {
+  constructor(readonly type: string) {}
+}
 
 /**
  * Reads one data-channel message: the event, `undefined` for a message of another protocol
- * version (the protocol says to ignore those), or the `protocol_error` to report.
+ * version (the protocol says to ignore those), the type of an event this client does not know
+ * ({@link UnknownEvent}), or the `protocol_error` to report.
  */
-export function parseServerEvent(text: string): ServerEvent | VoiceSessionError | undefined {
+export function parseServerEvent(text: string): ServerEvent | VoiceSessionError | UnknownEvent | undefined {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -16,9 +28,13 @@ export function parseServerEvent(text: string): ServerEvent | VoiceSessionError 
   }
   const version = (data as { v?: unknown } | null)?.v;
   if (typeof version === 'number' && version !== PROTOCOL_VERSION) return undefined;
+  const type = (data as { type?: unknown } | null)?.type;
+  if (version === PROTOCOL_VERSION && typeof type === 'string' && !KNOWN_TYPES.has(type)) return new UnknownEvent(type);
   const parsed = ServerEvent.safeParse(data);
   if (!parsed.success) {
-    return new VoiceSessionError('protocol_error', `Invalid data-channel message: ${parsed.error.issues[0]?.message ?? 'unknown'}`, { cause: parsed.error });
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `${typeof type === 'string' ? type : 'message'}.${issue.path.join('.')}: ` : '';
+    return new VoiceSessionError('protocol_error', `Invalid data-channel message: ${where}${issue?.message ?? 'unknown'}`, { cause: parsed.error });
   }
   return parsed.data;
 }
@@ -29,3 +45,48 @@ export function encodeClientEvent(event: ClientEvent): string {
   if (!parsed.success) throw new ValidationError(toValidationDetail(parsed.error, 'body', event), { local: true, cause: parsed.error });
   return JSON.stringify(parsed.data);
 }
+
+/**
+ * The kb-voice v1 codec. An event type it does not know (a newer service of the same protocol
+ * version) is ignored: the first message of each type is reported once as `protocol_error`, later
+ * ones only counted in `ignored`.
+ */
+export function v1Codec(): DialectCodec & { readonly ignored: ReadonlyMap<string, number> } {
+  const ignored = new Map<string, number>();
+  return {
+    ignored,
+    decode(text) {
+      const result = parseServerEvent(text);
+      if (result === undefined) return [];
+      if (result instanceof VoiceSessionError) return result;
+      if (result instanceof UnknownEvent) {
+        const type = result.type;
+        const seen = ignored.get(type);
+        if (seen !== undefined) {
+          ignored.set(type, seen + 1);
+          return [];
+        }
+        if (ignored.size >= MAX_REPORTED_UNKNOWN_TYPES) return [];
+        ignored.set(type, 1);
+        return new VoiceSessionError('protocol_error', `Unknown event type "${type.slice(0, 64)}" ignored (reported once per type)`);
+      }
+      return [result];
+    },
+    encode: encodeClientEvent,
+  };
+}
+
+/** kb-voice protocol v1: signaling through the API's realtime `connect`, data channel `kb-voice`. */
+export const v1Protocol: Dialect = {
+  channel: DATA_CHANNEL_LABEL,
+  async signal(offer, request) {
+    const answer = await request.api.realtime.connect(request.aiId, {
+      type: 'offer', sdp: offer.sdp, language: request.language,
+      ...(request.userIdentifier ? { user_identifier: request.userIdentifier } : {}),
+      ...(request.sessionId ? { session_id: request.sessionId } : {}),
+      ...(request.interruptions ? { interruptions: request.interruptions } : {}),
+    }, { signal: request.signal });
+    return { sessionId: answer.session_id, sdp: answer.sdp };
+  },
+  codec: v1Codec,
+};

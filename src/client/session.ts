@@ -1,15 +1,18 @@
 import { EventEmitter } from 'eventemitter3';
-import { PROTOCOL_VERSION, type ClientEvent } from '../schemas/realtime-events.js';
+import { PROTOCOL_VERSION, type ClientEvent, type ServerEvent } from '../schemas/realtime-events.js';
 import { negotiate, openConnection, retry, sleep, type Connection } from './connector.js';
-import { VoiceSessionError } from './errors.js';
+import { fromApiFailure, VoiceSessionError } from './errors.js';
 import type { SessionEvents, Turn } from './events.js';
 import { Heartbeat } from './heartbeat.js';
 import { LevelMonitor, webAudioMeters } from './levels.js';
 import { openMicrophone, stopStream } from './media.js';
 import type { EndOptions, VoiceSessionOptions } from './options.js';
-import { encodeClientEvent, parseServerEvent } from './protocol.js';
+import { simplePeerTransport } from './peer.js';
+import { v1Protocol } from './protocol.js';
 import { fetchReport, type SessionReport } from './report.js';
+import { SnapshotCache, type SessionSnapshot } from './snapshot.js';
 import { canTransition, isFinal, type EndReason, type SessionState, type WarmupStatus } from './state.js';
+import type { Dialect, DialectCodec, TransportProvider } from './transport.js';
 import { TurnTracker } from './turns.js';
 
 /**
@@ -20,9 +23,10 @@ import { TurnTracker } from './turns.js';
  * @example
  * const session = new VoiceSession({ aiId, api: createApiClient({ baseUrl: '/api/voice' }) });
  * session.on('turn', (turn) => console.log(turn.question, '→', turn.answer, turn.firstResponseMs));
- * await session.start();
+ * session.on('error', (error) => console.warn(error.code, error.message)); // every failure, once
+ * await session.start().catch(() => undefined); // ...also rejects start(): handled above
  * // ...
- * await session.end();
+ * await session.end(); // never rejects
  * const report = await session.report();
  */
 export class VoiceSession extends EventEmitter<SessionEvents> {
@@ -31,7 +35,15 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private _muted = false;
   private _sessionId: string | undefined;
   private _agentReady: boolean | undefined;
+  private _playbackBlocked = false;
+  private _error: VoiceSessionError | undefined;
   private readonly options: VoiceSessionOptions;
+  private readonly provider: TransportProvider;
+  private readonly dialect: Dialect;
+  private readonly codec: DialectCodec;
+  private readonly snapshot: SnapshotCache;
+  private readonly subscribers = new Set<() => void>();
+  private sessionIdWaiters: Array<{ resolve(id: string): void; reject(error: VoiceSessionError): void }> = [];
   private readonly tracker: TurnTracker;
   private readonly heartbeat: Heartbeat;
   private readonly levels: LevelMonitor;
@@ -52,7 +64,15 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   constructor(options: VoiceSessionOptions) {
     super();
     this.options = options;
-    this.tracker = new TurnTracker(this);
+    this.provider = options.transport ?? simplePeerTransport({ ...(options.iceServers ? { iceServers: options.iceServers } : {}), ...(options.wrtc ? { wrtc: options.wrtc } : {}) });
+    this.dialect = options.protocol ?? v1Protocol;
+    this.codec = this.dialect.codec();
+    this.tracker = new TurnTracker(this, options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {});
+    this.snapshot = new SnapshotCache(() => ({
+      status: this._state.status, state: this._state, warmup: this._warmup, muted: this._muted, sessionId: this._sessionId,
+      turnsSource: this.tracker.turns, live: this.tracker.live, userSpeaking: this.tracker.userSpeaking,
+      assistantSpeaking: this.tracker.assistantSpeaking, playbackBlocked: this._playbackBlocked, error: this._error,
+    }));
     this.heartbeat = new Heartbeat({
       intervalMs: options.heartbeatIntervalMs ?? 1000,
       send: (t) => this.sendEvent({ v: PROTOCOL_VERSION, type: 'ping', t }),
@@ -61,6 +81,33 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.meters = options.levelMeter ? undefined : webAudioMeters();
     this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => this.emit('level', levels));
     options.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /**
+   * Everything a UI shows, frozen; the same object until something observable changed (levels
+   * excepted). Pairs with {@link subscribe} for `useSyncExternalStore`.
+   */
+  getSnapshot(): SessionSnapshot {
+    return this.snapshot.get();
+  }
+
+  /** Calls `listener` after every observable change (each also has its typed event); returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void {
+    const entry = () => listener();
+    this.subscribers.add(entry);
+    return () => {
+      this.subscribers.delete(entry);
+    };
+  }
+
+  /** Every event but `level` changes the snapshot: it is rebuilt before listeners run, subscribers hear it after. */
+  override emit<T extends EventEmitter.EventNames<SessionEvents>>(event: T, ...args: EventEmitter.EventArgs<SessionEvents, T>): boolean {
+    if (event === 'level') return super.emit(event, ...args);
+    if (event === 'error') this._error = args[0] as VoiceSessionError;
+    this.snapshot.invalidate();
+    const handled = super.emit(event, ...args);
+    for (const listener of [...this.subscribers]) listener();
+    return handled;
   }
 
   /** Current state; listen to `state` for changes. */
@@ -99,19 +146,23 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
 
   /**
    * Opens the microphone and connects; resolves once the assistant's audio is attached and the
-   * service said `session.ready`. The E1 warmup is fired alongside and never awaited. Calling it
-   * again returns the same promise. Rejects with a {@link VoiceSessionError} (state `failed`);
-   * resolves without connecting when end() interrupted it.
+   * service said `session.ready`. The E1 warmup is fired alongside and never awaited. While the
+   * call is connecting, connected or reconnecting it returns the same promise; it resolves without
+   * connecting when end() interrupted it. A failure is reported once as state `failed`, an `error`
+   * event and this promise's rejection (a {@link VoiceSessionError}). On a session that already
+   * ended or failed it rejects with `session_ended` (and emits it): make a new VoiceSession.
    */
   start(): Promise<void> {
-    if (!this.startPromise) {
-      if (isFinal(this._state)) return Promise.reject(new VoiceSessionError('not_connected', 'This session has ended; create a new VoiceSession for another call'));
-      this.startPromise = this.run();
+    if (isFinal(this._state)) {
+      const error = new VoiceSessionError('session_ended', `This session has ${this._state.status}: create a new VoiceSession for another call`);
+      this.emit('error', error);
+      return Promise.reject(error);
     }
+    this.startPromise ??= this.run();
     return this.startPromise;
   }
 
-  /** Ends the call, closes the connection and releases the microphone. Calling it again returns the same promise. */
+  /** Ends the call, closes the connection and releases the microphone; never rejects. Calling it again returns the same promise. */
   end(options: EndOptions = {}): Promise<void> {
     this.endPromise ??= this.finish(options.mode ?? 'graceful', 'local');
     return this.endPromise;
@@ -119,13 +170,11 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
 
   /** Stops sending microphone audio (the track stays open, so unmute() is instant). */
   mute(): void {
-    this._muted = true;
-    this.applyMute();
+    this.setMuted(true);
   }
 
   unmute(): void {
-    this._muted = false;
-    this.applyMute();
+    this.setMuted(false);
   }
 
   /** Asks a typed question. Throws `not_connected` unless connected, a local ValidationError for empty or too long text. */
@@ -153,7 +202,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     track.enabled = !this._muted;
     const old = current.getAudioTracks()[0];
     try {
-      if (old && this.conn) this.conn.link.replaceTrack(old, track, current);
+      if (old && this.conn) this.conn.transport.replaceTrack(old, track, current);
     } catch (err) {
       stopStream(next);
       throw new VoiceSessionError('microphone_unavailable', 'Could not switch the input device', { cause: err });
@@ -179,13 +228,25 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     } catch (err) {
       throw new VoiceSessionError('playback_blocked', 'The browser still blocks audio playback', { cause: err });
     }
+    if (this._playbackBlocked) {
+      this._playbackBlocked = false;
+      this.emit('playbackResumed');
+    }
   }
 
-  /** After (or during) the call: this session's usage (E13), cost (E12) and audio (E14), fetched in parallel, with the turns. */
-  report(): Promise<SessionReport> {
-    const sessionId = this._sessionId;
-    if (!sessionId) return Promise.reject(new VoiceSessionError('not_connected', 'No session yet: call start() first'));
-    return fetchReport(this.options.api, this.options.aiId, sessionId, this.tracker.turns);
+  /**
+   * This session's usage (E13), cost (E12) and audio (E14), fetched in parallel, with the turns.
+   * Works during and after the call; while connecting it waits for the service to name the
+   * session. Rejects (no `error` event) with `not_connected` before start(), `no_session` when the
+   * call ended or failed before the service named it, or the API failure's precise code.
+   */
+  async report(): Promise<SessionReport> {
+    const sessionId = await this.whenSessionId();
+    try {
+      return await fetchReport(this.options.api, this.options.aiId, sessionId, this.tracker.turns);
+    } catch (err) {
+      throw fromApiFailure(err, 'Report failed', 'report_failed');
+    }
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -197,6 +258,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     }
     this.setState({ status: 'connecting' });
     try {
+      this.provider.preflight?.();
       const mic = await openMicrophone(this.options.microphone);
       if (this.closing) {
         stopStream(mic);
@@ -214,21 +276,23 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       this.teardown();
       this.setState({ status: 'failed', error });
       this.emit('error', error);
+      this.settleSessionIdWaiters();
       throw error;
     }
   }
 
   /** One attempt; the first answer names the session and fires the E1 warmup (not awaited). */
   private async connect(sessionId: string | undefined, timeoutMs = this.options.connectTimeoutMs ?? 15000): Promise<Connection> {
-    const conn = (this.conn = openConnection(this.mic!, this.options, {
+    const conn = (this.conn = openConnection(this.mic!, this.provider, this.dialect, {
       message: (c, text) => this.onMessage(c, text),
-      track: (c, stream) => this.onTrack(c, stream),
+      audio: (c, stream) => this.onAudio(c, stream),
       closed: (c) => this.lost(c),
     }));
     try {
-      await negotiate(conn, this.options, sessionId, timeoutMs, (id) => {
+      await negotiate(conn, this.dialect, this.options, sessionId, timeoutMs, (id) => {
         if (!this._sessionId) {
           this._sessionId = id;
+          for (const waiter of this.sessionIdWaiters.splice(0)) waiter.resolve(id);
           this.fireWarmup(id);
         }
       });
@@ -259,7 +323,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const timeoutMs = this.options.reconnectTimeoutMs ?? 15000;
     this.heartbeat.stop();
     this.tracker.connectionLost();
-    this.conn?.link.destroy();
+    this.conn?.transport.close();
     this.conn = undefined;
     try {
       await retry(timeoutMs, () => this.closing, async (attempt, left) => {
@@ -297,6 +361,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.teardown();
     const sessionId = this._sessionId;
     this.setState({ status: 'ended', reason, ...(sessionId ? { sessionId } : {}) });
+    this.settleSessionIdWaiters();
   }
 
   private teardown(): void {
@@ -304,7 +369,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.levels.close();
     this.meters?.close();
     this.conn?.abort.abort();
-    this.conn?.link.destroy();
+    this.conn?.transport.close();
     this.conn = undefined;
     stopStream(this.mic);
     this.tracker.connectionLost();
@@ -320,12 +385,15 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
 
   private onMessage(conn: Connection, text: string): void {
     if (conn !== this.conn) return;
-    const event = parseServerEvent(text);
-    if (!event) return;
-    if (event instanceof VoiceSessionError) {
-      this.emit('error', event);
+    const events = this.codec.decode(text);
+    if (events instanceof VoiceSessionError) {
+      this.emit('error', events);
       return;
     }
+    for (const event of events) this.onEvent(conn, event);
+  }
+
+  private onEvent(conn: Connection, event: ServerEvent): void {
     switch (event.type) {
       case 'session.ready':
         this._agentReady = event.agent_ready;
@@ -344,12 +412,12 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     }
   }
 
-  private onTrack(conn: Connection, stream: MediaStream): void {
+  private onAudio(conn: Connection, stream: MediaStream): void {
     if (conn !== this.conn) return;
     this.remote = stream;
     this.levels.setOutput(stream);
     this.attachPlayback(stream);
-    conn.gotTrack();
+    conn.gotAudio();
   }
 
   private attachPlayback(stream: MediaStream): void {
@@ -360,6 +428,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     el.srcObject = stream;
     el.play()?.catch((err: { name?: string }) => {
       if (err?.name !== 'NotAllowedError') return; // e.g. AbortError when the source changed again
+      this._playbackBlocked = true;
       this.emit('playbackBlocked');
       this.emit('error', new VoiceSessionError('playback_blocked', 'The browser blocked audio playback: call resumePlayback() from a user gesture', { cause: err }));
     });
@@ -387,6 +456,31 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       .then((res) => this.setWarmup(res.success ? 'ok' : 'failed'), () => this.setWarmup('failed'));
   }
 
+  private setMuted(muted: boolean): void {
+    if (this._muted === muted) return;
+    this._muted = muted;
+    this.applyMute();
+    this.emit('mute', muted);
+  }
+
+  /** The session id, waiting for it while connecting (see report()). */
+  private whenSessionId(): Promise<string> {
+    if (this._sessionId) return Promise.resolve(this._sessionId);
+    if (this._state.status === 'idle') return Promise.reject(new VoiceSessionError('not_connected', 'No call yet: call start() first'));
+    if (isFinal(this._state)) return Promise.reject(this.noSession());
+    return new Promise((resolve, reject) => this.sessionIdWaiters.push({ resolve, reject }));
+  }
+
+  private noSession(): VoiceSessionError {
+    const state = this._state;
+    return new VoiceSessionError('no_session', `The call ${state.status} before the service named a session: nothing to report`, state.status === 'failed' ? { cause: state.error } : {});
+  }
+
+  /** The call is over: report() calls still waiting for a session id will not get one. */
+  private settleSessionIdWaiters(): void {
+    for (const waiter of this.sessionIdWaiters.splice(0)) waiter.reject(this.noSession());
+  }
+
   private applyMute(): void {
     for (const track of this.mic?.getAudioTracks() ?? []) track.enabled = !this._muted;
   }
@@ -397,10 +491,10 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
 
   /** Validates and sends one client event; a local ValidationError for bad input, `not_connected` without an open link. */
   private sendEvent(event: ClientEvent): void {
-    const json = encodeClientEvent(event);
-    const link = this.conn?.link;
-    if (!link?.open) throw new VoiceSessionError('not_connected', 'The data channel is not open');
-    link.send(json);
+    const message = this.codec.encode(event);
+    const transport = this.conn?.transport;
+    if (!transport?.open) throw new VoiceSessionError('not_connected', 'The data channel is not open');
+    transport.send(message);
   }
 
   private assistantDone(timeoutMs: number): Promise<void> {
@@ -422,6 +516,6 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   /** Waits until the data channel sent what it queued (bounded), so `session.end` leaves before the link closes. */
   private async drain(maxMs: number): Promise<void> {
     const until = Date.now() + maxMs;
-    while (this.conn && this.conn.link.bufferedAmount > 0 && Date.now() < until) await sleep(10);
+    while (this.conn && this.conn.transport.bufferedAmount > 0 && Date.now() < until) await sleep(10);
   }
 }

@@ -1,7 +1,16 @@
 import type { EventEmitter } from 'eventemitter3';
 import type { ServerEvent } from '../schemas/realtime-events.js';
 import { VoiceSessionError } from './errors.js';
-import type { SessionEvents, Turn } from './events.js';
+import type { LiveTranscript, SessionEvents, Turn } from './events.js';
+
+/** Limits of {@link TurnTracker}; see the README's guarantees. */
+export interface TurnLimits {
+  /** Characters kept of one turn's transcript per role (default 65536); the rest is dropped and reported once. */
+  maxTranscriptChars?: number;
+}
+
+/** Turns in progress remembered at most (older ones are forgotten: their completion then counts as never started). */
+const MAX_OPEN_TURNS = 64;
 
 /**
  * Follows protocol events and turns them into session events: speaking flags, transcripts and
@@ -19,6 +28,8 @@ export class TurnTracker {
   readonly turns: Turn[] = [];
   userSpeaking = false;
   assistantSpeaking = false;
+  /** The current turn's transcript so far; null between turns. A new object on every change. */
+  live: LiveTranscript | null = null;
   private readonly partial = new Map<string, string>();
   /** Turns kept, by message id (or connection number and turn number when the service sent no id). */
   private readonly seen = new Set<string>();
@@ -28,10 +39,18 @@ export class TurnTracker {
   private numberedBeforeDrop = 0;
   private dropped = false;
   private resetReported = false;
+  /** Turns that showed any event and have not completed: a completion must name one of them. */
+  private readonly open = new Set<number>();
+  /** Turns whose transcript hit the cap (reported once each). */
+  private readonly truncated = new Set<number>();
+  private readonly maxChars: number;
 
-  constructor(private readonly events: EventEmitter<SessionEvents>) {}
+  constructor(private readonly events: EventEmitter<SessionEvents>, limits: TurnLimits = {}) {
+    this.maxChars = limits.maxTranscriptChars ?? 65536;
+  }
 
   handle(event: ServerEvent): void {
+    if (event.type !== 'turn.completed' && 'turn_id' in event && typeof event.turn_id === 'number') this.started(event.turn_id);
     switch (event.type) {
       case 'input.speech_started':
         return this.setUser(true);
@@ -43,15 +62,18 @@ export class TurnTracker {
         return this.setAssistant(false);
       case 'transcript.delta': {
         const key = `${event.turn_id}:${event.role}`;
-        const text = (this.partial.get(key) ?? '') + event.delta;
+        const text = this.cap(event.turn_id, (this.partial.get(key) ?? '') + event.delta);
         this.partial.set(key, text);
+        this.setLive(event.turn_id, event.role, text);
         this.events.emit('transcript', { turnId: event.turn_id, role: event.role, text, final: false });
         return;
       }
       case 'transcript.final': {
         this.partial.delete(`${event.turn_id}:${event.role}`);
+        const text = this.cap(event.turn_id, event.text);
+        this.setLive(event.turn_id, event.role, text);
         this.events.emit('transcript', {
-          turnId: event.turn_id, role: event.role, text: event.text, final: true,
+          turnId: event.turn_id, role: event.role, text, final: true,
           ...(event.placeholder ? { placeholder: true } : {}),
         });
         return;
@@ -60,22 +82,28 @@ export class TurnTracker {
         // A service that recorded nothing (e.g. the session is being deleted) sends no message id.
         const key = event.message_id || `${this.connection}:${event.turn_id}`;
         if (this.seen.has(key)) return;
+        if (!this.open.delete(event.turn_id)) {
+          this.events.emit('error', new VoiceSessionError('protocol_error', `turn.completed for turn ${event.turn_id}, which never started: ignored`));
+          return;
+        }
         if (event.turn_id <= this.numberedBeforeDrop) {
           this.reportReset(`turn ${event.turn_id} arrived again with a new message id after the reconnection`);
         }
         this.highestTurnId = Math.max(this.highestTurnId, event.turn_id);
         this.seen.add(key);
-        const turn: Turn = {
+        const turn: Turn = Object.freeze({
           id: event.turn_id,
           input: event.input,
-          question: event.question,
-          answer: event.answer,
+          question: this.cap(event.turn_id, event.question),
+          answer: this.cap(event.turn_id, event.answer),
           messageId: event.message_id,
           firstResponseMs: event.first_response_ms,
           agentBuildMs: event.agent_build_ms,
           interrupted: event.interrupted,
           completedAt: new Date().toISOString(),
-        };
+        });
+        this.truncated.delete(event.turn_id);
+        if (this.live?.turnId === event.turn_id) this.live = null;
         this.turns.push(turn);
         this.events.emit('turn', turn);
         return;
@@ -111,6 +139,28 @@ export class TurnTracker {
       'session_reset',
       `The call was restored, but the service no longer had this session's state (${why}): turns so far are kept here, the service's turn numbers start again from 1`,
     ));
+  }
+
+  private started(turnId: number): void {
+    if (this.open.has(turnId)) return;
+    this.open.add(turnId);
+    if (this.open.size > MAX_OPEN_TURNS) this.open.delete(this.open.values().next().value!);
+  }
+
+  /** Keeps a turn's text within the cap; the first cut of a turn is reported as protocol_error. */
+  private cap(turnId: number, text: string): string {
+    if (text.length <= this.maxChars) return text;
+    if (!this.truncated.has(turnId)) {
+      this.truncated.add(turnId);
+      if (this.truncated.size > MAX_OPEN_TURNS) this.truncated.delete(this.truncated.values().next().value!);
+      this.events.emit('error', new VoiceSessionError('protocol_error', `The transcript of turn ${turnId} is longer than ${this.maxChars} characters: truncated`));
+    }
+    return text.slice(0, this.maxChars);
+  }
+
+  private setLive(turnId: number, role: 'user' | 'assistant', text: string): void {
+    const base = this.live?.turnId === turnId ? this.live : { turnId, user: '', assistant: '' };
+    this.live = Object.freeze({ ...base, [role]: text });
   }
 
   private setUser(value: boolean): void {

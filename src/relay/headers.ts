@@ -1,3 +1,5 @@
+import { containsSecret } from './guard.js';
+
 /**
  * What crosses the relay in headers. Both directions use allowlists, so credentials (`Authorization`,
  * `Cookie`, `Set-Cookie`), hop-by-hop headers (`Connection`, `Keep-Alive`, `Transfer-Encoding`,
@@ -5,17 +7,20 @@
  * internal header of the upstream are dropped by construction.
  */
 
-/** Caller headers passed to the upstream (unless the caller's `Connection` header names them). */
+/** Caller headers passed to the upstream (unless the caller's `Connection` header names them). `x-request-id` is the relay's request id. */
 export const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'user-agent', 'x-request-id'] as const;
 
 /**
- * Upstream response headers returned to the caller. `content-length` and `content-encoding` are
- * not: the upstream body is decoded by fetch and may be re-framed.
+ * Upstream response headers returned to the caller. `content-encoding` is not (the body is never
+ * encoded on the way out); `content-length` only for an unencoded body (see upstream.ts).
  */
 export const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-language', 'content-disposition', 'etag', 'last-modified', 'retry-after', 'x-request-id'] as const;
 
-/** Headers for the upstream request: the allowlisted caller headers plus the bearer key. */
-export function upstreamRequestHeaders(incoming: Headers, apiKey: string, hasBody: boolean): Record<string, string> {
+/**
+ * Headers for the upstream request: the allowlisted caller headers, the request id, the bearer key,
+ * and `accept-encoding: identity`, so the body comes back as bytes the secret guard can scan.
+ */
+export function upstreamRequestHeaders(incoming: Headers, apiKey: string, contentType: string | undefined, requestId: string): Record<string, string> {
   const connection = incoming.get('connection');
   const hopByHop = connection ? new Set(connection.split(',').map((t) => t.trim().toLowerCase()).filter(Boolean)) : undefined;
   const out: Record<string, string> = {};
@@ -23,18 +28,21 @@ export function upstreamRequestHeaders(incoming: Headers, apiKey: string, hasBod
     const value = incoming.get(name);
     if (value !== null && !hopByHop?.has(name)) out[name] = value;
   }
-  if (hasBody) out['content-type'] = 'application/json';
+  out['x-request-id'] = requestId;
+  out['accept-encoding'] = 'identity';
+  if (contentType) out['content-type'] = contentType;
   out.authorization = `Bearer ${apiKey}`;
   return out;
 }
 
 /** Headers for the caller's response: the allowlisted upstream headers, minus any value holding a secret. */
-export function callerResponseHeaders(upstream: { header(name: string): string | null }, secrets: readonly string[]): Record<string, string> {
+export function callerResponseHeaders(upstream: Headers, secrets: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of RETURNED_RESPONSE_HEADERS) {
-    const value = upstream.header(name);
-    if (value !== null && !secrets.some((s) => value.includes(s))) out[name] = value;
+    const value = upstream.get(name);
+    if (value !== null && !containsSecret(value, secrets)) out[name] = value;
   }
   out['cache-control'] = 'no-store';
   return out;
 }
+

@@ -1,12 +1,14 @@
 /**
  * `kb-voice/relay`: the backend relay that holds the API key and lets browsers reach the realtime
- * endpoints. Importing this module loads no Node built-in (edge runtimes); `serveRelay` loads
- * `node:http` when called.
+ * endpoints. Importing this module loads no Node built-in (edge runtimes); `serveRelay`,
+ * `toNodeHandler` and `createNodeFetch` load theirs when called.
  */
 export { createRelay } from './relay.js';
-export { serveRelay, toNodeHandler, type NodeHandler, type RelayServer } from './node.js';
+export { serveRelay, toNodeHandler, SERVER_LIMIT_DEFAULTS, type NodeHandler, type RelayServer, type RelayServerLimits } from './node.js';
 export { createNodeFetch } from './node-fetch.js';
 export { SessionGrants } from './grant.js';
 export { RELAY_ENDPOINT_IDS } from './routes.js';
+export { RelayError } from './errors.js';
+export { formatLogEntry } from './log.js';
 export { FORWARDED_REQUEST_HEADERS, RETURNED_RESPONSE_HEADERS } from './headers.js';
-export type { RateLimitDecision, Relay, RelayCaller, RelayEndpointId, RelayLogEntry, RelayLogger, RelayOptions, RelayRole } from './types.js';
+export type { RateLimitDecision, Relay, RelayCaller, RelayEndpointId, RelayLogEntry, RelayLogger, RelayOptions, RelayRole, UpstreamFetch } from './types.js';

@@ -1,177 +1,79 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { canReply, PARSED_URL, REPLY } from './internal.js';
-import { NodeRequest } from './node-request.js';
-import { SecretScanner, toResponse, type PassThroughBody, type Reply } from './responses.js';
-import type { NodeBodySource } from './upstream.js';
+import type * as NodeServer from '@hono/node-server';
 import type { Relay } from './types.js';
-
-/** A request listener for `node:http`, Express (`app.use(handler)`) or Fastify (`handler(req.raw, reply.raw)`). */
-export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-
-const JSON_ERROR_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
-const UPSTREAM_FAILED = JSON.stringify({ detail: 'Upstream response failed' });
-/** Methods the fetch API forbids; they are on no allowlist either. */
-const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
-
-/** Converts a Node request to a web `Request` (lightweight, see `NodeRequest`); aborting `signal` marks the caller as gone. */
-export function toWebRequest(req: IncomingMessage, signal?: AbortSignal): Request {
-  const request = new NodeRequest(req);
-  if (signal) {
-    if (signal.aborted) request.abort();
-    else signal.addEventListener('abort', () => request.abort(), { once: true });
-  }
-  return request as unknown as Request;
-}
-
-/** Writes a web `Response` to a Node response, streaming its body with backpressure. */
-export async function writeWebResponse(response: Response, res: ServerResponse): Promise<void> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => (headers[name] = value));
-  if (!response.body) {
-    res.writeHead(response.status, headers).end();
-    return;
-  }
-  // Event streams get their headers at once; other bodies send them with the first chunk (one
-  // packet), which also leaves room to answer 502 if the body fails before its first byte.
-  if (response.headers.get('content-type')?.startsWith('text/event-stream')) res.writeHead(response.status, headers).flushHeaders();
-  const reader = response.body.getReader();
-  const closed = new Promise<null>((resolve) => res.once('close', () => resolve(null)));
-  try {
-    for (;;) {
-      const next = await Promise.race([reader.read(), closed]);
-      if (next === null) {
-        await reader.cancel().catch(() => {});
-        return;
-      }
-      if (!res.headersSent) res.writeHead(response.status, headers);
-      if (next.done) break;
-      if (!res.write(next.value)) await Promise.race([new Promise((r) => res.once('drain', r)), closed]);
-    }
-    res.end();
-  } catch {
-    // The body failed (upstream gone, secret withheld): a clean 502 if nothing was sent yet, else cut.
-    if (res.headersSent) res.destroy();
-    else res.writeHead(502, JSON_ERROR_HEADERS).end(UPSTREAM_FAILED);
-  }
-}
+import { normalizePrefix, underPrefix } from './routes.js';
 
 /**
- * Adapts a relay to a Node request listener. Mount it where the full URL path (including the relay
- * prefix) is still in `req.url`, and before any body parser (the relay reads the raw body itself).
+ * A Node request listener for `node:http`, Express (`app.use(handler)`; requests outside the
+ * relay's prefix go to `next`) or Fastify (`handler(request.raw, reply.raw)`).
+ */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => Promise<void>;
+
+/** What body parsers (express.json/raw/text, body-parser) leave on the request. */
+type ParsedRequest = IncomingMessage & { body?: unknown; _body?: boolean; rawBody?: unknown; originalUrl?: string };
+
+let listenerModule: Promise<typeof NodeServer> | undefined;
+// A non-literal specifier keeps edge bundlers from resolving the Node adapter.
+const loadNodeServer = () => (listenerModule ??= import(/* @vite-ignore */ ['@hono', 'node-server'].join('/')) as Promise<typeof NodeServer>);
+
+/**
+ * When a body parser ran before the relay, the request stream is already consumed: its result is
+ * handed over as the raw body (re-serialised JSON, text or bytes), and when there is none the relay
+ * answers 500 naming the cause instead of waiting for a body that will never come.
+ */
+function adoptParsedBody(req: ParsedRequest): string | undefined {
+  const consumed = req._body === true || (req.readableEnded && req.readableLength === 0 && req.method !== 'GET' && req.method !== 'HEAD');
+  if (!consumed || Buffer.isBuffer(req.rawBody)) return undefined;
+  const body = req.body;
+  if (Buffer.isBuffer(body)) req.rawBody = body;
+  else if (typeof body === 'string') req.rawBody = Buffer.from(body);
+  else if (req._body === true && body !== undefined && typeof body === 'object') req.rawBody = Buffer.from(JSON.stringify(body));
+  else if (req._body === true || Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined) {
+    return 'another middleware read the request body before the relay and left no body the relay can use; mount the relay before body parsers (or after express.json(), which it understands)';
+  }
+  return undefined;
+}
+
+const bodyErrors = new WeakMap<IncomingMessage, string>();
+
+/**
+ * Adapts a relay to a Node `(req, res, next?)` listener through @hono/node-server's listener
+ * (lightweight `Request` built from the `IncomingMessage`, responses streamed with backpressure,
+ * the caller going away aborts `request.signal`). The raw request target is checked by the relay
+ * itself (it is passed as `env.incoming`).
  */
 export function toNodeHandler(relay: Relay): NodeHandler {
-  const replying = canReply(relay) ? relay : null;
-  return async (req, res) => {
-    const refuse = (status: number, detail: string) => void writeText(res, status, JSON_ERROR_HEADERS, JSON.stringify({ detail }));
-    if (!req.url?.startsWith('/')) return refuse(400, 'Bad request target');
-    if (FORBIDDEN_METHODS.has(req.method ?? '')) return refuse(404, 'Not found');
-    const request = new NodeRequest(req);
-    try {
-      request[PARSED_URL]();
-    } catch {
-      return refuse(400, 'Bad request target');
-    }
-    res.once('close', () => {
-      if (!res.writableFinished) request.abort();
+  let listener: ((req: IncomingMessage, res: ServerResponse) => Promise<unknown>) | undefined;
+  const prefix = normalizePrefix(relay.prefix);
+  return async (req, res, next) => {
+    const r = req as ParsedRequest;
+    // Express strips a mount path from req.url; originalUrl keeps the whole target.
+    const target = r.originalUrl ?? req.url ?? '';
+    if (next && !underPrefix(target.split('?')[0]!, prefix)) return next();
+    const bodyError = adoptParsedBody(r);
+    if (bodyError !== undefined) bodyErrors.set(req, bodyError);
+    listener ??= (await loadNodeServer()).getRequestListener((request, env) => {
+      const error = bodyErrors.get(env.incoming as IncomingMessage);
+      return relay.fetch(request, error === undefined ? env : { ...env, relayBodyError: error });
+    }, {
+      errorHandler: () => new Response(JSON.stringify({ detail: 'Bad request target' }), { status: 400, headers: { 'content-type': 'application/json' } }),
     });
-    const web = request as unknown as Request;
-    // A relay from createRelay answers without web Response objects; any other fetch handler works too.
-    if (replying) await writeReply(await replying[REPLY](web), res);
-    else await writeWebResponse(await relay.fetch(web), res);
+    if (r.originalUrl !== undefined) req.url = r.originalUrl;
+    await listener(req, res);
   };
 }
 
-function writeText(res: ServerResponse, status: number, headers: Record<string, string>, body: string | null) {
-  if (body === null) return res.writeHead(status, headers).end();
-  res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) }).end(body);
+/** Time limits of the `node:http` server of {@link serveRelay}, in ms. */
+export interface RelayServerLimits {
+  /** Time to receive a request's headers; a slower client's socket is closed (408). Default 10000. */
+  headersTimeoutMs?: number;
+  /** Time to receive a whole request (headers and body); does not limit the response (streams). Default 30000. */
+  requestTimeoutMs?: number;
+  /** Idle time before an unused keep-alive connection is closed. Default 5000. */
+  keepAliveTimeoutMs?: number;
 }
 
-/** Writes a relay `Reply`: own bodies at once, a passed-through upstream body piped socket to socket. */
-async function writeReply(reply: Reply, res: ServerResponse): Promise<void> {
-  const { body } = reply;
-  if (body === null || typeof body === 'string') return void writeText(res, reply.status, reply.headers, body);
-  const source = body.upstream.node;
-  if (source) return pipeUpstream(reply, body, source, res);
-  return writeWebResponse(toResponse(reply), res);
-}
-
-/**
- * Pipes an upstream Node body to the caller with backpressure, scanning each chunk for secrets.
- * Like `writeWebResponse`: event streams get their headers at once, other bodies with their first
- * bytes; chunks that arrive within one turn of the event loop go out in one write, and a body that
- * ends within it goes out with a `Content-Length` (one packet for a small JSON answer). A body that
- * fails or would reveal a secret answers 502 if nothing was sent yet, else the connection is cut.
- * The caller going away destroys the upstream request.
- */
-function pipeUpstream(reply: Reply, body: PassThroughBody, source: NodeBodySource, res: ServerResponse): Promise<void> {
-  const scanner = new SecretScanner(body.secrets);
-  const eventStream = reply.headers['content-type']?.startsWith('text/event-stream') === true;
-  if (eventStream) res.writeHead(reply.status, reply.headers).flushHeaders();
-  return new Promise<void>((resolve) => {
-    let pending: Uint8Array[] = [];
-    let pendingBytes = 0;
-    let scheduled = false;
-    let finished = false;
-    const finish = () => {
-      finished = true;
-      res.off('close', onCallerClose);
-      resolve();
-    };
-    const fail = () => {
-      if (finished) return;
-      source.destroy();
-      if (res.headersSent) res.destroy();
-      else writeText(res, 502, JSON_ERROR_HEADERS, UPSTREAM_FAILED);
-      finish();
-    };
-    const takePending = () => {
-      const out = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
-      pending = [];
-      pendingBytes = 0;
-      return out;
-    };
-    const flush = () => {
-      scheduled = false;
-      if (finished || pending.length === 0) return;
-      if (!res.headersSent) res.writeHead(reply.status, reply.headers);
-      if (!res.write(takePending())) {
-        source.pause();
-        res.once('drain', () => source.resume());
-      }
-    };
-    const onCallerClose = () => {
-      if (finished) return;
-      source.destroy();
-      finish();
-    };
-    res.once('close', onCallerClose);
-    source.on('data', (chunk) => {
-      if (finished) return;
-      if (scanner.active && scanner.leaks(chunk)) {
-        body.onLeak();
-        return fail();
-      }
-      pending.push(chunk);
-      pendingBytes += chunk.byteLength;
-      if (eventStream) flush();
-      else if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
-    });
-    source.on('end', () => {
-      if (finished) return;
-      if (!res.headersSent) {
-        const all = pendingBytes > 0 ? takePending() : new Uint8Array(0);
-        res.writeHead(reply.status, { ...reply.headers, 'content-length': String(all.byteLength) }).end(all);
-      } else res.end(pendingBytes > 0 ? takePending() : undefined);
-      finish();
-    });
-    source.on('error', fail);
-    // Closed before the end (connection reset, timeout, abort): the body is incomplete.
-    source.on('close', fail);
-  });
-}
+export const SERVER_LIMIT_DEFAULTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 } as const;
 
 /** A running Node server of a relay. */
 export interface RelayServer {
@@ -184,18 +86,26 @@ export interface RelayServer {
 
 /**
  * Serves a relay from `node:http` on `host` (default `127.0.0.1`) and `port` (default 8788; 0 picks
- * a free one). `node:http` is loaded lazily so that importing `kb-voice/relay` stays free of Node
- * built-ins for edge runtimes.
+ * a free one), with explicit time limits (see {@link RelayServerLimits}). `node:http` is loaded
+ * lazily so that importing `kb-voice/relay` stays free of Node built-ins for edge runtimes.
  */
-export async function serveRelay(relay: Relay, options: { port?: number; host?: string } = {}): Promise<RelayServer> {
-  // A non-literal specifier keeps edge bundlers from trying to resolve node:http.
+export async function serveRelay(relay: Relay, options: { port?: number; host?: string } & RelayServerLimits = {}): Promise<RelayServer> {
   const specifier = 'node:http';
   const http = (await import(/* @vite-ignore */ specifier)) as typeof import('node:http');
+  const limits = { ...SERVER_LIMIT_DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([k, v]) => k in SERVER_LIMIT_DEFAULTS && v !== undefined)) };
+  for (const [name, value] of Object.entries(limits)) if (!Number.isFinite(value) || value <= 0) throw new TypeError(`serveRelay option ${name} must be a positive number`);
   const host = options.host ?? '127.0.0.1';
   const handler = toNodeHandler(relay);
-  const server = http.createServer((req, res) => {
-    handler(req, res).catch(() => res.destroy());
-  });
+  const server = http.createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs),
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // How often Node checks the two limits above (its default, 30 s, would let them overrun that much).
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs / 2),
+    },
+    (req, res) => void handler(req, res).catch(() => res.destroy()),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8788, host, () => {

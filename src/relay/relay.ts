@@ -1,21 +1,22 @@
-import { fillPath, objectToQuery, queryToObject, validate, type ValidationErrorItem } from '../schemas/index.js';
+import { fillPath, objectToQuery, parseRequest, type Endpoint } from '../schemas/index.js';
 import { readBoundedBody } from './body.js';
 import { Cors } from './cors.js';
-import { Forwarder } from './forward.js';
-import { createNodeTransport, isNode } from './node-fetch.js';
-import { parsedUrl, REPLY } from './internal.js';
+import { errorResponse, jsonResponse, RelayError, describeDetail } from './errors.js';
 import { SessionGrants } from './grant.js';
-import { errorResponse, Reply, toResponse, validationResponse } from './responses.js';
+import { createLog, requestIdOf } from './log.js';
+import { createNodeFetch, isNode } from './node-fetch.js';
 import { allowedMethods, matchRoute, normalizePrefix, type RouteMatch } from './routes.js';
-import { serveUser, type ValidatedRequest } from './scope.js';
+import type { Forwarding } from './scope.js';
 import type { RateLimitDecision, Relay, RelayCaller, RelayEndpointId, RelayOptions, RelayRole } from './types.js';
-import { fetchTransport, UpstreamFailure } from './upstream.js';
+import { describe, Upstream } from './upstream.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_BODY_BYTES = 65_536;
 
 /** Caller used when no `authorize` hook is given (local QA only). */
 const LOCAL_ADMIN: RelayCaller = { userIdentifier: 'local-admin', role: 'admin' };
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 function upstreamBase(upstream: string | URL): string {
   let url: URL;
@@ -41,23 +42,40 @@ const isCaller = (c: unknown): c is RelayCaller =>
 
 const allowedBy = (d: RateLimitDecision) => (typeof d === 'boolean' ? { allowed: d } : d);
 
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+/**
+ * What a Node adapter passes as `env`: the raw request target (which `Request.url` has normalised
+ * already) and, when the adapter cannot hand the body over, why.
+ */
+interface AdapterEnv {
+  incoming?: { url?: unknown; originalUrl?: unknown };
+  relayBodyError?: unknown;
+}
+
+/** The raw pathname of the request: from a Node adapter's `incoming` when there is one, else the URL's. */
+function rawPathOf(url: URL, env: unknown): string {
+  const incoming = (env as AdapterEnv | undefined)?.incoming;
+  const target = typeof incoming?.originalUrl === 'string' ? incoming.originalUrl : typeof incoming?.url === 'string' ? incoming.url : undefined;
+  if (target === undefined) return url.pathname;
+  if (!target.startsWith('/')) throw new RelayError(400, 'Bad request target', `request target ${JSON.stringify(target.slice(0, 100))} is not a path`);
+  const q = target.indexOf('?');
+  return q < 0 ? target : target.slice(0, q);
+}
 
 /**
  * Creates the backend relay: a web-standard `fetch(request)` handler that lets a browser reach the
- * realtime endpoints (signaling RS, E1, E11–E14, E17, E19, E6, E15) without ever holding the API
- * key. It mounts unchanged in Node (see `serveRelay` / `toNodeHandler`), Hono, Next.js route
- * handlers, Cloudflare Workers and other fetch-based runtimes.
+ * realtime endpoints (`RELAY_ENDPOINT_IDS`) without ever holding the API key. It mounts unchanged in
+ * Node (`serveRelay`, `toNodeHandler` for Express/Fastify), Hono, Next.js route handlers, Workers
+ * and other fetch runtimes.
  *
- * Per request: CORS (only `allowedOrigins`; a foreign `Origin` is refused with 403) → allowlist on
- * method and canonical decoded path under `prefix` (else 404) → `authorize` (null: 401) →
- * `rateLimit` (429) → validation of path, query and JSON body with the shared schemas (422; body cap
- * 413; non-JSON body 415) → role scoping (see `serveUser`) → upstream call with only
- * `Authorization: Bearer <apiKey>` and allowlisted headers, within `timeoutMs` (504), failures 502.
- * None of these refusals reaches the upstream. Successful bodies stream through unbuffered except
- * where the relay must read them to scope them to a `user`.
+ * One pipeline per request, every refusal a thrown `RelayError` answered in one place:
+ * CORS (a foreign `Origin` 403) → allowlist on method and canonical raw path under `prefix` (404) →
+ * `authorize` (null: 401) → `rateLimit` (429) → `parseRequest` of path, query and JSON body with the
+ * shared schemas (422; body cap 413; non-JSON body 415) → role scoping (`forUser` policies) →
+ * upstream call with only `Authorization: Bearer <apiKey>` and allowlisted headers within
+ * `timeoutMs` (504; failures 502) → the reply through the secret guard. None of the refusals
+ * reaches the upstream. Every request is logged once (see `RelayLogEntry`).
  *
- * Without `authorize` every caller is `admin` (local QA only); a warning is logged at creation.
+ * Without `authorize` every caller is `admin` (local QA only): a warning is logged at creation.
  */
 export function createRelay(options: RelayOptions): Relay {
   if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('Relay apiKey is required');
@@ -66,135 +84,128 @@ export function createRelay(options: RelayOptions): Relay {
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   const secrets = [options.apiKey, ...(options.secret ? [options.secret] : [])];
   const grants = new SessionGrants(options.secret ?? options.apiKey);
-  const log = options.logger ?? (() => {});
-  const scrub = (text: string) => secrets.reduce((t, s) => t.split(s).join('[redacted]'), text);
-  const upstream = new Forwarder({
+  const log = createLog(options.logger, secrets);
+  const upstream = new Upstream({
     base: upstreamBase(options.upstream),
     apiKey: options.apiKey,
     secrets,
     timeoutMs: positive('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-    transport: options.fetch ? fetchTransport(options.fetch) : isNode() ? createNodeTransport() : fetchTransport((r) => fetch(r)),
-    log,
+    fetch: options.fetch ?? (isNode() ? createNodeFetch() : (url, init) => fetch(url, init)),
+    onLeak: (requestId) => log({ level: 'error', message: 'upstream body contained a secret; answer withheld or stream cut', requestId }),
   });
   const authorize = options.authorize ?? (() => LOCAL_ADMIN);
-  if (!options.authorize) log({ level: 'warn', message: 'no authorize hook: every caller is treated as admin (local QA only)' });
+  if (!options.authorize) log({ level: 'warn', message: 'no authorize hook: every caller is treated as admin (local QA only); pass authorize in production' });
 
-  /** Validates path, query and body; returns the 4xx response on failure. */
-  async function validateRequest(request: Request, url: URL, match: RouteMatch): Promise<ValidatedRequest | Reply> {
-    const { endpoint } = match;
-    const params = validate(endpoint.params, match.params, 'path');
-    if (!params.ok) return validationResponse(params.detail);
-    let query: Record<string, unknown> | undefined;
-    if (endpoint.query) {
-      const q = validate(endpoint.query, queryToObject(endpoint.query, url.searchParams), 'query');
-      if (!q.ok) return validationResponse(q.detail);
-      query = q.value as Record<string, unknown>;
-    } else if ([...url.searchParams.keys()].length > 0) {
-      const extra: ValidationErrorItem[] = [...new Set(url.searchParams.keys())].map((k) => ({ loc: ['query', k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }));
-      return validationResponse(extra);
-    }
-    let body: Record<string, unknown> | undefined;
-    if (endpoint.body) {
-      const read = await readBoundedBody(request, maxBodyBytes);
-      if (!read.ok) return read.reason === 'too_large' ? errorResponse(413, `Request body exceeds ${maxBodyBytes} bytes`) : errorResponse(400, 'Unreadable request body');
-      if (read.text.trim() === '') {
-        if (endpoint.bodyRequired !== false) return validationResponse([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
-      } else {
-        // Requiring JSON also forces a CORS preflight on cross-site browser requests.
-        if (!JSON_TYPE.test(request.headers.get('content-type') ?? '')) return errorResponse(415, 'Content-Type must be application/json');
-        let raw: unknown;
-        try {
-          raw = JSON.parse(read.text);
-        } catch {
-          return validationResponse([{ loc: ['body', 0], msg: 'JSON decode error', type: 'json_invalid' }]);
-        }
-        const b = validate(endpoint.body, raw, 'body');
-        if (!b.ok) return validationResponse(b.detail);
-        body = b.value as Record<string, unknown>;
-      }
-    }
-    return { request, match, params: params.value as Record<string, string>, query, body };
+  interface Trace {
+    requestId: string;
+    endpoint?: RelayEndpointId;
+    role?: RelayRole;
   }
 
-  async function handle(request: Request, info: { endpoint?: RelayEndpointId; role?: RelayRole }): Promise<Reply> {
-    const url = parsedUrl(request);
+  /** Path, query and body of the request, parsed with the shared parser; refusals thrown. */
+  async function parse(request: Request, url: URL, match: RouteMatch, env: unknown) {
+    const { endpoint } = match.route;
+    let bodyText: string | undefined;
+    if (endpoint.body) {
+      const adapterError = (env as AdapterEnv | undefined)?.relayBodyError;
+      if (typeof adapterError === 'string') throw new RelayError(500, 'Relay misconfigured: the request body was consumed before the relay', adapterError);
+      bodyText = await readBoundedBody(request, maxBodyBytes);
+      // Requiring JSON also forces a CORS preflight on cross-site browser requests.
+      if (bodyText.trim() !== '' && !JSON_TYPE.test(request.headers.get('content-type') ?? '')) throw new RelayError(415, 'Content-Type must be application/json', `content-type ${JSON.stringify(request.headers.get('content-type') ?? '(none)')} is not JSON`);
+    }
+    const parsed = parseRequest(endpoint as Endpoint, { params: match.params, query: url.searchParams, ...(bodyText !== undefined ? { bodyText } : {}) });
+    if (!parsed.ok) throw new RelayError(422, parsed.detail, describeDetail(parsed.detail));
+    return parsed.value as { params: Record<string, string>; query: Record<string, unknown> | undefined; body: Record<string, unknown> | undefined };
+  }
+
+  async function handle(request: Request, env: unknown, trace: Trace): Promise<Response> {
+    const url = new URL(request.url);
+    const rawPath = rawPathOf(url, env);
     const origin = request.headers.get('origin');
 
     if (request.method === 'OPTIONS') {
       const wanted = request.headers.get('access-control-request-method');
-      const methods = allowedMethods(url.pathname, prefix);
-      if (origin === null || wanted === null || !methods.includes(wanted)) return errorResponse(404, 'Not found');
-      if (!cors.allows(origin)) return errorResponse(403, 'Origin not allowed');
-      return new Reply(204, cors.preflight(origin, methods, request.headers.get('access-control-request-headers')), null);
+      const methods = allowedMethods(rawPath, prefix);
+      if (origin === null || wanted === null || !methods.includes(wanted)) throw new RelayError(404, 'Not found', `preflight for ${wanted ?? '(no method)'} on a path off the allowlist`);
+      if (!cors.allows(origin)) throw new RelayError(403, 'Origin not allowed', `preflight from origin ${origin}, which is not in allowedOrigins`);
+      return new Response(null, { status: 204, headers: cors.preflight(origin, methods, request.headers.get('access-control-request-headers')) });
     }
-    if (origin !== null && origin !== url.origin && !cors.allows(origin)) return errorResponse(403, 'Origin not allowed');
+    if (origin !== null && origin !== url.origin && !cors.allows(origin)) {
+      throw new RelayError(403, 'Origin not allowed', `origin ${origin} is neither the relay's own (${url.origin}) nor in allowedOrigins`);
+    }
 
-    const match = matchRoute(request.method, url.pathname, prefix);
-    if (!match) return errorResponse(404, 'Not found');
-    info.endpoint = match.id;
+    const match = matchRoute(request.method, rawPath, prefix);
+    if (!match) throw new RelayError(404, 'Not found', `${request.method} ${rawPath.slice(0, 200)} is not on the allowlist (or not a canonical path under ${prefix || '/'})`);
+    trace.endpoint = match.id;
 
     const caller = await authorize(request);
-    if (caller === null || caller === undefined) return errorResponse(401, 'Not authenticated');
+    if (caller === null || caller === undefined) throw new RelayError(401, 'Not authenticated', 'authorize returned null');
     if (!isCaller(caller)) throw new TypeError('authorize returned an invalid caller (needs role "user" | "admin" and a non-empty userIdentifier)');
-    info.role = caller.role;
+    trace.role = caller.role;
 
     if (options.rateLimit) {
       const decision = allowedBy(await options.rateLimit(request, caller, match.id));
       if (!decision.allowed) {
         const retry = decision.retryAfterSeconds;
-        return errorResponse(429, 'Too many requests', retry !== undefined ? { 'retry-after': String(Math.ceil(retry)) } : undefined);
+        throw new RelayError(429, 'Too many requests', 'rateLimit refused the request', retry !== undefined ? { 'retry-after': String(Math.ceil(retry)) } : {});
       }
     }
 
-    const v = await validateRequest(request, url, match);
-    if (v instanceof Reply) return v;
-
-    if (caller.role === 'user') return serveUser(v, caller.userIdentifier, grants, upstream);
-    const path = fillPath(match.endpoint.path, v.params);
-    return upstream.passThrough(await upstream.send(request, match.endpoint.method, path, v.query && objectToQuery(v.query), v.body));
-  }
-
-  /** The answer to one request, before it becomes a web `Response` (or is written by the Node adapter). */
-  async function reply(request: Request): Promise<Reply> {
-    const started = Date.now();
-    const info: { endpoint?: RelayEndpointId; role?: RelayRole } = {};
-    let response: Reply;
-    try {
-      response = await handle(request, info);
-    } catch (error) {
-      response = failure(error);
-      log({ level: 'error', message: 'request failed', method: request.method, ...info, status: response.status, error: scrub(describe(error)) });
-    }
-    const origin = request.headers.get('origin');
-    if (cors.allows(origin) && request.method !== 'OPTIONS') Object.assign(response.headers, cors.headers(origin));
-    log({ level: 'info', message: 'request', method: request.method, ...info, status: response.status, durationMs: Date.now() - started });
-    return response;
+    const v = await parse(request, url, match, env);
+    const { route } = match;
+    const forwarding: Forwarding = {
+      ...v,
+      user: caller.userIdentifier,
+      grants,
+      call: (body = v.body, other) => {
+        const endpoint = other?.endpoint ?? route.endpoint;
+        const query = other ? other.query : v.query;
+        return upstream.send({
+          method: endpoint.method,
+          path: fillPath(other ? endpoint.path : route.upstreamPath ?? endpoint.path, other?.params ?? v.params),
+          query: query && objectToQuery(query),
+          body: body === undefined || other ? undefined : { type: 'application/json', text: JSON.stringify(body) },
+          caller: request,
+          requestId: trace.requestId,
+        });
+      },
+      passThrough: (response) => upstream.passThrough(response),
+      readJson: (response, schema) => upstream.readJson(response, schema),
+      json: (status, body) => jsonResponse(status, body),
+    };
+    if (caller.role === 'user') return route.user(forwarding);
+    return upstream.passThrough(await forwarding.call());
   }
 
   return {
     prefix,
-    async fetch(request: Request): Promise<Response> {
-      return toResponse(await reply(request));
+    async fetch(request: Request, env?: unknown): Promise<Response> {
+      const started = Date.now();
+      const trace: Trace = { requestId: requestIdOf(request.headers) };
+      let response: Response;
+      let reason: string | undefined;
+      try {
+        response = await handle(request, env, trace);
+      } catch (error) {
+        response = errorResponse(error);
+        reason = error instanceof RelayError ? error.reason : `internal error: ${describe(error)}`;
+      }
+      const origin = request.headers.get('origin');
+      if (cors.allows(origin) && request.method !== 'OPTIONS') for (const [k, v] of Object.entries(cors.headers(origin))) response.headers.set(k, v);
+      if (!response.headers.has('x-request-id')) response.headers.set('x-request-id', trace.requestId);
+      const { status } = response;
+      log({
+        level: status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info',
+        message: status >= 500 ? 'failed' : status >= 400 ? 'refused' : 'request',
+        requestId: trace.requestId,
+        method: request.method,
+        ...(trace.endpoint ? { endpoint: trace.endpoint } : {}),
+        status,
+        durationMs: Date.now() - started,
+        ...(trace.role ? { role: trace.role } : {}),
+        ...(reason ? { reason } : {}),
+      });
+      return response;
     },
-    [REPLY]: reply,
-  } as Relay;
-}
-
-function failure(error: unknown): Reply {
-  if (error instanceof UpstreamFailure) {
-    if (error.kind === 'timeout') return errorResponse(504, 'Upstream timed out');
-    if (error.kind === 'invalid_response') return errorResponse(502, 'Invalid upstream response');
-    return errorResponse(502, 'Upstream unreachable');
-  }
-  return errorResponse(500, 'Internal relay error');
-}
-
-/** Error text for logs: names and messages down the cause chain (scrubbed by the caller). */
-function describe(error: unknown): string {
-  const parts: string[] = [];
-  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
-    parts.push(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
-    e = e instanceof Error ? e.cause : undefined;
-  }
-  return parts.join(' <- ');
+  };
 }

@@ -1,29 +1,42 @@
 import { endpoints, type Endpoint } from '../schemas/index.js';
-import type { RelayEndpointId } from './types.js';
-
-/** The endpoints the relay lets through; everything else answers 404 without reaching the upstream. */
-export const RELAY_ENDPOINT_IDS: readonly RelayEndpointId[] = ['RS', 'E1', 'E11', 'E12', 'E13', 'E14', 'E17', 'E19', 'E6', 'E15'];
-
-type Segment = { literal: string } | { param: string };
-
-interface Route {
-  id: RelayEndpointId;
-  endpoint: Endpoint;
-  segments: Segment[];
-}
-
-/** A request path matched to an allowed endpoint, with its decoded path parameters. */
-export interface RouteMatch {
-  id: RelayEndpointId;
-  endpoint: Endpoint;
-  params: Record<string, string>;
-}
+import { forUser, type UserPolicy } from './scope.js';
 
 /**
- * Characters a decoded path segment may hold. Anything else (`/`, `\`, `%`, NUL, spaces...) means the
- * segment was crafted to be re-interpreted somewhere downstream, so it matches no route.
+ * One entry per path the relay lets through; everything else answers 404 without reaching the
+ * upstream. An entry names its endpoint in the shared table (method, path template, and the schemas
+ * `parseRequest` validates with), how a caller of role `user` is scoped, and optionally the upstream
+ * path it maps to (default: the same path under the upstream base). Adding a route is one entry.
  */
-const SAFE_SEGMENT = /^[A-Za-z0-9._~-]{1,200}$/;
+export interface RelayRoute<E extends Endpoint = Endpoint> {
+  readonly endpoint: E;
+  readonly user: UserPolicy;
+  /** Upstream path template when it differs from the endpoint's. */
+  readonly upstreamPath?: string;
+}
+
+const route = <const E extends Endpoint>(endpoint: E, user: UserPolicy, upstreamPath?: string): RelayRoute<E> => ({ endpoint, user, ...(upstreamPath ? { upstreamPath } : {}) });
+
+/** The allowlist, written once: the type, `RELAY_ENDPOINT_IDS` and the matcher all come from it. */
+export const RELAY_ROUTES = [
+  route(endpoints.RS, forUser.signaling),
+  route(endpoints.E1, forUser.warmup),
+  route(endpoints.E11, forUser.costSummary),
+  route(endpoints.E12, forUser.sessionCosts),
+  route(endpoints.E13, forUser.usage),
+  route(endpoints.E14, forUser.sessionInQuery),
+  route(endpoints.E17, forUser.message),
+  route(endpoints.E19, forUser.sessionInQuery),
+  route(endpoints.E6, forUser.rating),
+  route(endpoints.E15, forUser.sessionInPath),
+] as const;
+
+/** Identifiers of the endpoints the relay lets through. */
+export type RelayEndpointId = (typeof RELAY_ROUTES)[number]['endpoint']['id'];
+
+/** The endpoints the relay lets through, in table order. */
+export const RELAY_ENDPOINT_IDS: readonly RelayEndpointId[] = RELAY_ROUTES.map((r) => r.endpoint.id);
+
+type Segment = { literal: string } | { param: string };
 
 const compile = (template: string): Segment[] =>
   template
@@ -31,16 +44,20 @@ const compile = (template: string): Segment[] =>
     .filter((s) => s !== '')
     .map((s) => (s.startsWith('{') && s.endsWith('}') ? { param: s.slice(1, -1) } : { literal: s }));
 
-const routes: Route[] = RELAY_ENDPOINT_IDS.map((id) => ({ id, endpoint: endpoints[id], segments: compile(endpoints[id].path) }));
+const compiled = RELAY_ROUTES.map((r) => ({ route: r as RelayRoute, segments: compile(r.endpoint.path) }));
 
 /**
  * Every literal segment of every endpoint path (lower case). A parameter may not take one of these
  * values, so a path like `/v1/robots/session.messages` can never be read by the upstream as another
  * endpoint than the one the relay matched.
  */
-const RESERVED = new Set(
-  Object.values(endpoints).flatMap((e) => compile(e.path).flatMap((s) => ('literal' in s ? [s.literal.toLowerCase()] : []))),
-);
+const RESERVED = new Set(Object.values(endpoints).flatMap((e) => compile(e.path).flatMap((s) => ('literal' in s ? [s.literal.toLowerCase()] : []))));
+
+/**
+ * Characters a decoded path segment may hold. Anything else (`/`, `\`, `%`, NUL, spaces...) means the
+ * segment was crafted to be re-interpreted somewhere downstream, so it matches no route.
+ */
+const SAFE_SEGMENT = /^[A-Za-z0-9._~-]{1,200}$/;
 
 /**
  * Splits a raw (still percent-encoded) URL pathname into decoded segments. Returns null for any
@@ -73,6 +90,16 @@ export function normalizePrefix(prefix: string): string {
   return `/${segments.join('/')}`;
 }
 
+/** A request path matched to an allowed route, with its decoded path parameters. */
+export interface RouteMatch {
+  id: RelayEndpointId;
+  route: RelayRoute;
+  params: Record<string, string>;
+}
+
+/** Whether the raw path lies under `prefix` (segment-wise). */
+export const underPrefix = (rawPath: string, prefix: string) => prefix === '' || rawPath === prefix || rawPath.startsWith(`${prefix}/`);
+
 /**
  * Matches `method` and the raw pathname against the allowlist under `prefix`. Literal segments and
  * methods compare case-sensitively, so `/V1/Robots/...` or `patch` match nothing.
@@ -83,22 +110,23 @@ export function matchRoute(method: string, rawPath: string, prefix: string): Rou
   const prefixSegments = prefix === '' ? [] : prefix.slice(1).split('/');
   if (segments.length < prefixSegments.length || prefixSegments.some((s, i) => segments[i] !== s)) return null;
   const rest = segments.slice(prefixSegments.length);
-  for (const route of routes) {
-    if (route.endpoint.method !== method || route.segments.length !== rest.length) continue;
-    const params: Record<string, string> = {};
-    const ok = route.segments.every((seg, i) => {
+  for (const { route, segments: template } of compiled) {
+    if (route.endpoint.method !== method || template.length !== rest.length) continue;
+    // A null-prototype record: parameter names come from the table, values from the caller.
+    const params: Record<string, string> = Object.create(null);
+    const ok = template.every((seg, i) => {
       const value = rest[i]!;
       if ('literal' in seg) return seg.literal === value;
       if (RESERVED.has(value.toLowerCase())) return false;
       params[seg.param] = value;
       return true;
     });
-    if (ok) return { id: route.id, endpoint: route.endpoint, params };
+    if (ok) return { id: route.endpoint.id as RelayEndpointId, route, params: { ...params } };
   }
   return null;
 }
 
 /** The methods allowed on a path, for CORS preflight answers. */
 export function allowedMethods(rawPath: string, prefix: string): string[] {
-  return [...new Set(routes.map((r) => r.endpoint.method))].filter((m) => matchRoute(m, rawPath, prefix) !== null);
+  return [...new Set(compiled.map((r) => r.route.endpoint.method))].filter((m) => matchRoute(m, rawPath, prefix) !== null);
 }

@@ -1,3 +1,8 @@
+import type { RelayEndpointId } from './routes.js';
+import type { UpstreamFetch } from './upstream.js';
+
+export type { RelayEndpointId, UpstreamFetch };
+
 /**
  * Public types of the relay: options, the caller identity returned by `authorize`, hooks and the
  * handler object. Kept free of Node types so the relay mounts in any fetch-based runtime.
@@ -13,8 +18,6 @@ export interface RelayCaller {
   role: RelayRole;
 }
 
-/** Identifiers of the endpoints the relay lets through (see `RELAY_ENDPOINT_IDS`). */
-export type RelayEndpointId = 'RS' | 'E1' | 'E11' | 'E12' | 'E13' | 'E14' | 'E17' | 'E19' | 'E6' | 'E15';
 
 /**
  * Decision of the rate-limit hook: `true` lets the request through; `false` or
@@ -22,16 +25,25 @@ export type RelayEndpointId = 'RS' | 'E1' | 'E11' | 'E12' | 'E13' | 'E14' | 'E17
  */
 export type RateLimitDecision = boolean | { allowed: boolean; retryAfterSeconds?: number };
 
-/** One structured log line. Never contains the API key, request bodies or headers. */
+/**
+ * One structured log line. Never contains the API key, the grant secret, a body or a header value
+ * (other than the refused `Origin`). One entry per request: `info` when answered, `warn` for a
+ * refusal (4xx), `error` for a failure (5xx); plus an `error` entry when a body was cut for holding
+ * a secret, and a `warn` at creation without `authorize`.
+ */
 export interface RelayLogEntry {
   level: 'info' | 'warn' | 'error';
+  /** `request` (answered), `refused` (4xx), `failed` (5xx), or a one-off event. */
   message: string;
+  /** The caller's `x-request-id` when it is a simple token, else one the relay made; also sent upstream and returned. */
+  requestId?: string;
   method?: string;
   endpoint?: RelayEndpointId;
   status?: number;
   durationMs?: number;
   role?: RelayRole;
-  error?: string;
+  /** Why, in words: the refused origin, the 422 locations, the upstream status, the error. */
+  reason?: string;
 }
 
 export type RelayLogger = (entry: RelayLogEntry) => void;
@@ -62,16 +74,24 @@ export interface RelayOptions {
    * `apiKey`. Set it explicitly when relay instances must keep accepting grants across a key rotation.
    */
   secret?: string;
-  /** Receives one entry per request and per upstream failure. Default: no logging. */
+  /** Receives one entry per request (see {@link RelayLogEntry}). Default: warnings and errors to `console`, one line each. */
   logger?: RelayLogger;
-  /** Fetch used to reach the upstream. Default: in Node a keep-alive `node:http(s)` client (cheaper than the global fetch), elsewhere the global `fetch`. */
-  fetch?: (request: Request) => Promise<Response>;
+  /**
+   * How to reach the upstream, with the standard `fetch(url, init)` signature (`globalThis.fetch`
+   * fits; it must decode content codings as fetch does). Default: in Node `createNodeFetch()` (a
+   * keep-alive `node:http(s)` client, cheaper than the global fetch), elsewhere the global `fetch`.
+   */
+  fetch?: UpstreamFetch;
 }
 
 /** A relay: a web-standard fetch handler. */
 export interface Relay {
-  /** Handles one request; never throws (failures become JSON error responses). */
-  fetch(request: Request): Promise<Response>;
+  /**
+   * Handles one request; never throws (failures become JSON error responses). `env` is what the
+   * host passes along (Workers bindings, @hono/node-server's `{ incoming }`); from a Node request
+   * the relay checks the raw request target, which `Request.url` has already normalised.
+   */
+  fetch(request: Request, env?: unknown): Promise<Response>;
   /** The normalised prefix the relay answers under (`''` for the root). */
   readonly prefix: string;
 }

@@ -5,6 +5,7 @@
  */
 export * from './common.js';
 export * from './validation.js';
+export * from './request.js';
 export * from './realtime.js';
 export * from './realtime-events.js';
 export * from './prompts.js';

@@ -66,8 +66,15 @@ function describe(issue: z.core.$ZodIssue, input: unknown): { type: string; msg:
     }
     case 'invalid_union':
       return { type: 'union_error', msg: 'Input does not match any allowed shape' };
+    case 'not_multiple_of':
+      return { type: 'multiple_of', msg: `Input should be a multiple of ${issue.divisor}` };
+    case 'invalid_key':
+      return { type: 'invalid_key', msg: 'Input has a key that is not allowed' };
+    case 'invalid_element':
+      return { type: 'invalid_element', msg: 'Input has an element that is not allowed' };
     default:
-      return { type: 'value_error', msg: issue.message || 'Invalid value' };
+      // zod/mini carries no locale: its own message is the uninformative "Invalid input".
+      return { type: 'value_error', msg: issue.message && issue.message !== 'Invalid input' ? issue.message : `Value is not valid (${issue.code})` };
   }
 }
 
@@ -122,14 +129,16 @@ export function queryToObject(schema: z.core.$ZodType, params: URLSearchParams):
   const out: Record<string, unknown> = {};
   for (const key of new Set(params.keys())) {
     const values = params.getAll(key);
-    const field = shape[key];
+    // Own keys only: `?toString=1` or `?__proto__=1` must read as unknown keys, not inherited members.
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     const kind = field ? queryKind(field) : { array: false, scalar: 'string' };
     const convert = (v: string): unknown => {
       if (kind.scalar === 'number' && /^-?\d+(\.\d+)?$/.test(v.trim())) return Number(v);
       if (kind.scalar === 'boolean' && (v === 'true' || v === 'false')) return v === 'true';
       return v;
     };
-    out[key] = kind.array ? values.map(convert) : convert(values[values.length - 1]!);
+    // Defined, not assigned: assigning `__proto__` would set the prototype and lose the key.
+    Object.defineProperty(out, key, { value: kind.array ? values.map(convert) : convert(values[values.length - 1]!), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

@@ -88,7 +88,9 @@ describe('VoiceSession start()', () => {
     expect(session.state).toMatchObject({ status: 'failed', error: { code: 'microphone_denied' } });
     expect(errors).toHaveLength(1);
     expect(server.offers).toHaveLength(0);
-    await expect(session.start()).rejects.toBe(err); // still the same attempt
+    // The call is over: start() again says so (promise and error event) instead of retrying.
+    await expect(session.start()).rejects.toMatchObject({ code: 'session_ended' });
+    expect(errors.map((e) => e.code)).toEqual(['microphone_denied', 'session_ended']);
   });
 
   it('maps a failed signaling call to signaling_failed with the cause and releases the microphone', async () => {
@@ -114,7 +116,7 @@ describe('VoiceSession start()', () => {
     expect(mic.streams[0]!.getAudioTracks()[0]!.readyState).toBe('ended');
     open();
     expect(states.map((s) => s.status)).toEqual(['connecting', 'ended']);
-    await expect(session.start()).resolves.toBeUndefined(); // same (finished) attempt
+    await expect(session.start()).rejects.toMatchObject({ code: 'session_ended' }); // a new call needs a new session
   });
 
   it('an aborted signal ends the call with reason aborted', async () => {
@@ -138,6 +140,7 @@ describe('VoiceSession while connected', () => {
     call.send({ type: 'transcript.final', turn_id: 0, role: 'user', text: 'x' }); // turn ids start at 1
     call.sendRaw(JSON.stringify({ v: 2, type: 'future.event' })); // other versions are ignored
     call.send({ type: 'error', code: 'agent_failed', message: 'the agent crashed' });
+    call.send({ type: 'transcript.final', turn_id: 1, role: 'user', text: 'q' });
     call.send({
       type: 'turn.completed', turn_id: 1, message_id: 'm1', input: 'text', question: 'q', answer: 'a',
       first_response_ms: 300, agent_build_ms: 0, input_duration_ms: 0, output_duration_ms: 900, interrupted: false,
@@ -292,6 +295,7 @@ describe('VoiceSession recovery', () => {
   it('detects a silent link by heartbeat, reconnects to the same session, keeps turns', async () => {
     const { server, session, states } = setup({ heartbeatIntervalMs: 150 });
     await session.start();
+    server.calls[0]!.send({ type: 'transcript.final', turn_id: 1, role: 'user', text: 'q' });
     server.calls[0]!.send({
       type: 'turn.completed', turn_id: 1, message_id: 'm1', input: 'text', question: 'q', answer: 'a',
       first_response_ms: 300, agent_build_ms: 0, input_duration_ms: 0, output_duration_ms: 900, interrupted: false,
@@ -312,6 +316,7 @@ describe('VoiceSession recovery', () => {
   it('ends with connection_lost when the call cannot be restored in time, turns kept', async () => {
     const { server, mic, session, errors } = setup({ heartbeatIntervalMs: 150, reconnectTimeoutMs: 1200 });
     await session.start();
+    server.calls[0]!.send({ type: 'transcript.final', turn_id: 1, role: 'user', text: 'q' });
     server.calls[0]!.send({
       type: 'turn.completed', turn_id: 1, message_id: 'm1', input: 'text', question: 'q', answer: 'a',
       first_response_ms: 300, agent_build_ms: 0, input_duration_ms: 0, output_duration_ms: 900, interrupted: false,

@@ -21,6 +21,8 @@ const completed = (turn_id: number, extra: Partial<Extract<ServerEvent, { type: 
   first_response_ms: 420, agent_build_ms: 0, input_duration_ms: 1500, output_duration_ms: 2000, interrupted: false, ...extra,
 });
 
+const userSaid = (turn_id: number): ServerEvent => ({ v: 1, type: 'transcript.final', turn_id, role: 'user', text: 'Q?' });
+
 describe('TurnTracker', () => {
   it('turns a voice exchange into speaking flags, transcripts and one turn', () => {
     const { tracker, log, transcripts, turns } = setup();
@@ -54,9 +56,11 @@ describe('TurnTracker', () => {
 
   it('keeps a turn reported twice once, and keeps turns across a connection loss', () => {
     const { tracker, turns } = setup();
+    tracker.handle(userSaid(1));
     tracker.handle(completed(1));
     tracker.connectionLost();
     tracker.handle(completed(1));
+    tracker.handle(userSaid(2));
     tracker.handle(completed(2, { input: 'text', interrupted: true }));
     expect(turns.map((t) => t.id)).toEqual([1, 2]);
     expect(tracker.turns.map((t) => [t.id, t.input, t.interrupted])).toEqual([[1, 'voice', false], [2, 'text', true]]);
@@ -77,6 +81,12 @@ describe('TurnTracker', () => {
   });
 });
 
+/** A whole turn as the service sends it: some event of the turn, then its completion. */
+function exchange(tracker: TurnTracker, turnId: number, extra: Partial<Extract<ServerEvent, { type: 'turn.completed' }>> = {}): void {
+  tracker.handle({ v: 1, type: 'transcript.final', turn_id: turnId, role: 'user', text: 'Q?' });
+  tracker.handle(completed(turnId, extra));
+}
+
 describe('TurnTracker across a service that lost the session (issue 10, defect 1)', () => {
   function withErrors() {
     const s = setup();
@@ -88,12 +98,12 @@ describe('TurnTracker across a service that lost the session (issue 10, defect 1
   it('keeps a turn whose number was seen before when its message id is new, and warns once', () => {
     const { tracker, turns, errors } = withErrors();
     tracker.ready(undefined);
-    tracker.handle(completed(1, { message_id: 'a1' }));
-    tracker.handle(completed(2, { message_id: 'a2' }));
+    exchange(tracker, 1, { message_id: 'a1' });
+    exchange(tracker, 2, { message_id: 'a2' });
     tracker.connectionLost();
     tracker.ready(undefined); // a service that does not say whether it resumed
-    tracker.handle(completed(1, { message_id: 'b1', question: 'after restart' }));
-    tracker.handle(completed(2, { message_id: 'b2' }));
+    exchange(tracker, 1, { message_id: 'b1', question: 'after restart' });
+    exchange(tracker, 2, { message_id: 'b2' });
     tracker.handle(completed(2, { message_id: 'b2' })); // reported twice: kept once
     expect(turns.map((t) => t.messageId)).toEqual(['a1', 'a2', 'b1', 'b2']);
     expect(tracker.turns.map((t) => t.id)).toEqual([1, 2, 1, 2]);
@@ -104,31 +114,31 @@ describe('TurnTracker across a service that lost the session (issue 10, defect 1
   it('warns on session.ready with resumed: false after a drop, not on a first connection or a resumed one', () => {
     const { tracker, turns, errors } = withErrors();
     tracker.ready(false); // first connection: nothing to lose
-    tracker.handle(completed(1, { message_id: 'a1' }));
+    exchange(tracker, 1, { message_id: 'a1' });
     tracker.connectionLost();
     tracker.ready(true);
-    tracker.handle(completed(2, { message_id: 'a2' }));
+    exchange(tracker, 2, { message_id: 'a2' });
     expect(errors).toEqual([]);
     tracker.connectionLost();
     tracker.ready(false);
-    tracker.handle(completed(1, { message_id: 'c1' }));
-    tracker.handle(completed(2, { message_id: 'c2' }));
+    exchange(tracker, 1, { message_id: 'c1' });
+    exchange(tracker, 2, { message_id: 'c2' });
     expect(errors.map((e) => e.code)).toEqual(['session_reset']);
     expect(errors[0]!.message).toMatch(/resumed: false/);
     expect(turns.map((t) => t.messageId)).toEqual(['a1', 'a2', 'c1', 'c2']);
     // A second restart is a second reset, reported again.
     tracker.connectionLost();
     tracker.ready(undefined);
-    tracker.handle(completed(1, { message_id: 'd1' }));
+    exchange(tracker, 1, { message_id: 'd1' });
     expect(errors.map((e) => e.code)).toEqual(['session_reset', 'session_reset']);
   });
 
   it('a continued numbering after a reconnection is not a reset', () => {
     const { tracker, turns, errors } = withErrors();
-    tracker.handle(completed(1, { message_id: 'a1' }));
+    exchange(tracker, 1, { message_id: 'a1' });
     tracker.connectionLost();
     tracker.handle(completed(1, { message_id: 'a1' })); // the service re-sends the last turn
-    tracker.handle(completed(2, { message_id: 'a2' }));
+    exchange(tracker, 2, { message_id: 'a2' });
     expect(turns.map((t) => t.messageId)).toEqual(['a1', 'a2']);
     expect(errors).toEqual([]);
   });
@@ -137,11 +147,11 @@ describe('TurnTracker across a service that lost the session (issue 10, defect 1
 describe('TurnTracker without message ids', () => {
   it('tells turns apart by connection and number when the service sent no message id', () => {
     const { tracker, turns } = setup();
-    tracker.handle(completed(1, { message_id: '' }));
+    exchange(tracker, 1, { message_id: '' });
     tracker.handle(completed(1, { message_id: '' })); // the same turn twice on one connection
-    tracker.handle(completed(2, { message_id: '' }));
+    exchange(tracker, 2, { message_id: '' });
     tracker.connectionLost();
-    tracker.handle(completed(3, { message_id: '' }));
+    exchange(tracker, 3, { message_id: '' });
     expect(turns.map((t) => t.id)).toEqual([1, 2, 3]);
   });
 });

@@ -58,9 +58,9 @@ beforeAll(async () => {
     timeoutMs: 10_000,
     maxBodyBytes: 32_768,
     // The relay's default upstream client in Node, wrapped to record every upstream request.
-    fetch: (req) => {
-      upstreamCalls.push(`${req.method} ${new URL(req.url).pathname}`);
-      return nodeFetch(req);
+    fetch: (url, init) => {
+      upstreamCalls.push(`${init.method} ${new URL(url).pathname}`);
+      return nodeFetch(url, init);
     },
   });
   server = await serveRelay(rec.relay, { port: 0 });

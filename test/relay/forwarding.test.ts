@@ -67,7 +67,7 @@ describe('forwarding (admin, no authorize hook)', () => {
     const res = await call(`/v1/robots/${ROBOT}/realtime/warmup`, { method: 'POST' });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: true });
-    expect([...res.headers.keys()].sort()).toEqual(['cache-control', 'content-type', 'x-request-id']);
+    expect([...res.headers.keys()].sort()).toEqual(['cache-control', 'content-length', 'content-type', 'x-request-id']);
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
 

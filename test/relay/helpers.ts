@@ -46,10 +46,11 @@ export async function startFakeUpstream(handler: FakeHandler = defaultHandler) {
 
 export type FakeUpstream = Awaited<ReturnType<typeof startFakeUpstream>>;
 
-/** Echoes what it received as JSON: `{ method, url, headers, body }`. */
+/** Echoes what it received as JSON: `{ method, url, headers, body }` (authorization masked). */
 export const defaultHandler: FakeHandler = (req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(req));
+  // The bearer key is not echoed: the relay would rightly withhold the answer (tests read `seen`).
+  res.end(JSON.stringify({ ...req, headers: { ...req.headers, authorization: req.headers.authorization ? '(seen)' : undefined } }));
 };
 
 export const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -67,8 +68,8 @@ export function recordingRelay(options: RelayOptions) {
   const relay = createRelay({ ...options, logger: (e) => logs.push(e) });
   const recorded: Relay = {
     prefix: relay.prefix,
-    async fetch(request) {
-      const response = await relay.fetch(request);
+    async fetch(request, env) {
+      const response = await relay.fetch(request, env);
       const copy = response.clone();
       const headerText = [...copy.headers].map(([k, v]) => `${k}: ${v}`).join('\n');
       outputs.push(copy.text().then((t) => `${copy.status}\n${headerText}\n\n${t}`, () => `${copy.status}\n${headerText}`));

@@ -35,7 +35,7 @@ describe('mounting', () => {
   });
 
   it('works with the global fetch as the upstream client (edge runtimes use it)', async () => {
-    const relay = createRelay({ upstream: upstream.url, apiKey: KEY, fetch: (r) => globalThis.fetch(r) });
+    const relay = createRelay({ upstream: upstream.url, apiKey: KEY, fetch: (url, init) => globalThis.fetch(url, init) });
     const res = await relay.fetch(new Request(`http://relay.test/api/voice/v1/robots/${ROBOT}/realtime/warmup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ path: `/v1/robots/${ROBOT}/realtime/warmup`, auth: true });

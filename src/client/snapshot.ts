@@ -1,0 +1,49 @@
+import type { VoiceSessionError } from './errors.js';
+import type { LiveTranscript, Turn } from './events.js';
+import type { SessionState, SessionStatus, WarmupStatus } from './state.js';
+
+/**
+ * Everything a UI shows about a session, frozen. `session.getSnapshot()` returns the same object
+ * until something observable changes, then a new one (what `useSyncExternalStore` expects).
+ * Audio levels are not part of it: they change 10 times a second (listen to `level`).
+ */
+export interface SessionSnapshot {
+  readonly status: SessionStatus;
+  readonly state: SessionState;
+  readonly warmup: WarmupStatus;
+  readonly muted: boolean;
+  /** The service's session id, once signaling answered. */
+  readonly sessionId: string | undefined;
+  /** Finished turns, in order (a new array whenever one is added). */
+  readonly turns: readonly Turn[];
+  /** The transcript of the turn in progress; null between turns. */
+  readonly live: LiveTranscript | null;
+  readonly userSpeaking: boolean;
+  readonly assistantSpeaking: boolean;
+  /** The browser blocked the assistant's audio: offer a button that calls `resumePlayback()`. */
+  readonly playbackBlocked: boolean;
+  /** The last error reported (also while the call goes on, e.g. `protocol_error`); undefined if none. */
+  readonly error: VoiceSessionError | undefined;
+}
+
+/** Builds frozen snapshots, sharing the turns array between snapshots until a turn is added. */
+export class SnapshotCache {
+  private current: SessionSnapshot | undefined;
+  private turns: readonly Turn[] = Object.freeze([]);
+
+  constructor(private readonly read: () => Omit<SessionSnapshot, 'turns'> & { turnsSource: readonly Turn[] }) {}
+
+  get(): SessionSnapshot {
+    if (this.current) return this.current;
+    const { turnsSource, ...rest } = this.read();
+    // Turn objects are frozen when created; the array is copied only when one was added.
+    if (turnsSource.length !== this.turns.length) this.turns = Object.freeze([...turnsSource]);
+    this.current = Object.freeze({ ...rest, turns: this.turns });
+    return this.current;
+  }
+
+  /** Something observable changed: the next get() builds a new snapshot. */
+  invalidate(): void {
+    this.current = undefined;
+  }
+}

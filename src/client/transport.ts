@@ -1,0 +1,91 @@
+/**
+ * The seam between {@link VoiceSession} and the network. A session reaches the service only
+ * through a {@link TransportProvider} (one {@link Transport} per connection attempt) and a
+ * {@link Dialect} (signaling and the wire format of protocol events). The defaults are the
+ * simple-peer WebRTC transport and the kb-voice v1 protocol; anything else (kb-voice/testing's
+ * scripted service, another dialect) is a separate module that only apps importing it ship.
+ */
+import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
+import type { VoiceSessionError } from './errors.js';
+import type { VoiceSessionApi } from './report.js';
+
+/** What a transport reports to the session. */
+export interface TransportEvents {
+  /** One protocol message from the service (text, as received). */
+  message(text: string): void;
+  /** The service's audio arrived (called once per attempt). */
+  audio(stream: MediaStream): void;
+  /** The link closed by itself (ICE failed, channel closed, far side gone), not through close(). */
+  closed(error: Error | undefined): void;
+}
+
+/** What a transport is given for one attempt. */
+export interface TransportOptions {
+  /** The microphone stream to send. */
+  microphone: MediaStream;
+  /** Label of the data channel (from the dialect). */
+  channel: string;
+}
+
+/** The service's answer to an offer. Transports may receive more fields from other dialects. */
+export interface SignalingAnswer {
+  sessionId: string;
+  sdp: string;
+}
+
+/**
+ * One connection attempt. `connect()` makes the offer, hands it to `exchange` (signaling, done by
+ * the session's dialect), applies the answer and resolves once messages can be sent. It rejects
+ * when the link closes first; close() makes every pending step reject.
+ */
+export interface Transport {
+  connect(exchange: (offer: { sdp: string }) => Promise<SignalingAnswer>): Promise<void>;
+  /** True while send() can deliver. */
+  readonly open: boolean;
+  /** Bytes queued and not yet sent (0 when unknown). */
+  readonly bufferedAmount: number;
+  /** Sends one protocol message; throws when not open. */
+  send(text: string): void;
+  /** Sends `track` instead of the microphone's current track (device switch), without renegotiating. */
+  replaceTrack(oldTrack: MediaStreamTrack, newTrack: MediaStreamTrack, stream: MediaStream): void;
+  /** Closes on purpose; `closed` is not reported. Idempotent. */
+  close(): void;
+}
+
+/** Makes transports; the session calls `open` once per connection attempt. */
+export interface TransportProvider {
+  /**
+   * Called by start() before the microphone is opened: throw a VoiceSessionError (e.g.
+   * `webrtc_unsupported`) when this environment cannot carry a call.
+   */
+  preflight?(): void;
+  open(options: TransportOptions, events: TransportEvents): Transport;
+}
+
+/** What a dialect's signaling needs for one attempt. */
+export interface SignalingRequest {
+  aiId: string;
+  api: VoiceSessionApi;
+  language: string;
+  userIdentifier?: string;
+  /** Set when the attempt continues an existing session (reconnection). */
+  sessionId?: string;
+  interruptions?: 'auto' | 'off';
+  signal: AbortSignal;
+}
+
+/** Reads and writes one session's protocol messages; it may keep state (it lives as long as the session). */
+export interface DialectCodec {
+  /** The events a message means, in kb-voice v1 terms (none: ignore it), or the protocol_error to report. */
+  decode(text: string): readonly ServerEvent[] | VoiceSessionError;
+  /** The message for one client event; throws a local ValidationError for bad input. */
+  encode(event: ClientEvent): string;
+}
+
+/** A wire protocol: signaling, data-channel label and message format. The default is kb-voice v1. */
+export interface Dialect {
+  readonly channel: string;
+  /** Exchanges the offer for the answer; failures are thrown as they come (the session maps them to codes). */
+  signal(offer: { sdp: string }, request: SignalingRequest): Promise<SignalingAnswer>;
+  codec(): DialectCodec;
+}

@@ -1,0 +1,173 @@
+/**
+ * The relay's one secret guard. Every byte the upstream sends to a caller passes `SecretScanner`,
+ * which finds a secret (the API key, the grant secret) written plainly or in any form a caller's
+ * JSON or URL decoding would turn back into it: JSON escapes (`sk\u002d…`, `\/`, `\\`), and
+ * percent-encoding (`sk%2D…`), even when the secret is split across chunks. Only escapes of ASCII
+ * characters are decoded (API keys are ASCII). Encoded (compressed) bodies never reach it: the
+ * upstream is asked for `identity` and any other encoding is decoded first or refused (see upstream.ts).
+ */
+
+const BACKSLASH = 0x5c;
+const PERCENT = 0x25;
+const SIMPLE_ESCAPES: Record<number, number> = { 0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f, 0x62: 0x08, 0x66: 0x0c, 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09 };
+/** Bytes the escape starting at `i` needs to be complete (`%XX`, `\uXXXX`, `\n`...). */
+const escapeLength = (raw: Uint8Array, i: number) => (raw[i] === PERCENT ? 3 : i + 1 >= raw.length ? 2 : raw[i + 1] === 0x75 ? 6 : 2);
+
+const hexValue = (b: number) => (b >= 0x30 && b <= 0x39 ? b - 0x30 : b >= 0x41 && b <= 0x46 ? b - 0x37 : b >= 0x61 && b <= 0x66 ? b - 0x57 : -1);
+
+function hexAt(bytes: Uint8Array, at: number, count: number): number {
+  let v = 0;
+  for (let i = 0; i < count; i++) {
+    const h = hexValue(bytes[at + i]!);
+    if (h < 0) return -1;
+    v = v * 16 + h;
+  }
+  return v;
+}
+
+function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
+  const first = needle[0]!;
+  for (let i = haystack.indexOf(first); i >= 0 && i + needle.length <= haystack.length; i = haystack.indexOf(first, i + 1)) {
+    let j = 1;
+    while (j < needle.length && haystack[i + j] === needle[j]) j++;
+    if (j === needle.length) return i;
+  }
+  return -1;
+}
+
+/** Finds secrets in a byte stream read chunk by chunk (see the module comment). */
+export class SecretScanner {
+  readonly #needles: Uint8Array[];
+  readonly #keep: number;
+  /** Decoded bytes kept from earlier chunks (a secret split across chunks). */
+  #tail = new Uint8Array(0);
+  /** Raw bytes of an escape cut by the chunk boundary. */
+  #pending = new Uint8Array(0);
+
+  constructor(secrets: readonly string[]) {
+    const encoder = new TextEncoder();
+    this.#needles = secrets.filter(Boolean).map((s) => encoder.encode(s));
+    this.#keep = this.#needles.length ? Math.max(...this.#needles.map((n) => n.length)) - 1 : 0;
+  }
+
+  get active(): boolean {
+    return this.#needles.length > 0;
+  }
+
+  /** Whether `chunk`, after the bytes seen before it, completes a secret. Call with no chunk at the end. */
+  leaks(chunk?: Uint8Array): boolean {
+    const final = chunk === undefined;
+    let raw = chunk ?? new Uint8Array(0);
+    if (this.#pending.length) {
+      raw = new Uint8Array(this.#pending.length + (chunk?.length ?? 0));
+      raw.set(this.#pending);
+      if (chunk) raw.set(chunk, this.#pending.length);
+      this.#pending = new Uint8Array(0);
+    }
+    const decoded = this.#decode(raw, final);
+    let window = decoded;
+    if (this.#tail.length) {
+      window = new Uint8Array(this.#tail.length + decoded.length);
+      window.set(this.#tail);
+      window.set(decoded, this.#tail.length);
+    }
+    if (this.#needles.some((n) => indexOf(window, n) >= 0)) return true;
+    this.#tail = window.slice(Math.max(0, window.length - this.#keep));
+    return false;
+  }
+
+  /** The bytes with JSON and percent escapes of ASCII characters decoded; an escape cut at the end is kept for the next chunk. */
+  #decode(raw: Uint8Array, final: boolean): Uint8Array {
+    if (raw.indexOf(BACKSLASH) < 0 && raw.indexOf(PERCENT) < 0) return raw;
+    const out = new Uint8Array(raw.length);
+    let n = 0;
+    for (let i = 0; i < raw.length; i++) {
+      const b = raw[i]!;
+      if (b !== BACKSLASH && b !== PERCENT) {
+        out[n++] = b;
+        continue;
+      }
+      if (!final && i + escapeLength(raw, i) > raw.length) {
+        // An escape cut by the chunk boundary: it is decoded with the next chunk. It cannot complete
+        // a secret yet, and every complete escape is decoded in the chunk that completes it.
+        this.#pending = raw.slice(i);
+        break;
+      }
+      if (b === PERCENT) {
+        const v = hexAt(raw, i + 1, 2);
+        if (v >= 0 && v < 0x80) {
+          out[n++] = v;
+          i += 2;
+        } else out[n++] = b;
+        continue;
+      }
+      const next = raw[i + 1];
+      if (next === 0x75) {
+        const v = hexAt(raw, i + 2, 4);
+        if (v >= 0) {
+          out[n++] = v < 0x80 ? v : 0;
+          i += 5;
+          continue;
+        }
+      } else if (next !== undefined && next in SIMPLE_ESCAPES) {
+        out[n++] = SIMPLE_ESCAPES[next]!;
+        i += 1;
+        continue;
+      }
+      out[n++] = b;
+    }
+    return out.subarray(0, n);
+  }
+}
+
+/** Whether `text` holds one of `secrets` in any form the scanner recognises. */
+export function containsSecret(text: string, secrets: readonly string[]): boolean {
+  const scanner = new SecretScanner(secrets);
+  return scanner.leaks(new TextEncoder().encode(text)) || scanner.leaks();
+}
+
+/** Thrown into a guarded stream that would reveal a secret. */
+export class SecretWithheld extends Error {
+  constructor() {
+    super('Upstream response withheld: it contained a secret');
+    this.name = 'SecretWithheld';
+  }
+}
+
+/**
+ * A body passed through chunk by chunk (no buffering) that errors before the chunk that would
+ * complete a secret, so a secret echoed by the upstream never fully reaches the caller. `first` is
+ * what was already read (and scanned) by the caller of this function, `pendingRead` a read it started.
+ */
+export function guardStream(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  scanner: SecretScanner,
+  onLeak: () => void,
+  first?: Uint8Array,
+  pendingRead?: Promise<ReadableStreamReadResult<Uint8Array>>,
+): ReadableStream<Uint8Array> {
+  let head = first?.byteLength ? first : undefined;
+  let pending = pendingRead;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (head) {
+        controller.enqueue(head);
+        head = undefined;
+        return;
+      }
+      const next = pending ?? reader.read();
+      pending = undefined;
+      const { done, value } = await next;
+      if (scanner.leaks(done ? undefined : value)) {
+        onLeak();
+        void reader.cancel().catch(() => {});
+        return controller.error(new SecretWithheld());
+      }
+      if (done) return controller.close();
+      controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}

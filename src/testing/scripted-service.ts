@@ -1,0 +1,267 @@
+import { ApiError } from '../api/errors.js';
+import type { VoiceSessionApi } from '../client/report.js';
+import type { VoiceSessionOptions } from '../client/options.js';
+import type { Transport, TransportEvents, TransportProvider } from '../client/transport.js';
+import type { RealtimeSessionIn } from '../schemas/realtime.js';
+import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
+import { FakeAudioElement, fakeStream, type FakeTrack } from './fakes.js';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** A server event as scripted: `v` is added. */
+export type ScriptedEvent = DistributiveOmit<ServerEvent, 'v'>;
+
+/** How the next signaling request fails. */
+export type SignalingFailure =
+  | { status: number; detail?: string; retryAfterSeconds?: number }
+  | { network: true };
+
+/** Options of {@link ScriptedService}. */
+export interface ScriptedServiceOptions {
+  /** Session id the first call gets (default `scripted-session-1`, then -2, …). */
+  sessionId?: string;
+  /** `agent_ready` of `session.ready` (default true). */
+  agentReady?: boolean;
+  /** Send `session.ready` as soon as the channel opens (default true; false: call `ready()` yourself). */
+  autoReady?: boolean;
+  /** Answers a typed question (`sendText`) with a complete text turn, on the next microtask. */
+  answer?: (question: string) => string;
+  /** Result of the E1 warmup (default `{ success: true }`). */
+  warmup?: 'ok' | 'failed' | 'hang';
+}
+
+/** One connection the service accepted. */
+export interface ScriptedCall {
+  readonly sessionId: string;
+  readonly offer: RealtimeSessionIn;
+  /** False once dropped or closed. */
+  readonly open: boolean;
+}
+
+/**
+ * A scripted voice service for testing apps that use VoiceSession: no WebRTC, no network, no
+ * timers of its own. Spread `service.sessionOptions` into `new VoiceSession({ aiId, ...options })`
+ * (or the React hook's options), then script what the service does — `ready()`, `userSays()`,
+ * `reply()`, `turn()`, `send()`, `error()`, `drop()`, `failSignaling()`, `holdSignaling()` — and
+ * assert on your UI and on `sent` (what the client sent, pings excluded). Every scripted event is
+ * delivered synchronously; the session's own timers are its heartbeat (off here:
+ * `heartbeatIntervalMs: 0`), the reconnection backoff after `drop()`, and a graceful end() while
+ * the assistant speaks (script `output.speech_stopped` or end with `{ mode: 'immediate' }`).
+ */
+export class ScriptedService {
+  /** Client events received, in order (pings excluded). */
+  readonly sent: ClientEvent[] = [];
+  /** Every signaling request (offer) received. */
+  readonly offers: RealtimeSessionIn[] = [];
+  readonly calls: ScriptedCall[] = [];
+  /** The element the session plays the assistant through; set `audio.blocked = true` to simulate autoplay blocking. */
+  readonly audio = new FakeAudioElement();
+  /** Microphone tracks handed out (check `enabled` for mute, `readyState` for release). */
+  readonly tracks: FakeTrack[] = [];
+  warmupCalls = 0;
+  private readonly options: ScriptedServiceOptions;
+  private failures: SignalingFailure[] = [];
+  private hold: Promise<void> | undefined;
+  private current: { call: ScriptedCall & { open: boolean }; events: TransportEvents } | undefined;
+  private turnId = 0;
+  private microphoneError: unknown;
+
+  constructor(options: ScriptedServiceOptions = {}) {
+    this.options = options;
+  }
+
+  /** Options for `new VoiceSession({ aiId, ...service.sessionOptions })`. */
+  get sessionOptions(): Pick<VoiceSessionOptions, 'api' | 'transport' | 'microphone' | 'audioElement' | 'heartbeatIntervalMs' | 'levelMeter'> {
+    return {
+      api: this.api, transport: this.transport, microphone: this.microphone,
+      audioElement: this.audio as unknown as HTMLAudioElement, heartbeatIntervalMs: 0, levelMeter: () => undefined,
+    };
+  }
+
+  /** The microphone source: a fake stream, or the error set with failMicrophone(). */
+  readonly microphone = async (): Promise<MediaStream> => {
+    if (this.microphoneError) throw this.microphoneError;
+    const stream = fakeStream();
+    this.tracks.push(...(stream.getAudioTracks() as unknown as FakeTrack[]));
+    return stream;
+  };
+
+  readonly transport: TransportProvider = {
+    open: (_options, events) => this.openTransport(events),
+  };
+
+  readonly api: VoiceSessionApi = {
+    realtime: {
+      connect: async (_aiId, body) => {
+        this.offers.push(body);
+        if (this.hold) await this.hold;
+        const failure = this.failures.shift();
+        if (failure) throw signalingError(failure);
+        const sessionId = body.session_id ?? this.options.sessionId ?? `scripted-session-${this.calls.length + 1}`;
+        return { session_id: sessionId, type: 'answer' as const, sdp: 'v=0 scripted answer' };
+      },
+      warmup: () => {
+        this.warmupCalls++;
+        if (this.options.warmup === 'hang') return new Promise(() => undefined);
+        return Promise.resolve({ success: this.options.warmup !== 'failed' });
+      },
+      usage: async () => ({ bot_id: 'scripted', session_count: 0, sessions: [] }),
+      sessionCosts: async () => ({ bot_id: 'scripted', session_count: 0, total_cost: 0, sessions: [] }),
+      audio: async (_aiId, query) => ({ session_id: query.session_id, segments: [] }),
+    },
+  };
+
+  /** The current call, if one is open. */
+  get call(): ScriptedCall | undefined {
+    return this.current?.call.open ? this.current.call : undefined;
+  }
+
+  /** The next signaling requests fail like this, in order (`{ status: 401 }`, `{ status: 429, retryAfterSeconds: 3 }`, `{ network: true }`). */
+  failSignaling(...failures: SignalingFailure[]): void {
+    this.failures.push(...failures);
+  }
+
+  /** getUserMedia fails with a DOMException-like error of this name (`NotAllowedError`: denied). */
+  failMicrophone(name = 'NotAllowedError'): void {
+    this.microphoneError = Object.assign(new Error(`Microphone: ${name}`), { name });
+  }
+
+  /** Signaling waits until the returned function is called (to see the `connecting` state). */
+  holdSignaling(): () => void {
+    let release!: () => void;
+    this.hold = new Promise<void>((resolve) => (release = resolve));
+    return () => {
+      this.hold = undefined;
+      release();
+    };
+  }
+
+  /** Sends `session.ready` (needed when `autoReady` is false). */
+  ready(): void {
+    const call = this.requireCall();
+    this.send({ type: 'session.ready', session_id: call.sessionId, language: call.offer.language ?? 'ja', agent_ready: this.options.agentReady ?? true });
+  }
+
+  /** Sends one server event on the current call. */
+  send(event: ScriptedEvent): void {
+    this.sendRaw(JSON.stringify({ v: 1, ...event }));
+  }
+
+  /** Sends one raw data-channel message (e.g. malformed JSON). */
+  sendRaw(text: string): void {
+    this.requireCall();
+    this.current!.events.message(text);
+  }
+
+  /** The user speaks: speech started/stopped and the final user transcript. Returns the turn id. */
+  userSays(text: string): number {
+    const turnId = ++this.turnId;
+    this.send({ type: 'input.speech_started', turn_id: turnId, at_ms: 0 });
+    this.send({ type: 'input.speech_stopped', turn_id: turnId, at_ms: 1000, duration_ms: 1000 });
+    this.send({ type: 'transcript.final', turn_id: turnId, role: 'user', text });
+    return turnId;
+  }
+
+  /**
+   * The assistant answers the current turn: speech started, one transcript delta per word, final
+   * transcript, speech stopped and `turn.completed`. `firstResponseMs: null` models an answer
+   * whose audio never played.
+   */
+  reply(answer: string, options: { question?: string; input?: 'voice' | 'text'; firstResponseMs?: number; interrupted?: boolean } = {}): void {
+    const turnId = this.turnId;
+    this.send({ type: 'output.speech_started', turn_id: turnId });
+    const words = answer.split(/(?<=\s)/);
+    for (const delta of words) this.send({ type: 'transcript.delta', turn_id: turnId, role: 'assistant', delta });
+    this.send({ type: 'transcript.final', turn_id: turnId, role: 'assistant', text: answer });
+    this.send({ type: 'output.speech_stopped', turn_id: turnId, reason: options.interrupted ? 'interrupted' : 'completed' });
+    this.send({
+      type: 'turn.completed', turn_id: turnId, message_id: `scripted-message-${turnId}`, input: options.input ?? 'voice',
+      question: options.question ?? '', answer, first_response_ms: options.firstResponseMs ?? 400, agent_build_ms: 0,
+      input_duration_ms: options.input === 'text' ? 0 : 1000, output_duration_ms: 1000, interrupted: options.interrupted ?? false,
+    });
+  }
+
+  /** A whole voice turn: userSays(question) then reply(answer). */
+  turn(question: string, answer: string, options: { firstResponseMs?: number; interrupted?: boolean } = {}): void {
+    this.userSays(question);
+    this.reply(answer, { ...options, question });
+  }
+
+  /** The service reports an error event (`server_error` on the client). */
+  error(code: string, message: string): void {
+    this.send({ type: 'error', code, message });
+  }
+
+  /** The connection drops (the far side vanished): the session starts reconnecting. */
+  drop(): void {
+    const current = this.requireCurrent();
+    current.call.open = false;
+    current.events.closed(new Error('scripted drop'));
+  }
+
+  private openTransport(events: TransportEvents): Transport {
+    let open = false;
+    let call: (ScriptedCall & { open: boolean }) | undefined;
+    let closed = false;
+    const fail = () => new Error('scripted transport closed');
+    return {
+      connect: async (exchange) => {
+        if (closed) throw fail();
+        const answer = await exchange({ sdp: 'v=0 scripted offer' });
+        if (closed) throw fail();
+        call = { sessionId: answer.sessionId, offer: this.offers.at(-1)!, open: true };
+        this.calls.push(call);
+        this.current = { call, events };
+        open = true;
+        events.audio(fakeStream());
+        if (this.options.autoReady ?? true) this.ready();
+      },
+      get open() {
+        return open && !closed && (call?.open ?? false);
+      },
+      bufferedAmount: 0,
+      send: (text) => {
+        if (!open || closed || !call?.open) throw new Error('data channel is not open');
+        this.received(JSON.parse(text) as ClientEvent);
+      },
+      replaceTrack: () => undefined,
+      close: () => {
+        closed = true;
+        if (call) call.open = false;
+      },
+    };
+  }
+
+  private received(event: ClientEvent): void {
+    if (event.type === 'ping') {
+      this.send({ type: 'pong', t: event.t });
+      return;
+    }
+    this.sent.push(event);
+    const answer = this.options.answer;
+    if (event.type === 'input.text' && answer) {
+      queueMicrotask(() => {
+        if (!this.call) return;
+        const turnId = ++this.turnId;
+        this.send({ type: 'transcript.final', turn_id: turnId, role: 'user', text: event.text });
+        this.reply(answer(event.text), { question: event.text, input: 'text' });
+      });
+    }
+  }
+
+  private requireCurrent() {
+    if (!this.current?.call.open) throw new Error('ScriptedService: no open call (start the session first)');
+    return this.current;
+  }
+
+  private requireCall(): ScriptedCall {
+    return this.requireCurrent().call;
+  }
+}
+
+function signalingError(failure: SignalingFailure): ApiError {
+  if ('network' in failure) return new ApiError('network_error', 'Signaling could not reach the server (scripted)');
+  const headers = failure.retryAfterSeconds !== undefined ? { 'retry-after': String(failure.retryAfterSeconds) } : {};
+  const cause = { response: { status: failure.status, headers: { get: (name: string) => (headers as Record<string, string>)[name.toLowerCase()] ?? null } } };
+  const detail = failure.detail ?? `scripted ${failure.status}`;
+  return new ApiError('http_error', `Signaling failed with ${failure.status}: ${detail}`, { status: failure.status, body: { detail }, cause });
+}
