@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import wrtc from '@roamhq/wrtc';
 import { createApiClient } from '../../src/api/index.js';
+import { VoiceSession } from '../../src/client/index.js';
+import { sinkLevelMeter } from '../client/helpers/level-meter.js';
+import { FakeMicrophone } from '../client/helpers/microphone.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REALTIME_SESSIONS, startEmulator, type Emulator, type EmulatorOptions } from 'kb-voice-emulator';
 import { Caller, sleep } from '../realtime/helpers.js';
 import { spawnEmulator } from './helpers/emulator-process.js';
@@ -124,5 +128,21 @@ describe('emulator realtime session cap', () => {
     await sleep(100);
     const next = await connect();
     expect(next.sessionId).not.toBe(a.sessionId);
+  }, 30_000);
+
+  it('VoiceSession.start() against a full emulator fails with service_unavailable (503)', async () => {
+    const emu = await emulator({ maxRealtimeSessions: 1 });
+    const api = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey, retry: 0 });
+    const first = await Caller.connect((sdp) => api.realtime.connect(emu.fixtures.robotId, { type: 'offer', sdp, language: 'en' }));
+    cleanups.push(() => first.close());
+    await first.waitFor('session.ready');
+
+    const mic = new FakeMicrophone();
+    const session = new VoiceSession({ aiId: emu.fixtures.robotId, api, wrtc: wrtc as never, microphone: mic.open, language: 'en', levelMeter: sinkLevelMeter });
+    cleanups.push(async () => {
+      await session.end({ mode: 'immediate' });
+      mic.close();
+    });
+    await expect(session.start()).rejects.toMatchObject({ code: 'service_unavailable', status: 503 });
   }, 30_000);
 });
