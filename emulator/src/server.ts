@@ -89,11 +89,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let baseUrl = '';
 
   const sc = {
-    store, agents, faults, apiKey, agentBuildMs, audioDir, maxBodyBytes,
+    store, agents, faults, apiKey, agentBuildMs, audioDir,
     baseUrl: () => baseUrl,
     presigner: new Presigner(options.audioUrlTtlMs ?? DEFAULT_URL_TTL_MS),
     deletions: new DeletionQueue(store),
     fileLearningMs: options.fileLearningMs ?? 4000,
+    maxBodyBytes,
   } as ServerContext;
   const clearStore = async () => {
     for (const c of Object.values(store) as { clear(): void }[]) c.clear();

@@ -31,6 +31,11 @@ export class TurnTracker {
   /** The current turn's transcript so far; null between turns. A new object on every change. */
   live: LiveTranscript | null = null;
   private readonly partial = new Map<string, string>();
+  /** Turns that showed any event and have not completed: a completion must name one of them. */
+  private readonly open = new Set<number>();
+  /** Turns whose transcript hit the cap (reported once each). */
+  private readonly truncated = new Set<number>();
+  private readonly maxChars: number;
   /** Turns kept, by message id (or connection number and turn number when the service sent no id). */
   private readonly seen = new Set<string>();
   private connection = 0;
@@ -39,11 +44,6 @@ export class TurnTracker {
   private numberedBeforeDrop = 0;
   private dropped = false;
   private resetReported = false;
-  /** Turns that showed any event and have not completed: a completion must name one of them. */
-  private readonly open = new Set<number>();
-  /** Turns whose transcript hit the cap (reported once each). */
-  private readonly truncated = new Set<number>();
-  private readonly maxChars: number;
 
   constructor(private readonly events: EventEmitter<SessionEvents>, limits: TurnLimits = {}) {
     this.maxChars = limits.maxTranscriptChars ?? 65536;
