@@ -100,8 +100,10 @@ export function startApp(config: DemoConfig): void {
     ui.mute.setAttribute('aria-pressed', String(muted));
     pill(ui.mic, muted ? { text: 'muted', tone: 'warn' } : { text: 'live', tone: 'ok' });
   };
-  const level = (node: HTMLElement, value: number) => {
-    const v = Math.max(0, Math.min(1, value));
+  const level = (node: HTMLElement, value: number | null) => {
+    // null: the browser cannot measure it (e.g. Web Audio suspended), which is not silence.
+    node.dataset.unavailable = String(value === null);
+    const v = Math.max(0, Math.min(1, value ?? 0));
     node.style.width = `${(v * 100).toFixed(1)}%`;
     node.dataset.value = v.toFixed(3);
   };
@@ -176,8 +178,8 @@ export function startApp(config: DemoConfig): void {
       timeline.add('info', `turn ${ui.turns.children.length} finished (${turn.input}${turn.interrupted ? ', interrupted' : ''})`);
     });
     s.on('level', ({ input, output }) => {
-      inputPeak = Math.max(inputPeak, input);
-      outputPeak = Math.max(outputPeak, output);
+      inputPeak = Math.max(inputPeak, input ?? 0);
+      outputPeak = Math.max(outputPeak, output ?? 0);
       ui.inLevel.dataset.peak = inputPeak.toFixed(3);
       ui.outLevel.dataset.peak = outputPeak.toFixed(3);
       level(ui.inLevel, input);

@@ -39,6 +39,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BROWSER_LIMIT_BYTES = 45_000;
 /** Packages the browser entry may pull into a consumer's bundle (everything else is a leak). */
 const BROWSER_PACKAGES = ['kb-voice', 'zod', 'ky', 'eventemitter3'];
+/** What kb-voice/react and kb-voice/testing may add to an app's bundle beyond the browser entry (min+gzip bytes). */
+const EXTRA_LIMIT_BYTES = { 'kb-voice/react': 2_000, 'kb-voice/testing': 4_000 };
 
 const results = [];
 const keep = process.argv.includes('--keep');
@@ -87,6 +89,8 @@ const ENTRIES = [
   { name: 'kb-voice/api', file: 'dist/api/index.js', keys: ['createApiClient', 'ApiError', 'ValidationError'] },
   { name: 'kb-voice/schemas', file: 'dist/schemas/index.js', keys: ['RealtimeSessionIn', 'RealtimeSessionOut'] },
   { name: 'kb-voice/relay', file: 'dist/relay/index.js', keys: ['createRelay', 'serveRelay'] },
+  { name: 'kb-voice/react', file: 'dist/react/index.js', keys: ['useVoiceSession'] },
+  { name: 'kb-voice/testing', file: 'dist/testing/index.js', keys: ['ScriptedService', 'FakeAudioElement'] },
 ];
 
 async function main() {
@@ -218,6 +222,23 @@ async function main() {
       return `VoiceSession + createApiClient: ${kb(bytes)} min, ${kb(gzipped)} (${gzipped} bytes) min+gzip, budget ${kb(BROWSER_LIMIT_BYTES)}`;
     });
 
+    // The React binding and the testing service, each measured as what they add to an app that
+    // already has the browser entry (react itself is the app's: external).
+    for (const [name, line] of [
+      ['kb-voice/react', "import { useVoiceSession } from 'kb-voice/react';\nglobalThis.extra = useVoiceSession;\n"],
+      ['kb-voice/testing', "import { ScriptedService } from 'kb-voice/testing';\nglobalThis.extra = ScriptedService;\n"],
+    ]) {
+      await check(`browser bundle of ${name} (esbuild, beyond kb-voice)`, async () => {
+        const base = await bundleForBrowser(consumer, entry);
+        const app = path.join(consumer, `${name.replace('/', '-')}-app.js`);
+        await writeFile(app, `${await readFile(entry, 'utf8')}${line}`);
+        const { gzipped } = await bundleForBrowser(consumer, app, ['react']);
+        const extra = gzipped - base.gzipped;
+        if (extra > EXTRA_LIMIT_BYTES[name]) throw new Error(`adds ${extra} bytes min+gzip, over its ${EXTRA_LIMIT_BYTES[name]}-byte budget`);
+        return `adds ${extra} bytes min+gzip to the browser entry (budget ${EXTRA_LIMIT_BYTES[name]})`;
+      });
+    }
+
     await check('browser bundle of kb-voice/schemas (esbuild, no shims)', async () => {
       const schemasEntry = path.join(consumer, 'schemas-app.js');
       await writeFile(schemasEntry, "import * as schemas from 'kb-voice/schemas';\nglobalThis.schemas = schemas;\n");
@@ -251,6 +272,8 @@ async function main() {
     });
 
     await check('node smoke (every entry imports; kb-voice emulator without the emulator)', async () => {
+      // kb-voice/react needs its optional peer, as in an app that uses it.
+      await linkPackage(consumer, 'react');
       const script = `
         const need = ${JSON.stringify(ENTRIES.map((e) => [e.name, e.keys]))};
         for (const [name, keys] of need) {
@@ -329,9 +352,10 @@ async function linkPackage(consumer, name) {
   await symlink(target, link, 'dir');
 }
 
-/** esbuild with a consumer's defaults for the browser: no define, inject, alias or externals. */
-async function bundleForBrowser(consumer, entry) {
+/** esbuild with a consumer's defaults for the browser: no define, inject or alias; `external`: the app's own peer packages. */
+async function bundleForBrowser(consumer, entry, external = []) {
   const result = await esbuild.build({
+    external,
     absWorkingDir: consumer,
     entryPoints: [entry],
     bundle: true,
@@ -350,7 +374,7 @@ async function bundleForBrowser(consumer, entry) {
     const absolute = await realpath(path.resolve(consumer, input)).catch(() => path.resolve(consumer, input));
     if (absolute !== entry && !allowed.some((dir) => absolute.startsWith(dir))) leaks.push(input);
     for (const imported of info.imports) {
-      if (imported.external || imported.path.startsWith('node:')) leaks.push(`${input} imports ${imported.path}`);
+      if ((imported.external && !external.includes(imported.path)) || imported.path.startsWith('node:')) leaks.push(`${input} imports ${imported.path}`);
     }
   }
   if (leaks.length > 0) {

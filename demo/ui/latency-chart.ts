@@ -11,11 +11,12 @@ const AXIS_H = 26;
 /**
  * Horizontal bar chart (inline SVG, no chart library) of each turn's first-response latency. The
  * part the turn spent waiting for the agent build is drawn separately so a missed warmup stands out.
+ * A turn whose answer audio never played has no bar (`data-no-audio`), never a 0 ms one.
  */
 export function renderLatencyChart(turns: readonly Turn[]): SVGSVGElement {
   const plotW = WIDTH - LABEL_W - VALUE_W;
   const height = TOP + Math.max(turns.length, 1) * ROW + AXIS_H;
-  const max = niceMax(Math.max(1, ...turns.map((t) => t.firstResponseMs)));
+  const max = niceMax(Math.max(1, ...turns.map((t) => t.firstResponseMs ?? 0)));
   const x = (ms: number) => LABEL_W + (Math.max(0, ms) / max) * plotW;
 
   const root = svg('svg', {
@@ -30,16 +31,30 @@ export function renderLatencyChart(turns: readonly Turn[]): SVGSVGElement {
 
   turns.forEach((turn, i) => {
     const y = TOP + i * ROW;
-    const build = Math.min(turn.agentBuildMs, turn.firstResponseMs);
+    if (turn.firstResponseMs === null) {
+      // No answer audio played (cut or barged in before it): no latency to draw, and no 0 either.
+      root.appendChild(
+        svg(
+          'g',
+          { 'data-testid': 'latency-bar', 'data-no-audio': true },
+          svg('title', {}, `Turn ${i + 1}: no answer audio played`),
+          svg('text', { x: 0, y: y + 16 }, `Turn ${i + 1} · ${turn.input}`),
+          svg('text', { x: x(0) + 6, y: y + 16, class: 'no-audio' }, 'no answer audio'),
+        ),
+      );
+      return;
+    }
+    const firstResponseMs = turn.firstResponseMs;
+    const build = Math.min(turn.agentBuildMs, firstResponseMs);
     root.appendChild(
       svg(
         'g',
-        { 'data-testid': 'latency-bar', 'data-ms': turn.firstResponseMs },
-        svg('title', {}, `Turn ${i + 1}: ${formatMs(turn.firstResponseMs)}${build > 0 ? `, of which agent build ${formatMs(build)}` : ''}`),
+        { 'data-testid': 'latency-bar', 'data-ms': firstResponseMs },
+        svg('title', {}, `Turn ${i + 1}: ${formatMs(firstResponseMs)}${build > 0 ? `, of which agent build ${formatMs(build)}` : ''}`),
         svg('text', { x: 0, y: y + 16 }, `Turn ${i + 1} · ${turn.input}`),
         build > 0 ? svg('rect', { class: 'bar-build', x: x(0), y: y + 4, width: x(build) - x(0), height: ROW - 8, rx: 2 }) : null,
-        svg('rect', { class: 'bar-resp', x: x(build), y: y + 4, width: Math.max(1, x(turn.firstResponseMs) - x(build)), height: ROW - 8, rx: 2 }),
-        svg('text', { x: x(turn.firstResponseMs) + 6, y: y + 16 }, formatMs(turn.firstResponseMs)),
+        svg('rect', { class: 'bar-resp', x: x(build), y: y + 4, width: Math.max(1, x(firstResponseMs) - x(build)), height: ROW - 8, rx: 2 }),
+        svg('text', { x: x(firstResponseMs) + 6, y: y + 16 }, formatMs(firstResponseMs)),
       ),
     );
   });

@@ -59,7 +59,9 @@ export function renderTurn(turn: Turn, index: number, rate: RateFn): HTMLLIEleme
       {},
       el('strong', {}, `Turn ${index + 1}`),
       el('span', {}, clock(new Date(turn.completedAt))),
-      el('span', {}, 'first response ', el('b', { 'data-testid': 'turn-latency', 'data-ms': turn.firstResponseMs }, formatMs(turn.firstResponseMs))),
+      turn.firstResponseMs === null
+        ? el('span', { 'data-testid': 'turn-latency', 'data-no-audio': true }, 'no answer audio')
+        : el('span', {}, 'first response ', el('b', { 'data-testid': 'turn-latency', 'data-ms': turn.firstResponseMs }, formatMs(turn.firstResponseMs))),
       turn.agentBuildMs > 0 ? el('span', {}, `(agent build ${formatMs(turn.agentBuildMs)})`) : null,
       turn.interrupted ? el('span', { 'data-testid': 'turn-interrupted' }, 'interrupted') : null,
     ),

@@ -1,4 +1,4 @@
 // Stand-in for `require('readable-stream')` as simple-peer uses it: only `stream.Duplex` (its base
-// class). The package's index also loads Transform, PassThrough, pipeline and finished, which
-// cannot be tree-shaken out of CommonJS; this keeps them out of the bundle (scripts/build.mjs).
-exports.Duplex = require('readable-stream/lib/_stream_duplex.js');
+// class), here the small Duplex of scripts/shims/duplex.cjs instead of readable-stream's, whose
+// Readable/Writable machinery simple-peer does not need (scripts/build.mjs).
+exports.Duplex = require('./duplex.cjs');

@@ -14,8 +14,8 @@ export interface Turn {
   answer: string;
   /** Id of the stored session message (E17, E6): unique, the turn's identity. */
   messageId: string;
-  /** From the end of the user's input to the first audio of the answer (ms). */
-  firstResponseMs: number;
+  /** From the end of the user's input to the first audio of the answer (ms); null when no answer audio played (cut or barged in before it). */
+  firstResponseMs: number | null;
   /** Agent build time this turn paid (0 when the robot was warm). */
   agentBuildMs: number;
   interrupted: boolean;
@@ -40,10 +40,14 @@ export interface LiveTranscript {
   readonly assistant: string;
 }
 
-/** Audio levels from 0 (silence) to 1 (full scale), on a perceptual (dB) scale. */
+/**
+ * Audio levels from 0 (silence) to 1 (full scale), on a perceptual (dB) scale; `null` when that
+ * side cannot be measured (no meter for it, or the browser keeps Web Audio suspended) — never a
+ * silent 0.
+ */
 export interface AudioLevels {
-  input: number;
-  output: number;
+  input: number | null;
+  output: number | null;
 }
 
 /** Events of {@link VoiceSession} (eventemitter3). */

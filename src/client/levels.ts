@@ -1,6 +1,6 @@
-/** Reads the current level of one stream, 0..1. */
+/** Reads the current level of one stream, 0..1; `undefined` while it cannot measure (e.g. a suspended AudioContext). */
 export interface LevelMeter {
-  read(): number;
+  read(): number | undefined;
   close(): void;
 }
 
@@ -39,6 +39,8 @@ export function webAudioMeters(): { factory: LevelMeterFactory; resume(): Promis
       const buf = new Float32Array(analyser.fftSize);
       return {
         read: () => {
+          // A suspended context (autoplay policy; Firefox may never resume it) reads silence: say so.
+          if (ctx?.state !== 'running') return undefined;
           analyser.getFloatTimeDomainData(buf);
           return rmsToLevel(rms(buf));
         },
@@ -63,7 +65,7 @@ export class LevelMonitor {
 
   constructor(
     private readonly factory: LevelMeterFactory | undefined,
-    private readonly report: (levels: { input: number; output: number }) => void,
+    private readonly report: (levels: { input: number | null; output: number | null }) => void,
     private readonly intervalMs = 100,
   ) {}
 
@@ -81,7 +83,7 @@ export class LevelMonitor {
     if (this.timer !== undefined || !this.factory || (!this.input && !this.output)) return;
     this.timer = setInterval(() => {
       if (!this.input && !this.output) return;
-      this.report({ input: this.input?.read() ?? 0, output: this.output?.read() ?? 0 });
+      this.report({ input: this.input?.read() ?? null, output: this.output?.read() ?? null });
     }, this.intervalMs);
   }
 

@@ -15,6 +15,15 @@ import { canTransition, isFinal, type EndReason, type SessionState, type WarmupS
 import type { Dialect, DialectCodec, TransportProvider } from './transport.js';
 import { TurnTracker } from './turns.js';
 
+/** resumePlayback() settles within this bound, whatever the browser's media elements do. */
+const PLAYBACK_TIMEOUT_MS = 3000;
+
+/** `promise`, or a rejection with `error()` after `ms`. */
+function within<T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(error()), ms)))]).finally(() => clearTimeout(timer));
+}
+
 /**
  * A voice call with a knowledge-base robot: microphone, WebRTC connection, warmup, protocol
  * events, turns, recovery and the report afterwards. One instance is one call; make a new one for
@@ -218,13 +227,18 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
 
   /**
    * Retries playback after the browser blocked it (`playbackBlocked`); call it from a user gesture
-   * such as a click. Rejects with `playback_blocked` if the browser still refuses.
+   * such as a click. It calls `audio.play()` first (the gesture's activation is still fresh) and
+   * resumes the level meters' AudioContext without waiting for it (some browsers never resume it:
+   * levels then read `null`). Settles within `PLAYBACK_TIMEOUT_MS` whatever the browser does;
+   * rejects with `playback_blocked` if playback is still refused or did not start in time.
    */
   async resumePlayback(): Promise<void> {
-    await this.meters?.resume();
-    if (!this.audio) return;
+    const audio = this.audio;
+    const playing = audio?.play();
+    this.meters?.resume().catch(() => undefined);
+    if (!audio) return;
     try {
-      await this.audio.play();
+      await within(Promise.resolve(playing), PLAYBACK_TIMEOUT_MS, () => new Error(`audio.play() did not settle within ${PLAYBACK_TIMEOUT_MS} ms`));
     } catch (err) {
       throw new VoiceSessionError('playback_blocked', 'The browser still blocks audio playback', { cause: err });
     }

@@ -58,8 +58,8 @@ export const TurnCompletedEvent = z.looseObject({
   input: z.enum(['voice', 'text']),
   question: z.string(),
   answer: z.string(),
-  /** From the end of the user's input to the first audio frame of the answer. */
-  first_response_ms: z.number(),
+  /** From the end of the user's input to the first audio frame of the answer; null when no answer audio played. */
+  first_response_ms: z.nullable(z.number()),
   /** Agent build time this turn paid (0 when the agent was warm). */
   agent_build_ms: z.number(),
   /** Duration of the user's speech (0 for text) and of the spoken answer. */

@@ -166,7 +166,7 @@ export class ScriptedService {
    * transcript, speech stopped and `turn.completed`. `firstResponseMs: null` models an answer
    * whose audio never played.
    */
-  reply(answer: string, options: { question?: string; input?: 'voice' | 'text'; firstResponseMs?: number; interrupted?: boolean } = {}): void {
+  reply(answer: string, options: { question?: string; input?: 'voice' | 'text'; firstResponseMs?: number | null; interrupted?: boolean } = {}): void {
     const turnId = this.turnId;
     this.send({ type: 'output.speech_started', turn_id: turnId });
     const words = answer.split(/(?<=\s)/);
@@ -175,13 +175,13 @@ export class ScriptedService {
     this.send({ type: 'output.speech_stopped', turn_id: turnId, reason: options.interrupted ? 'interrupted' : 'completed' });
     this.send({
       type: 'turn.completed', turn_id: turnId, message_id: `scripted-message-${turnId}`, input: options.input ?? 'voice',
-      question: options.question ?? '', answer, first_response_ms: options.firstResponseMs ?? 400, agent_build_ms: 0,
+      question: options.question ?? '', answer, first_response_ms: options.firstResponseMs === undefined ? 400 : options.firstResponseMs, agent_build_ms: 0,
       input_duration_ms: options.input === 'text' ? 0 : 1000, output_duration_ms: 1000, interrupted: options.interrupted ?? false,
     });
   }
 
   /** A whole voice turn: userSays(question) then reply(answer). */
-  turn(question: string, answer: string, options: { firstResponseMs?: number; interrupted?: boolean } = {}): void {
+  turn(question: string, answer: string, options: { firstResponseMs?: number | null; interrupted?: boolean } = {}): void {
     this.userSays(question);
     this.reply(answer, { ...options, question });
   }

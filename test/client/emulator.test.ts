@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import wrtc from '@roamhq/wrtc';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
-import { VoiceSession, type SessionState, type TranscriptUpdate, type Turn, type VoiceSessionApi, type VoiceSessionError } from '../../src/client/index.js';
+import { VoiceSession, type SessionState, type TranscriptUpdate, type Turn, type VoiceSessionApi, type VoiceSessionError, type AudioLevels } from '../../src/client/index.js';
 import { startEmulator } from 'kb-voice-emulator';
 import { createRelay } from '../../src/relay/index.js';
 import { sinkLevelMeter } from './helpers/level-meter.js';
@@ -87,7 +87,7 @@ describe('VoiceSession against the emulator', () => {
   it('speaks a WAV, gets a finished turn, ends, and reports usage, cost and downloadable audio', async () => {
     const { mic, session, states, errors } = call();
     const transcripts: TranscriptUpdate[] = [];
-    const levels: Array<{ input: number; output: number }> = [];
+    const levels: AudioLevels[] = [];
     session.on('transcript', (t) => transcripts.push(t));
     session.on('level', (l) => levels.push(l));
 
@@ -113,8 +113,8 @@ describe('VoiceSession against the emulator', () => {
     expect(states.map((s) => s.status)).toEqual(['connecting', 'connected', 'ended']);
     expect(errors).toEqual([]);
     expect(mic.streams[0]!.getAudioTracks()[0]!.readyState).toBe('ended');
-    expect(levels.some((l) => l.input > 0.3)).toBe(true); // the spoken question
-    expect(levels.some((l) => l.output > 0.3)).toBe(true); // the spoken answer
+    expect(levels.some((l) => (l.input ?? 0) > 0.3)).toBe(true); // the spoken question
+    expect(levels.some((l) => (l.output ?? 0) > 0.3)).toBe(true); // the spoken answer
 
     const report = await session.report();
     expect(report.sessionId).toBe(sessionId);

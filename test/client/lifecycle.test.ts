@@ -166,6 +166,28 @@ describe('lifecycle', () => {
   });
 });
 
+describe('options sent with signaling', () => {
+  it("interruptions: 'off' goes with every offer (first and reconnection); absent by default", async () => {
+    const off = setup({}, { interruptions: 'off' });
+    await off.session.start();
+    expect(off.scripted.offers[0]).toMatchObject({ interruptions: 'off' });
+    await off.session.end();
+    const auto = setup();
+    await auto.session.start();
+    expect(auto.scripted.offers[0]!.interruptions).toBeUndefined();
+    await auto.session.end();
+  });
+
+  it('a turn whose answer never played keeps firstResponseMs null', async () => {
+    const { scripted, session } = setup();
+    await session.start();
+    scripted.userSays('q');
+    scripted.reply('a', { interrupted: true, firstResponseMs: null });
+    expect(session.getSnapshot().turns[0]!.firstResponseMs).toBeNull();
+    await session.end();
+  });
+});
+
 describe('error codes', () => {
   const cases: Array<[string, SignalingFailure, string]> = [
     ['401', { status: 401 }, 'unauthorized'],

@@ -75,7 +75,7 @@ describe('realtime voice turn over WebRTC', () => {
     expect(message).toMatchObject({
       session_id: sessionId, question: question.text, answer: done.answer, status: 'finished', comes_from: 'realtime', model: 'gpt-realtime',
     });
-    expect(message.first_response_time).toBeCloseTo(done.first_response_ms / 1000, 2);
+    expect(message.first_response_time).toBeCloseTo(done.first_response_ms! / 1000, 2);
     const usage = env.ctx.store.usage.find((u) => u.message_id === done.message_id);
     expect(usage).toHaveLength(1);
     expect(usage[0]!.input_audio_tokens).toBe(Math.round((stopped.duration_ms / 1000) * 10));

@@ -40,6 +40,11 @@ export interface ConnectionOptions {
   /** `session.ready`'s `resumed`: set when the offer named a session (true: its state was known). */
   resumed?: boolean;
   vad?: VadOptions;
+  /**
+   * Barge-in (signaling's `interruptions`): `auto` (default) lets speech or a typed question cut the
+   * answer in progress; `off` queues them as the next turns, answered in order once it finished.
+   */
+  interruptions?: 'auto' | 'off';
   /** How long to wait for ICE gathering before giving up on the answer (ms). */
   answerTimeoutMs?: number;
   onClosed(conn: RealtimeConnection): void;
@@ -71,6 +76,8 @@ export class RealtimeConnection {
   #nextTurnId: number;
   #listeningTurn: number | undefined;
   #current: ActiveTurn | undefined;
+  /** Inputs heard while an answer ran with interruptions off: the next turns, in order. */
+  readonly #queued: TurnInput[] = [];
   readonly #running = new Set<Promise<void>>();
   #closed = false;
   #ready = false;
@@ -196,8 +203,8 @@ export class RealtimeConnection {
       const turnId = this.#nextTurnId++;
       this.#listeningTurn = turnId;
       this.send({ type: 'input.speech_started', turn_id: turnId, at_ms: this.#now() });
-      // Barge-in: the user talks over the assistant.
-      if (this.#current) this.#interrupt(this.#current);
+      // Barge-in: the user talks over the assistant (unless interruptions are off).
+      if (this.#current && this.#bargeIn) this.#interrupt(this.#current);
       return;
     }
     const turnId = this.#listeningTurn ?? this.#nextTurnId++;
@@ -223,8 +230,9 @@ export class RealtimeConnection {
         this.send({ type: 'pong', t: event.t });
         return;
       case 'input.text': {
-        // A typed question replaces an answer in progress, like speaking over it would.
-        if (this.#current) this.#interrupt(this.#current);
+        // A typed question replaces an answer in progress, like speaking over it would (unless
+        // interruptions are off: then it waits its turn).
+        if (this.#current && this.#bargeIn) this.#interrupt(this.#current);
         const turnId = this.#nextTurnId++;
         this.#start({ kind: 'text', turnId, text: event.text, endOfInput: performance.now() });
         return;
@@ -244,7 +252,15 @@ export class RealtimeConnection {
     turn.playback?.stop('interrupted');
   }
 
+  get #bargeIn(): boolean {
+    return this.#opts.interruptions !== 'off';
+  }
+
   #start(input: TurnInput): void {
+    if (this.#current && !this.#bargeIn) {
+      this.#queued.push(input);
+      return;
+    }
     const turn: ActiveTurn = { id: input.turnId, abort: new AbortController(), interrupted: false };
     this.#current = turn;
     const run = runTurn(input, turn, {
@@ -269,6 +285,8 @@ export class RealtimeConnection {
       .finally(() => {
         if (this.#current === turn) this.#current = undefined;
         this.#running.delete(run);
+        const next = this.#queued.shift();
+        if (next && !this.#closed && !this.#current) this.#start(next);
       });
     this.#running.add(run);
   }

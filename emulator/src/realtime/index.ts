@@ -127,6 +127,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
           ctx, brain, recorder, robotId, sessionId, language, firstTurnId,
           ...(resumed !== undefined ? { resumed } : {}),
           ...(options.vad ? { vad: options.vad } : {}),
+          ...(body.interruptions ? { interruptions: body.interruptions } : {}),
           onClosed: (conn) => {
             nextTurn.set(conn.sessionId, conn.nextTurnId);
             if (live.get(conn.sessionId) === conn) live.delete(conn.sessionId);

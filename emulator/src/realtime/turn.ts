@@ -127,7 +127,8 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
     input: input.kind,
     question,
     answer: answer.answer,
-    first_response_ms: firstResponseMs === null ? 0 : Math.round(firstResponseMs),
+    // null when no answer audio played (cut before its first frame): 0 would read as instant.
+    first_response_ms: firstResponseMs === null ? null : Math.round(firstResponseMs),
     agent_build_ms: Math.round(paidMs),
     input_duration_ms: input.kind === 'voice' ? Math.round(input.speechMs) : 0,
     output_duration_ms: Math.round(outputMs),

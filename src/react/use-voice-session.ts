@@ -1,0 +1,61 @@
+import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
+import type { EndOptions, VoiceSessionOptions } from '../client/options.js';
+import type { SessionReport } from '../client/report.js';
+import type { VoiceSession } from '../client/session.js';
+import type { SessionSnapshot } from '../client/snapshot.js';
+import { SessionHolder } from './holder.js';
+
+/** What {@link useVoiceSession} returns: the current call's snapshot and its controls. */
+export interface VoiceSessionControls extends SessionSnapshot {
+  /** Starts a call: a new VoiceSession when none is in progress. Never rejects: failures show as `status: 'failed'` and `error`. */
+  start(): Promise<void>;
+  /** Ends the call (graceful unless `{ mode: 'immediate' }`). Never rejects. */
+  end(options?: EndOptions): Promise<void>;
+  /** Mutes the microphone; before a call, the next call starts muted. */
+  mute(): void;
+  unmute(): void;
+  /** Asks a typed question; throws `not_connected` (or a local ValidationError) like VoiceSession.sendText. */
+  sendText(text: string): void;
+  /** Stops the current answer; throws `not_connected` unless connected. */
+  interrupt(): void;
+  /** The current (or last) call's report; rejects with `not_connected` before any call, like VoiceSession.report. */
+  report(): Promise<SessionReport>;
+  /** Retries blocked playback; call it from a click. */
+  resumePlayback(): Promise<void>;
+  /** The current call's VoiceSession (e.g. for `level` events), undefined before the first call. */
+  session: VoiceSession | undefined;
+}
+
+/**
+ * A voice call in a React component. Each `start()` after an ended call makes a new VoiceSession;
+ * the options are read when a call starts. The component re-renders when the snapshot changes
+ * (never for audio levels: listen to `session.on('level')` for those). Unmounting ends the call at
+ * once; StrictMode's simulated unmount and remount does not.
+ */
+export function useVoiceSession(options: VoiceSessionOptions): VoiceSessionControls {
+  const latest = useRef(options);
+  latest.current = options;
+  const holderRef = useRef<SessionHolder | undefined>(undefined);
+  holderRef.current ??= new SessionHolder(() => latest.current);
+  const holder = holderRef.current;
+
+  // StrictMode re-runs this effect right after its cleanup: only a real unmount ends the call.
+  useEffect(() => holder.attach(), [holder]);
+
+  const snapshot = useSyncExternalStore(holder.subscribe, holder.getSnapshot, holder.getSnapshot);
+  return useMemo(
+    () => ({
+      ...snapshot,
+      session: holder.session,
+      start: () => holder.start(),
+      end: (endOptions?: EndOptions) => holder.end(endOptions),
+      mute: () => holder.setMuted(true),
+      unmute: () => holder.setMuted(false),
+      sendText: (text: string) => holder.sendText(text),
+      interrupt: () => holder.interrupt(),
+      report: () => holder.report(),
+      resumePlayback: () => holder.resumePlayback(),
+    }),
+    [snapshot, holder],
+  );
+}

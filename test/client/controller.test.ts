@@ -1,0 +1,179 @@
+import { describe, expect, it, vi } from 'vitest';
+import { ValidationError } from '../../src/api/index.js';
+import { VoiceSession, type AudioLevels, type VoiceSessionError, type VoiceSessionOptions } from '../../src/client/index.js';
+import { ScriptedService, type ScriptedServiceOptions } from '../../src/testing/index.js';
+
+// The controller's behaviour that needs no real peer, on kb-voice/testing's scripted service:
+// warmup, microphone errors, abort, protocol validation, sending, levels, playback and graceful end.
+// Real WebRTC cases are in session.test.ts.
+
+function setup(service: ScriptedServiceOptions = {}, overrides: Partial<VoiceSessionOptions> = {}) {
+  const scripted = new ScriptedService(service);
+  const session = new VoiceSession({ aiId: 'robot-1', ...scripted.sessionOptions, ...overrides });
+  const errors: VoiceSessionError[] = [];
+  session.on('error', (e) => errors.push(e));
+  return { scripted, session, errors };
+}
+
+const completed = {
+  type: 'turn.completed', turn_id: 1, message_id: 'm1', input: 'text', question: 'q', answer: 'a',
+  first_response_ms: 300, agent_build_ms: 0, input_duration_ms: 0, output_duration_ms: 900, interrupted: false,
+} as const;
+
+describe('VoiceSession (scripted service)', () => {
+  it('reports the warmup result through the warmup event, without holding the call', async () => {
+    const { session } = setup({ warmup: 'failed' });
+    const seen: string[] = [];
+    session.on('warmup', (w) => seen.push(w));
+    await session.start();
+    await vi.waitFor(() => expect(seen).toEqual(['pending', 'failed']));
+    expect(session.state.status).toBe('connected');
+  });
+
+  it('a hanging warmup leaves it pending and the call connected', async () => {
+    const { session, scripted } = setup({ warmup: 'hang' });
+    await session.start();
+    expect(session.warmup).toBe('pending');
+    expect(scripted.warmupCalls).toBe(1);
+    await session.end();
+  });
+
+  it('maps a denied microphone to microphone_denied and never signals', async () => {
+    const { scripted, session, errors } = setup();
+    scripted.failMicrophone('NotAllowedError');
+    await expect(session.start()).rejects.toMatchObject({ code: 'microphone_denied' });
+    expect(session.state).toMatchObject({ status: 'failed', error: { code: 'microphone_denied' } });
+    expect(errors).toHaveLength(1);
+    expect(scripted.offers).toHaveLength(0);
+  });
+
+  it('an aborted signal ends the call with reason aborted', async () => {
+    const controller = new AbortController();
+    const { session } = setup({}, { signal: controller.signal });
+    await session.start();
+    controller.abort();
+    await vi.waitFor(() => expect(session.state.status).toBe('ended'));
+    expect(session.state).toEqual({ status: 'ended', sessionId: 'scripted-session-1', reason: 'aborted' });
+  });
+
+  it('validates incoming messages: bad ones raise protocol_error without dropping the call', async () => {
+    const { scripted, session, errors } = setup();
+    await session.start();
+    scripted.sendRaw('not json');
+    scripted.sendRaw(JSON.stringify({ v: 1, type: 'transcript.final', turn_id: 0, role: 'user', text: 'x' })); // ids start at 1
+    scripted.sendRaw(JSON.stringify({ v: 2, type: 'future.event' })); // other versions are ignored
+    scripted.error('agent_failed', 'the agent crashed');
+    scripted.send({ type: 'transcript.final', turn_id: 1, role: 'user', text: 'q' });
+    scripted.send(completed);
+    expect(errors.map((e) => e.code)).toEqual(['protocol_error', 'protocol_error', 'server_error']);
+    expect(errors[1]!.message).toContain('turn_id'); // says which field was wrong
+    expect(errors[2]!.serverCode).toBe('agent_failed');
+    expect(session.state.status).toBe('connected');
+    expect(session.turns[0]).toMatchObject({ id: 1, messageId: 'm1', firstResponseMs: 300 });
+    await session.end();
+  });
+
+  it('sends validated text and interrupts, and refuses when not connected', async () => {
+    const { scripted, session } = setup();
+    expect(() => session.sendText('hello')).toThrow(expect.objectContaining({ code: 'not_connected' }));
+    await session.start();
+    expect(() => session.sendText('')).toThrow(ValidationError);
+    expect(() => session.sendText('x'.repeat(4001))).toThrow(ValidationError);
+    session.sendText('How long is the warranty?');
+    session.interrupt();
+    expect(scripted.sent).toEqual([
+      { v: 1, type: 'input.text', text: 'How long is the warranty?' },
+      { v: 1, type: 'response.interrupt' },
+    ]);
+    await session.end();
+  });
+
+  it('emits levels from the level meter for input and output', async () => {
+    const meter = vi.fn(() => ({ read: () => 0.5, close: () => undefined }));
+    const { session } = setup({}, { levelMeter: meter });
+    const levels: AudioLevels[] = [];
+    session.on('level', (l) => levels.push(l));
+    await session.start();
+    await vi.waitFor(() => expect(levels.length).toBeGreaterThan(2));
+    expect(meter).toHaveBeenCalledTimes(2);
+    expect(levels.at(-1)).toEqual({ input: 0.5, output: 0.5 });
+    await session.end();
+  });
+
+  it('attaches the assistant audio to the element before reporting connected, and releases it', async () => {
+    const { scripted, session } = setup();
+    let attachedAtConnected: unknown;
+    session.on('state', (s) => {
+      if (s.status === 'connected') attachedAtConnected = scripted.audio.srcObject;
+    });
+    await session.start();
+    expect(attachedAtConnected).toBe(session.remoteStream);
+    expect(scripted.audio.autoplay).toBe(true);
+    expect(scripted.audio.plays).toBe(1);
+    await session.end();
+    expect(scripted.audio.srcObject).toBeNull();
+  });
+
+  it('reports blocked autoplay and recovers with one resumePlayback() call', async () => {
+    const { scripted, session, errors } = setup();
+    scripted.audio.blocked = true;
+    const blocked = vi.fn();
+    session.on('playbackBlocked', blocked);
+    await session.start();
+    await vi.waitFor(() => expect(blocked).toHaveBeenCalledTimes(1));
+    expect(errors.map((e) => e.code)).toEqual(['playback_blocked']);
+    expect(session.state.status).toBe('connected');
+    await expect(session.resumePlayback()).rejects.toMatchObject({ code: 'playback_blocked' });
+    scripted.audio.blocked = false; // a user gesture happened
+    await expect(session.resumePlayback()).resolves.toBeUndefined();
+    expect(scripted.audio.plays).toBe(3);
+    await session.end();
+  });
+
+  it('graceful end lets the assistant finish its sentence, then tells the service', async () => {
+    const { scripted, session } = setup();
+    await session.start();
+    scripted.send({ type: 'output.speech_started', turn_id: 1 });
+    let ended = false;
+    const ending = session.end().then(() => (ended = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(ended).toBe(false);
+    expect(session.state.status).toBe('connected');
+    expect(scripted.tracks[0]!.enabled).toBe(false); // no new turn may start meanwhile
+    scripted.send({ type: 'output.speech_stopped', turn_id: 1, reason: 'completed' });
+    await ending;
+    expect(session.state).toEqual({ status: 'ended', sessionId: 'scripted-session-1', reason: 'local' });
+    expect(scripted.sent).toContainEqual({ v: 1, type: 'session.end' });
+  });
+
+  it('graceful end waits a bounded time; immediate cuts at once', async () => {
+    const a = setup({}, { gracefulEndTimeoutMs: 200 });
+    await a.session.start();
+    a.scripted.send({ type: 'output.speech_started', turn_id: 1 });
+    await a.session.end(); // no speech_stopped ever comes: bounded by gracefulEndTimeoutMs
+    expect(a.session.state.status).toBe('ended');
+
+    const b = setup();
+    await b.session.start();
+    b.scripted.send({ type: 'output.speech_started', turn_id: 1 });
+    const started = Date.now();
+    await b.session.end({ mode: 'immediate' });
+    expect(Date.now() - started).toBeLessThan(100);
+    expect(b.session.state.status).toBe('ended');
+    expect(b.scripted.sent).toContainEqual({ v: 1, type: 'session.end' });
+  });
+
+  it('a dropped link reconnects to the same session and keeps the turns', async () => {
+    const { scripted, session } = setup();
+    const states: string[] = [];
+    session.on('state', (s) => states.push(s.status));
+    await session.start();
+    scripted.turn('q', 'a');
+    scripted.drop();
+    await vi.waitFor(() => expect(session.state.status).toBe('connected'));
+    expect(states).toEqual(['connecting', 'connected', 'reconnecting', 'connected']);
+    expect(scripted.offers.map((o) => o.session_id)).toEqual([undefined, 'scripted-session-1']);
+    expect(session.getSnapshot().turns).toHaveLength(1);
+    await session.end();
+  });
+});

@@ -1,0 +1,116 @@
+import { Duplex as NodeDuplex } from 'node:stream';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+// scripts/shims/duplex.cjs stands in for readable-stream's Duplex inside the vendored simple-peer
+// bundle. Each scenario uses the stream the way simple-peer does (subclass with _read/_write, push,
+// write, end, the states it reads) against it and against Node's Duplex, and must record the same.
+
+type Callback = (err?: Error | null) => void;
+interface DuplexLike {
+  push(chunk: unknown): boolean;
+  write(chunk: unknown, cb?: Callback): boolean;
+  end(cb?: () => void): unknown;
+  on(type: string, listener: (...args: unknown[]) => void): unknown;
+  _readableState: { ended: boolean };
+  _writableState: { finished: boolean };
+}
+type DuplexClass = new (options?: Record<string, unknown>) => DuplexLike;
+
+let Slim: DuplexClass;
+const shim = new URL('../../scripts/shims/duplex.cjs', import.meta.url).href;
+const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+/** A subclass as simple-peer writes it: `_write` may hold its callback (backpressure). */
+function peerLike(Base: DuplexClass, log: unknown[], hold: Callback[]) {
+  return class extends Base {
+    _read() {}
+    _write(chunk: unknown, _encoding: string, cb: Callback) {
+      log.push(['_write', String(chunk)]);
+      if (String(chunk).startsWith('slow')) hold.push(cb);
+      else cb(null);
+    }
+  };
+}
+
+async function same(scenario: (S: DuplexClass, log: unknown[], hold: Callback[]) => Promise<void>) {
+  const logs: unknown[][] = [];
+  for (const Base of [NodeDuplex as unknown as DuplexClass, Slim]) {
+    const log: unknown[] = [];
+    const hold: Callback[] = [];
+    await scenario(peerLike(Base, log, hold) as unknown as DuplexClass, log, hold);
+    logs.push(log);
+  }
+  expect(logs[1]).toEqual(logs[0]);
+  return logs[0]!;
+}
+
+describe('Duplex of the vendored simple-peer (scripts/shims/duplex.cjs)', () => {
+  beforeAll(async () => {
+    Slim = ((await import(shim)) as { default: DuplexClass }).default;
+  });
+
+  it('starts flowing on the next tick after the first data listener, in order, and ends after push(null)', async () => {
+    const log = await same(async (S, log) => {
+      const s = new S({ allowHalfOpen: false });
+      s.on('data', (d) => log.push(['data', String(d)]));
+      s.on('end', () => log.push('end'));
+      s.push('a');
+      log.push('after a');
+      s.push('b');
+      s.push(null);
+      log.push(['ended', s._readableState.ended]);
+      await tick();
+    });
+    expect(log).toEqual(['after a', ['ended', true], ['data', 'a'], ['data', 'b'], 'end']);
+  });
+
+  it('hands out text as bytes (Buffer), as a byte stream does', async () => {
+    await same(async (S, log) => {
+      const s = new S();
+      s.on('data', (d) => log.push([Buffer.isBuffer(d), String(d)]));
+      await tick();
+      s.push('こんにちは');
+    });
+  });
+
+  it('buffers data pushed before the first data listener and delivers it when one is added', async () => {
+    await same(async (S, log) => {
+      const s = new S();
+      s.push('early-1');
+      s.push('early-2');
+      s.on('data', (d) => log.push(['data', String(d)]));
+      log.push('listening');
+      await tick();
+      s.push('late');
+      log.push('pushed late'); // delivered at once while flowing
+      await tick();
+    });
+  });
+
+  it('writes one chunk at a time through _write, holding later ones while a callback is pending', async () => {
+    const log = await same(async (S, log, hold) => {
+      const s = new S();
+      log.push(['ok', s.write('one', () => log.push('cb one'))]);
+      s.write('slow two', () => log.push('cb two'));
+      s.write('three', () => log.push('cb three'));
+      await tick();
+      log.push('release');
+      hold.shift()!(null);
+      await tick();
+    });
+    expect(log.filter((l) => Array.isArray(l) && l[0] === '_write')).toEqual([['_write', 'one'], ['_write', 'slow two'], ['_write', 'three']]);
+  });
+
+  it('end() emits finish once pending writes are done, and marks the writable finished', async () => {
+    await same(async (S, log, hold) => {
+      const s = new S();
+      s.on('finish', () => log.push(['finish', s._writableState.finished]));
+      s.write('slow one');
+      s.end();
+      await tick();
+      log.push('release');
+      hold.shift()!(null);
+      await tick();
+    });
+  });
+});

@@ -1,0 +1,177 @@
+// @vitest-environment happy-dom
+import { act, createElement, StrictMode } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { VoiceSessionOptions } from '../../src/client/index.js';
+import { useVoiceSession, type VoiceSessionControls } from '../../src/react/index.js';
+import { ScriptedService, type ScriptedServiceOptions, type SignalingFailure } from '../../src/testing/index.js';
+
+// useVoiceSession with kb-voice/testing's scripted service in a DOM (happy-dom): StrictMode's
+// double mount, unmount mid-call, start after end, every error code, mute, and no re-render from
+// audio levels. No WebRTC, no network.
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const roots: Root[] = [];
+afterEach(async () => {
+  for (const root of roots.splice(0)) await act(async () => root.unmount());
+});
+
+function render(options: () => VoiceSessionOptions, strict = true) {
+  const seen: VoiceSessionControls[] = [];
+  let renders = 0;
+  function Widget() {
+    renders++;
+    const voice = useVoiceSession(options());
+    seen.push(voice);
+    return createElement('p', { 'data-status': voice.status }, voice.status);
+  }
+  const container = document.createElement('div');
+  document.body.appendChild(container);
+  const root = createRoot(container);
+  roots.push(root);
+  const tree = createElement(Widget);
+  act(() => root.render(strict ? createElement(StrictMode, null, tree) : tree));
+  return {
+    root,
+    container,
+    get voice() {
+      return seen.at(-1)!;
+    },
+    get renders() {
+      return renders;
+    },
+  };
+}
+
+function scriptedCall(service: ScriptedServiceOptions = {}, extra: Partial<VoiceSessionOptions> = {}) {
+  const scripted = new ScriptedService(service);
+  const ui = render(() => ({ aiId: 'robot-1', ...scripted.sessionOptions, ...extra }));
+  return { scripted, ui };
+}
+
+describe('useVoiceSession', () => {
+  it('StrictMode double mount: one call, started once, not ended by the simulated remount', async () => {
+    const { scripted, ui } = scriptedCall();
+    expect(ui.voice.status).toBe('idle');
+    await act(() => ui.voice.start());
+    expect(ui.voice.status).toBe('connected');
+    expect(scripted.offers).toHaveLength(1);
+    expect(ui.container.textContent).toBe('connected');
+    await act(async () => undefined); // microtasks after the effects' double run
+    expect(ui.voice.status).toBe('connected');
+    expect(scripted.tracks[0]!.readyState).toBe('live');
+  });
+
+  it('unmounting mid-call ends the call and releases the microphone', async () => {
+    const { scripted, ui } = scriptedCall();
+    await act(() => ui.voice.start());
+    const session = ui.voice.session!;
+    await act(async () => ui.root.unmount());
+    roots.splice(roots.indexOf(ui.root), 1);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(session.state.status).toBe('ended');
+    expect(scripted.tracks[0]!.readyState).toBe('ended');
+  });
+
+  it('unmounting while connecting stops the attempt', async () => {
+    const { scripted, ui } = scriptedCall();
+    const release = scripted.holdSignaling();
+    let started!: Promise<void>;
+    act(() => {
+      started = ui.voice.start();
+    });
+    expect(ui.voice.status).toBe('connecting');
+    const session = ui.voice.session!;
+    await act(async () => ui.root.unmount());
+    roots.splice(roots.indexOf(ui.root), 1);
+    release();
+    await started;
+    expect(session.state.status).toBe('ended');
+  });
+
+  it('start after end makes a new call (new session), with the turns of the new call only', async () => {
+    const { scripted, ui } = scriptedCall({ answer: () => 'Two years.' });
+    await act(() => ui.voice.start());
+    await act(async () => ui.voice.sendText('How long is the warranty?'));
+    expect(ui.voice.turns.map((t) => t.answer)).toEqual(['Two years.']);
+    const first = ui.voice.session;
+    await act(() => ui.voice.end());
+    expect(ui.voice.status).toBe('ended');
+    await act(() => ui.voice.start());
+    expect(ui.voice.status).toBe('connected');
+    expect(ui.voice.session).not.toBe(first);
+    expect(scripted.offers).toHaveLength(2);
+    expect(scripted.offers[1]!.session_id).toBeUndefined();
+    expect(ui.voice.sessionId).toBe('scripted-session-2');
+    expect(ui.voice.turns).toEqual([]);
+  });
+
+  const failures: Array<[string, (s: ScriptedService) => void, string]> = [
+    ...([
+      [{ status: 401 }, 'unauthorized'], [{ status: 403 }, 'unauthorized'], [{ status: 404 }, 'not_found'],
+      [{ status: 429, retryAfterSeconds: 2 }, 'rate_limited'], [{ status: 503 }, 'service_unavailable'],
+      [{ network: true }, 'service_unavailable'], [{ status: 400 }, 'signaling_failed'],
+    ] as Array<[SignalingFailure, string]>).map(([f, code]): [string, (s: ScriptedService) => void, string] => [JSON.stringify(f), (s) => s.failSignaling(f), code]),
+    ['microphone denied', (s) => s.failMicrophone('NotAllowedError'), 'microphone_denied'],
+    ['no microphone', (s) => s.failMicrophone('NotFoundError'), 'microphone_unavailable'],
+  ];
+  for (const [name, fail, code] of failures) {
+    it(`shows ${code} (${name}) as state and error, with no unhandled rejection`, async () => {
+      const { scripted, ui } = scriptedCall();
+      fail(scripted);
+      await act(() => ui.voice.start()); // resolves: the failure is in the snapshot
+      expect(ui.voice.status).toBe('failed');
+      expect(ui.voice.error?.code).toBe(code);
+      expect(ui.container.textContent).toBe('failed');
+    });
+  }
+
+  it('shows webrtc_unsupported when the default transport has no WebRTC, before the microphone', async () => {
+    const scripted = new ScriptedService();
+    const { transport: _none, ...options } = scripted.sessionOptions;
+    const ui = render(() => ({ aiId: 'robot-1', ...options }));
+    await act(() => ui.voice.start());
+    expect(ui.voice.error?.code).toBe('webrtc_unsupported');
+    expect(scripted.tracks).toHaveLength(0);
+  });
+
+  it('shows mute toggles, and a mute chosen before the call applies to it', async () => {
+    const { scripted, ui } = scriptedCall();
+    act(() => ui.voice.mute());
+    expect(ui.voice.muted).toBe(true);
+    await act(() => ui.voice.start());
+    expect(ui.voice.muted).toBe(true);
+    expect(scripted.tracks[0]!.enabled).toBe(false);
+    act(() => ui.voice.unmute());
+    expect(ui.voice.muted).toBe(false);
+    expect(scripted.tracks[0]!.enabled).toBe(true);
+  });
+
+  it('shows live captions while a turn runs', async () => {
+    const { scripted, ui } = scriptedCall();
+    await act(() => ui.voice.start());
+    act(() => {
+      scripted.userSays('Opening hours?');
+      scripted.send({ type: 'transcript.delta', turn_id: 1, role: 'assistant', delta: 'Nine to five.' });
+    });
+    expect(ui.voice.live).toEqual({ turnId: 1, user: 'Opening hours?', assistant: 'Nine to five.' });
+  });
+
+  it('audio levels never re-render the component', async () => {
+    const { ui } = scriptedCall({}, { levelMeter: () => ({ read: () => Math.random(), close: () => undefined }) });
+    await act(() => ui.voice.start());
+    let levels = 0;
+    ui.voice.session!.on('level', () => levels++);
+    const before = ui.renders;
+    await act(() => new Promise((r) => setTimeout(r, 350)));
+    expect(levels).toBeGreaterThan(1);
+    expect(ui.renders).toBe(before);
+  });
+
+  it('sendText before a call throws not_connected; report before a call rejects with it', async () => {
+    const { ui } = scriptedCall();
+    expect(() => ui.voice.sendText('hi')).toThrow(expect.objectContaining({ code: 'not_connected' }));
+    await expect(ui.voice.report()).rejects.toMatchObject({ code: 'not_connected' });
+  });
+});
