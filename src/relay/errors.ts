@@ -33,7 +33,7 @@ export function jsonResponse(status: number, body: unknown, headers?: Record<str
 }
 
 /** The response of a thrown error: `{ detail }` of a `RelayError`, 500 for anything else (a bug). */
-export function errorResponse(error: unknown): Response {
-  if (error instanceof RelayError) return jsonResponse(error.status, { detail: error.detail }, error.headers);
-  return jsonResponse(500, { detail: 'Internal relay error' });
+export function errorResponse(error: unknown, headers: Record<string, string>): Response {
+  if (error instanceof RelayError) return jsonResponse(error.status, { detail: error.detail }, { ...headers, ...error.headers });
+  return jsonResponse(500, { detail: 'Internal relay error' }, headers);
 }

@@ -22,14 +22,14 @@ const loadNodeServer = () => (listenerModule ??= import(/* @vite-ignore */ ['@ho
  * answers 500 naming the cause instead of waiting for a body that will never come.
  */
 function adoptParsedBody(req: ParsedRequest): string | undefined {
-  const consumed = req._body === true || (req.readableEnded && req.readableLength === 0 && req.method !== 'GET' && req.method !== 'HEAD');
+  const consumed = req._body === true || (req.readableEnded && req.method !== 'GET' && req.method !== 'HEAD');
   if (!consumed || Buffer.isBuffer(req.rawBody)) return undefined;
   const body = req.body;
   if (Buffer.isBuffer(body)) req.rawBody = body;
   else if (typeof body === 'string') req.rawBody = Buffer.from(body);
-  else if (req._body === true && body !== undefined && typeof body === 'object') req.rawBody = Buffer.from(JSON.stringify(body));
-  else if (req._body === true || Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined) {
-    return 'another middleware read the request body before the relay and left no body the relay can use; mount the relay before body parsers (or after express.json(), which it understands)';
+  else if (body !== undefined && body !== null && typeof body === 'object') req.rawBody = Buffer.from(JSON.stringify(body));
+  else if (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined) {
+    return 'another middleware read the request body before the relay and left no body the relay can use; mount the relay before body parsers (express.json() is understood)';
   }
   return undefined;
 }
@@ -40,9 +40,10 @@ const bodyErrors = new WeakMap<IncomingMessage, string>();
  * Adapts a relay to a Node `(req, res, next?)` listener through @hono/node-server's listener
  * (lightweight `Request` built from the `IncomingMessage`, responses streamed with backpressure,
  * the caller going away aborts `request.signal`). The raw request target is checked by the relay
- * itself (it is passed as `env.incoming`).
+ * itself (it is passed as `env.incoming`). Globals are left alone unless `overrideGlobalObjects`
+ * (what `serveRelay` does: its process is the relay).
  */
-export function toNodeHandler(relay: Relay): NodeHandler {
+export function toNodeHandler(relay: Relay, adapter: { overrideGlobalObjects?: boolean } = {}): NodeHandler {
   let listener: ((req: IncomingMessage, res: ServerResponse) => Promise<unknown>) | undefined;
   const prefix = normalizePrefix(relay.prefix);
   return async (req, res, next) => {
@@ -56,6 +57,9 @@ export function toNodeHandler(relay: Relay): NodeHandler {
       const error = bodyErrors.get(env.incoming as IncomingMessage);
       return relay.fetch(request, error === undefined ? env : { ...env, relayBodyError: error });
     }, {
+      // Replacing the global Request/Response with @hono/node-server's lighter subclasses is for a
+      // process that is the relay (serveRelay); mounted in someone else's app, globals stay theirs.
+      overrideGlobalObjects: adapter.overrideGlobalObjects ?? false,
       errorHandler: () => new Response(JSON.stringify({ detail: 'Bad request target' }), { status: 400, headers: { 'content-type': 'application/json' } }),
     });
     if (r.originalUrl !== undefined) req.url = r.originalUrl;
@@ -95,7 +99,7 @@ export async function serveRelay(relay: Relay, options: { port?: number; host?: 
   const limits = { ...SERVER_LIMIT_DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([k, v]) => k in SERVER_LIMIT_DEFAULTS && v !== undefined)) };
   for (const [name, value] of Object.entries(limits)) if (!Number.isFinite(value) || value <= 0) throw new TypeError(`serveRelay option ${name} must be a positive number`);
   const host = options.host ?? '127.0.0.1';
-  const handler = toNodeHandler(relay);
+  const handler = toNodeHandler(relay, { overrideGlobalObjects: true });
   const server = http.createServer(
     {
       headersTimeout: limits.headersTimeoutMs,

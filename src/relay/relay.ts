@@ -5,7 +5,7 @@ import { errorResponse, jsonResponse, RelayError, describeDetail } from './error
 import { SessionGrants } from './grant.js';
 import { createLog, requestIdOf } from './log.js';
 import { createNodeFetch, isNode } from './node-fetch.js';
-import { allowedMethods, matchRoute, normalizePrefix, type RouteMatch } from './routes.js';
+import { allowedMethods, compileRoutes, matchRoute, normalizePrefix, RELAY_ROUTES, type RelayRoute, type RouteMatch } from './routes.js';
 import type { Forwarding } from './scope.js';
 import type { RateLimitDecision, Relay, RelayCaller, RelayEndpointId, RelayOptions, RelayRole } from './types.js';
 import { describe, Upstream } from './upstream.js';
@@ -78,6 +78,12 @@ function rawPathOf(url: URL, env: unknown): string {
  * Without `authorize` every caller is `admin` (local QA only): a warning is logged at creation.
  */
 export function createRelay(options: RelayOptions): Relay {
+  return createRelayWithRoutes(options, RELAY_ROUTES);
+}
+
+/** `createRelay` over another route table (tests of route kinds the table does not have yet). Not public. */
+export function createRelayWithRoutes(options: RelayOptions, routes: readonly RelayRoute[]): Relay {
+  const table = compileRoutes(routes);
   if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('Relay apiKey is required');
   const prefix = normalizePrefix(options.prefix ?? '/api/voice');
   const cors = new Cors(options.allowedOrigins ?? []);
@@ -98,24 +104,32 @@ export function createRelay(options: RelayOptions): Relay {
 
   interface Trace {
     requestId: string;
+    /** Headers of every answer: the request id, and CORS for an allowed origin. Set at construction (cheaper than mutating a Response). */
+    headers: Record<string, string>;
     endpoint?: RelayEndpointId;
     role?: RelayRole;
   }
 
   /** Path, query and body of the request, parsed with the shared parser; refusals thrown. */
   async function parse(request: Request, url: URL, match: RouteMatch, env: unknown) {
-    const { endpoint } = match.route;
+    const { endpoint, textBody } = match.route;
+    const type = request.headers.get('content-type') ?? '';
     let bodyText: string | undefined;
-    if (endpoint.body) {
+    if (endpoint.body || textBody) {
       const adapterError = (env as AdapterEnv | undefined)?.relayBodyError;
       if (typeof adapterError === 'string') throw new RelayError(500, 'Relay misconfigured: the request body was consumed before the relay', adapterError);
       bodyText = await readBoundedBody(request, maxBodyBytes);
-      // Requiring JSON also forces a CORS preflight on cross-site browser requests.
-      if (bodyText.trim() !== '' && !JSON_TYPE.test(request.headers.get('content-type') ?? '')) throw new RelayError(415, 'Content-Type must be application/json', `content-type ${JSON.stringify(request.headers.get('content-type') ?? '(none)')} is not JSON`);
+      // Requiring JSON (or the route's own types) also forces a CORS preflight on cross-site browser requests.
+      const accepted = textBody ? textBody.contentTypes.some((t) => type.split(';')[0]!.trim().toLowerCase() === t) : JSON_TYPE.test(type);
+      const expected = textBody ? textBody.contentTypes.join(' or ') : 'application/json';
+      if (bodyText.trim() !== '' && !accepted) throw new RelayError(415, `Content-Type must be ${expected}`, `content-type ${JSON.stringify(type || '(none)')} is not ${expected}`);
     }
-    const parsed = parseRequest(endpoint as Endpoint, { params: match.params, query: url.searchParams, ...(bodyText !== undefined ? { bodyText } : {}) });
-    if (!parsed.ok) throw new RelayError(422, parsed.detail, describeDetail(parsed.detail));
-    return parsed.value as { params: Record<string, string>; query: Record<string, unknown> | undefined; body: Record<string, unknown> | undefined };
+    const parsed = parseRequest(endpoint as Endpoint, { params: match.params, query: url.searchParams, ...(endpoint.body && bodyText !== undefined ? { bodyText } : {}) });
+    const detail = parsed.ok ? [] : [...parsed.detail];
+    if (textBody && !bodyText?.trim()) detail.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
+    if (!parsed.ok || detail.length) throw new RelayError(422, detail, describeDetail(detail));
+    const text = textBody && bodyText !== undefined ? { type: type.split(';')[0]!.trim().toLowerCase(), text: bodyText } : undefined;
+    return { ...(parsed.value as { params: Record<string, string>; query: Record<string, unknown> | undefined; body: Record<string, unknown> | undefined }), text };
   }
 
   async function handle(request: Request, env: unknown, trace: Trace): Promise<Response> {
@@ -125,18 +139,17 @@ export function createRelay(options: RelayOptions): Relay {
 
     if (request.method === 'OPTIONS') {
       const wanted = request.headers.get('access-control-request-method');
-      const methods = allowedMethods(rawPath, prefix);
+      const methods = allowedMethods(rawPath, prefix, table);
       if (origin === null || wanted === null || !methods.includes(wanted)) throw new RelayError(404, 'Not found', `preflight for ${wanted ?? '(no method)'} on a path off the allowlist`);
       if (!cors.allows(origin)) throw new RelayError(403, 'Origin not allowed', `preflight from origin ${origin}, which is not in allowedOrigins`);
-      return new Response(null, { status: 204, headers: cors.preflight(origin, methods, request.headers.get('access-control-request-headers')) });
+      return new Response(null, { status: 204, headers: { ...trace.headers, ...cors.preflight(origin, methods, request.headers.get('access-control-request-headers')) } });
     }
+    const match = matchRoute(request.method, rawPath, prefix, table);
+    if (match) trace.endpoint = match.id;
     if (origin !== null && origin !== url.origin && !cors.allows(origin)) {
       throw new RelayError(403, 'Origin not allowed', `origin ${origin} is neither the relay's own (${url.origin}) nor in allowedOrigins`);
     }
-
-    const match = matchRoute(request.method, rawPath, prefix);
     if (!match) throw new RelayError(404, 'Not found', `${request.method} ${rawPath.slice(0, 200)} is not on the allowlist (or not a canonical path under ${prefix || '/'})`);
-    trace.endpoint = match.id;
 
     const caller = await authorize(request);
     if (caller === null || caller === undefined) throw new RelayError(401, 'Not authenticated', 'authorize returned null');
@@ -164,35 +177,35 @@ export function createRelay(options: RelayOptions): Relay {
           method: endpoint.method,
           path: fillPath(other ? endpoint.path : route.upstreamPath ?? endpoint.path, other?.params ?? v.params),
           query: query && objectToQuery(query),
-          body: body === undefined || other ? undefined : { type: 'application/json', text: JSON.stringify(body) },
+          body: other ? undefined : v.text ?? (body === undefined ? undefined : { type: 'application/json', text: JSON.stringify(body) }),
           caller: request,
           requestId: trace.requestId,
         });
       },
-      passThrough: (response) => upstream.passThrough(response),
+      passThrough: (response) => upstream.passThrough(response, trace.headers),
       readJson: (response, schema) => upstream.readJson(response, schema),
-      json: (status, body) => jsonResponse(status, body),
+      json: (status, body) => jsonResponse(status, body, trace.headers),
     };
     if (caller.role === 'user') return route.user(forwarding);
-    return upstream.passThrough(await forwarding.call());
+    return upstream.passThrough(await forwarding.call(), trace.headers);
   }
 
   return {
     prefix,
     async fetch(request: Request, env?: unknown): Promise<Response> {
       const started = Date.now();
-      const trace: Trace = { requestId: requestIdOf(request.headers) };
+      const requestId = requestIdOf(request.headers);
+      const origin = request.headers.get('origin');
+      const headers = cors.allows(origin) && request.method !== 'OPTIONS' ? { 'x-request-id': requestId, ...cors.headers(origin) } : { 'x-request-id': requestId };
+      const trace: Trace = { requestId, headers };
       let response: Response;
       let reason: string | undefined;
       try {
         response = await handle(request, env, trace);
       } catch (error) {
-        response = errorResponse(error);
+        response = errorResponse(error, headers);
         reason = error instanceof RelayError ? error.reason : `internal error: ${describe(error)}`;
       }
-      const origin = request.headers.get('origin');
-      if (cors.allows(origin) && request.method !== 'OPTIONS') for (const [k, v] of Object.entries(cors.headers(origin))) response.headers.set(k, v);
-      if (!response.headers.has('x-request-id')) response.headers.set('x-request-id', trace.requestId);
       const { status } = response;
       log({
         level: status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info',

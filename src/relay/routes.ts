@@ -10,11 +10,17 @@ import { forUser, type UserPolicy } from './scope.js';
 export interface RelayRoute<E extends Endpoint = Endpoint> {
   readonly endpoint: E;
   readonly user: UserPolicy;
-  /** Upstream path template when it differs from the endpoint's. */
+  /** Upstream path template when it differs from the endpoint's (same `{name}` parameters). */
   readonly upstreamPath?: string;
+  /**
+   * A non-JSON body (e.g. `application/sdp`, `application/trickle-ice-sdpfrag`): read as text under
+   * the body cap, required, refused (415) in any other content type, and forwarded as received with
+   * its content type. The endpoint then declares no JSON `body` schema.
+   */
+  readonly textBody?: { readonly contentTypes: readonly string[] };
 }
 
-const route = <const E extends Endpoint>(endpoint: E, user: UserPolicy, upstreamPath?: string): RelayRoute<E> => ({ endpoint, user, ...(upstreamPath ? { upstreamPath } : {}) });
+const route = <const E extends Endpoint>(endpoint: E, user: UserPolicy, more: Pick<RelayRoute, 'upstreamPath' | 'textBody'> = {}): RelayRoute<E> => ({ endpoint, user, ...more });
 
 /** The allowlist, written once: the type, `RELAY_ENDPOINT_IDS` and the matcher all come from it. */
 export const RELAY_ROUTES = [
@@ -44,7 +50,12 @@ const compile = (template: string): Segment[] =>
     .filter((s) => s !== '')
     .map((s) => (s.startsWith('{') && s.endsWith('}') ? { param: s.slice(1, -1) } : { literal: s }));
 
-const compiled = RELAY_ROUTES.map((r) => ({ route: r as RelayRoute, segments: compile(r.endpoint.path) }));
+/** A route table ready for matching. */
+export type RouteTable = { route: RelayRoute; segments: Segment[] }[];
+
+export const compileRoutes = (routes: readonly RelayRoute[]): RouteTable => routes.map((r) => ({ route: r, segments: compile(r.endpoint.path) }));
+
+const compiled = compileRoutes(RELAY_ROUTES);
 
 /**
  * Every literal segment of every endpoint path (lower case). A parameter may not take one of these
@@ -97,6 +108,7 @@ export interface RouteMatch {
   params: Record<string, string>;
 }
 
+
 /** Whether the raw path lies under `prefix` (segment-wise). */
 export const underPrefix = (rawPath: string, prefix: string) => prefix === '' || rawPath === prefix || rawPath.startsWith(`${prefix}/`);
 
@@ -104,13 +116,13 @@ export const underPrefix = (rawPath: string, prefix: string) => prefix === '' ||
  * Matches `method` and the raw pathname against the allowlist under `prefix`. Literal segments and
  * methods compare case-sensitively, so `/V1/Robots/...` or `patch` match nothing.
  */
-export function matchRoute(method: string, rawPath: string, prefix: string): RouteMatch | null {
+export function matchRoute(method: string, rawPath: string, prefix: string, table: RouteTable = compiled): RouteMatch | null {
   const segments = canonicalSegments(rawPath);
   if (!segments) return null;
   const prefixSegments = prefix === '' ? [] : prefix.slice(1).split('/');
   if (segments.length < prefixSegments.length || prefixSegments.some((s, i) => segments[i] !== s)) return null;
   const rest = segments.slice(prefixSegments.length);
-  for (const { route, segments: template } of compiled) {
+  for (const { route, segments: template } of table) {
     if (route.endpoint.method !== method || template.length !== rest.length) continue;
     // A null-prototype record: parameter names come from the table, values from the caller.
     const params: Record<string, string> = Object.create(null);
@@ -127,6 +139,6 @@ export function matchRoute(method: string, rawPath: string, prefix: string): Rou
 }
 
 /** The methods allowed on a path, for CORS preflight answers. */
-export function allowedMethods(rawPath: string, prefix: string): string[] {
-  return [...new Set(compiled.map((r) => r.route.endpoint.method))].filter((m) => matchRoute(m, rawPath, prefix) !== null);
+export function allowedMethods(rawPath: string, prefix: string, table: RouteTable = compiled): string[] {
+  return [...new Set(table.map((r) => r.route.endpoint.method))].filter((m) => matchRoute(m, rawPath, prefix, table) !== null);
 }

@@ -9,6 +9,8 @@ export interface Forwarding {
   params: Record<string, string>;
   query: Record<string, unknown> | undefined;
   body: Record<string, unknown> | undefined;
+  /** A non-JSON body as received (routes with `textBody`). */
+  text: { type: string; text: string } | undefined;
   user: string;
   grants: SessionGrants;
   /** Calls the route's upstream path with `body` (default: the validated one), or another endpoint; non-2xx answers are thrown. */

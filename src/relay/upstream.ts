@@ -83,7 +83,9 @@ export class Upstream {
     } catch (error) {
       settle();
       if (timedOut) throw new RelayError(504, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`, {}, error);
-      throw new RelayError(502, 'Upstream unreachable', signal.aborted ? 'the caller went away before the upstream answered' : `upstream unreachable (${describe(error)})`, {}, error);
+      // 499 (as nginx logs it): nobody reads this answer, and it is no upstream failure.
+      if (signal.aborted) throw new RelayError(499, 'Client closed request', 'the caller went away before the upstream answered', {}, error);
+      throw new RelayError(502, 'Upstream unreachable', `upstream unreachable (${describe(error)})`, {}, error);
     }
     // The caller going away still aborts a streamed body: only the time limit ends at hand-over.
     this.#settle.set(response, () => clearTimeout(timer));
@@ -135,8 +137,8 @@ export class Upstream {
    * for event streams, what arrives in the first turn of the event loop is read (within the time
    * limit) before answering, so a secret in it answers 502; a later one cuts the body.
    */
-  async passThrough(response: Response): Promise<Response> {
-    const headers = this.#headersFor(response);
+  async passThrough(response: Response, extraHeaders: Record<string, string>): Promise<Response> {
+    const headers = { ...extraHeaders, ...this.#headersFor(response) };
     const settle = this.#settle.get(response) ?? (() => {});
     if (!response.body || response.status === 204 || response.status === 205) {
       settle();
@@ -214,8 +216,9 @@ export class Upstream {
   }
 }
 
-/** Resolves null after the current turn of the event loop (pending I/O callbacks run first). */
-const nextTurn = () => new Promise<null>((resolve) => setTimeout(() => resolve(null), 0));
+/** Resolves null after the current turn of the event loop (pending I/O callbacks run first; setImmediate where there is one). */
+const later: (f: () => void) => unknown = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate ?? ((f) => setTimeout(f, 0));
+const nextTurn = () => new Promise<null>((resolve) => later(() => resolve(null)));
 
 function concat(chunks: Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1) return chunks[0]!;

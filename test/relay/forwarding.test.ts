@@ -156,8 +156,13 @@ describe('limits and upstream failures', () => {
       setTimeout(() => res.end(`${req.headers.authorization}"}`), 20);
     });
     const res = await call(`/v1/${ROBOT}/session.messages?session_id=s1`);
-    expect(res.status).toBe(200);
-    await expect(res.text()).rejects.toThrow();
+    // Both withhold the key: on a loaded machine the two chunks can reach the relay together,
+    // and a key inside the first read answers 502 before any byte is sent.
+    if (res.status === 502) expect(await res.text()).not.toContain(KEY);
+    else {
+      expect(res.status).toBe(200);
+      await expect(res.text()).rejects.toThrow();
+    }
   });
 
   it('answers 502 over node:http when the first chunk would echo the key', async () => {

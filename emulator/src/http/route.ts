@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import * as z from 'zod/mini';
-import { queryToObject, validate, type Endpoint, type ValidationErrorItem } from 'kb-voice/schemas';
+import { parseJsonText, parseRequest, type Endpoint } from 'kb-voice/schemas';
 import { HttpError } from './errors.js';
 import type { ServerContext } from './server-context.js';
 
@@ -30,26 +30,8 @@ export function requireBearer(c: Context, apiKey: string): void {
   if (!m || m[1] !== apiKey) throw new HttpError(401, 'Invalid API key');
 }
 
-/** Reads and parses the JSON body; the 422 detail for a missing or malformed one. */
-async function readJson(c: Context, endpoint: Endpoint): Promise<{ ok: true; value: unknown } | { ok: false; detail: ValidationErrorItem[] }> {
-  const text = await c.req.text();
-  if (text.trim() === '') {
-    if (endpoint.bodyRequired === false) return { ok: true, value: {} };
-    return { ok: false, detail: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] };
-  }
-  return parseJson(text);
-}
-
-/** Parses JSON text; on failure the 422 detail `json_invalid` with the character position. */
-export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; detail: ValidationErrorItem[] } {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    const message = String(error);
-    const position = /end of JSON/i.test(message) ? text.length : Number(/position (\d+)/.exec(message)?.[1] ?? 0);
-    return { ok: false, detail: [{ loc: ['body', position], msg: 'JSON decode error', type: 'json_invalid' }] };
-  }
-}
+/** Parses JSON text; on failure the 422 detail `json_invalid` with the character position (the shared parser's). */
+export const parseJson = parseJsonText;
 
 /**
  * Registers one endpoint of the table. The wrapper does what every endpoint shares, in the
@@ -69,27 +51,16 @@ export function route<const E extends Endpoint>(
   const run = async (c: Context, fixed: Record<string, string>): Promise<Response> => {
     if (sc.faults.latencyMs > 0) await sleep(sc.faults.latencyMs);
     if (endpoint.auth) requireBearer(c, sc.apiKey);
-    const detail: ValidationErrorItem[] = [];
-    const params = validate(endpoint.params, { ...c.req.param(), ...fixed }, 'path');
-    if (!params.ok) detail.push(...params.detail);
-    let query: unknown = {};
-    if (endpoint.query) {
-      const q = validate(endpoint.query, queryToObject(endpoint.query, new URL(c.req.url).searchParams), 'query');
-      if (q.ok) query = q.value;
-      else detail.push(...q.detail);
-    }
-    let body: unknown;
-    if (endpoint.body) {
-      const raw = await readJson(c, endpoint);
-      if (!raw.ok) detail.push(...raw.detail);
-      else {
-        const b = validate(endpoint.body, raw.value, 'body');
-        if (b.ok) body = b.value;
-        else detail.push(...b.detail);
-      }
-    }
-    if (detail.length > 0) throw new HttpError(422, detail);
-    const reply = await handler({ params: params.ok ? params.value : {}, query, body, c } as RouteInput<E>);
+    // The shared parser of kb-voice (also used by the API client and the relay): the same bad
+    // request gets the same 422 everywhere.
+    const parsed = parseRequest(endpoint, {
+      params: { ...c.req.param(), ...fixed },
+      query: new URL(c.req.url).searchParams,
+      ...(endpoint.body ? { bodyText: await c.req.text() } : {}),
+    });
+    if (!parsed.ok) throw new HttpError(422, parsed.detail);
+    const { params, query, body } = parsed.value;
+    const reply = await handler({ params, query: query ?? {}, body, c } as RouteInput<E>);
     if (reply instanceof Response) return reply;
     const status = reply.status ?? endpoint.status;
     if (status === endpoint.status) {
