@@ -17,5 +17,7 @@ if ('problem' in result) {
   byId('language').textContent = result.config.language;
   startApp(result.config);
 }
+// The widget page, for the same robot and language.
+byId<HTMLAnchorElement>('widget-link').search = window.location.search;
 // Lets automation wait until the page's script is running.
 document.body.dataset.ready = 'true';

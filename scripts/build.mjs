@@ -18,8 +18,12 @@
 // 3. Every `'simple-peer'` import in the emitted JS reachable from the browser entry is pointed at
 //    that vendored module. Server code in dist/ and everything run from src (tests, tsx, vitest)
 //    keep the real package from node_modules.
-// 4. dist/cli/main.js (the `kb-voice` bin; tsc keeps its shebang) is made executable.
-// 5. The workspace package kb-voice-emulator: `tsc -p emulator/tsconfig.json` emits emulator/dist
+// 4. The widget's one-file build, dist/kb-voice-widget.js (`kb-voice/widget/standalone`): esbuild
+//    bundles dist/widget/index.js with everything it imports (zod, ky, eventemitter3, the vendored
+//    simple-peer), minified, for one `<script type="module">` tag on any static host. Checked for
+//    Node built-ins and for imports left over (it must stand alone); its size is a package check.
+// 5. dist/cli/main.js (the `kb-voice` bin; tsc keeps its shebang) is made executable.
+// 6. The workspace package kb-voice-emulator: `tsc -p emulator/tsconfig.json` emits emulator/dist
 //    (its `kb-voice/schemas` imports resolve to the dist/ just built, through node_modules/kb-voice)
 //    and emulator/dist/bin.js (the `kb-voice-emulator` bin) is made executable.
 //
@@ -47,6 +51,7 @@ async function main() {
   runTsc('tsconfig.build.json');
   await bundleSimplePeer();
   const rewritten = await pointImportsAtVendoredSimplePeer();
+  await bundleWidget();
   await chmod(path.join(dist, 'cli', 'main.js'), 0o755);
   runTsc(path.join('emulator', 'tsconfig.json'));
   await chmod(path.join(emulatorDir, 'dist', 'bin.js'), 0o755);
@@ -109,6 +114,28 @@ async function bundleSimplePeer() {
   if (problems.length > 0) fail(`dist/vendor/simple-peer.js ${problems.join(', ')}`);
 }
 
+async function bundleWidget() {
+  const outfile = path.join(dist, 'kb-voice-widget.js');
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: [path.join(dist, 'widget', 'index.js')],
+    outfile,
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    minify: true,
+    sourcemap: true,
+    legalComments: 'eof',
+    logLevel: 'warning',
+    metafile: true,
+  });
+  const leftover = Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
+  const code = await readFile(outfile, 'utf8');
+  if (leftover.length > 0) fail(`dist/kb-voice-widget.js still imports ${leftover.join(', ')}`);
+  if (NODE_BUILTIN_IMPORT.test(code)) fail('dist/kb-voice-widget.js imports a Node built-in');
+}
+
 /**
  * Keeps readable-stream out of the bundle (CommonJS is not tree-shaken): `readable-stream` resolves
  * to scripts/shims/readable-stream.cjs, whose Duplex is scripts/shims/duplex.cjs (~8.5 KB min+gzip
@@ -142,7 +169,8 @@ function stripStringsAndComments(code) {
 
 async function pointImportsAtVendoredSimplePeer() {
   let count = 0;
-  for (const file of await browserModules(path.join(dist, 'index.js'))) {
+  const entries = [path.join(dist, 'index.js'), path.join(dist, 'widget', 'index.js')];
+  for (const file of await browserModules(entries)) {
     const code = await readFile(file, 'utf8');
     let relative = path.relative(path.dirname(file), vendorFile).split(path.sep).join('/');
     if (!relative.startsWith('.')) relative = `./${relative}`;
@@ -163,9 +191,9 @@ async function pointImportsAtVendoredSimplePeer() {
  * the vendored simple-peer; server code (the emulator answers calls with simple-peer on
  * @roamhq/wrtc) keeps the real package, with Node's Buffer and `DEBUG=simple-peer` logging.
  */
-async function browserModules(entry) {
+async function browserModules(entries) {
   const seen = new Set();
-  const queue = [entry];
+  const queue = [...entries];
   while (queue.length > 0) {
     const file = queue.pop();
     if (seen.has(file)) continue;

@@ -12,6 +12,9 @@
 //   4. browser bundle  esbuild, platform=browser, NO define/inject/alias/polyfill, of
 //                      `import { VoiceSession, createApiClient } from 'kb-voice'`: builds, pulls
 //                      nothing but kb-voice, zod, ky, eventemitter3, and min+gzip < 45 KB
+//   4b. widget         `kb-voice/widget` through esbuild (same leak check), and the one-file build
+//                      dist/kb-voice-widget.js as shipped: self-contained, min+gzip at most 12 KB
+//                      more than the browser entry's
 //   5. schemas bundle  `kb-voice/schemas` is browser-safe too (size printed)
 //   6. vite build      the same consumer through Vite with its defaults
 //   7. consumer types  tsc strict with skipLibCheck OFF over a browser consumer (bundler
@@ -39,8 +42,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BROWSER_LIMIT_BYTES = 45_000;
 /** Packages the browser entry may pull into a consumer's bundle (everything else is a leak). */
 const BROWSER_PACKAGES = ['kb-voice', 'zod', 'ky', 'eventemitter3'];
-/** What kb-voice/react and kb-voice/testing may add to an app's bundle beyond the browser entry (min+gzip bytes). */
-const EXTRA_LIMIT_BYTES = { 'kb-voice/react': 2_000, 'kb-voice/testing': 4_000 };
+/** What kb-voice/react and kb-voice/testing (and the widget's one-file build) may add to an app's bundle beyond the browser entry (min+gzip bytes). */
+const EXTRA_LIMIT_BYTES = { 'kb-voice/react': 2_000, 'kb-voice/testing': 4_000, 'kb-voice/widget': 12_000 };
 
 const results = [];
 const keep = process.argv.includes('--keep');
@@ -89,6 +92,8 @@ const ENTRIES = [
   { name: 'kb-voice/api', file: 'dist/api/index.js', keys: ['createApiClient', 'ApiError', 'ValidationError'] },
   { name: 'kb-voice/schemas', file: 'dist/schemas/index.js', keys: ['RealtimeSessionIn', 'RealtimeSessionOut'] },
   { name: 'kb-voice/relay', file: 'dist/relay/index.js', keys: ['createRelay', 'serveRelay'] },
+  { name: 'kb-voice/widget', file: 'dist/widget/index.js', keys: ['KbVoiceWidget', 'defineKbVoiceWidget'] },
+  { name: 'kb-voice/widget/standalone', file: 'dist/kb-voice-widget.js', keys: ['KbVoiceWidget', 'defineKbVoiceWidget'] },
   { name: 'kb-voice/react', file: 'dist/react/index.js', keys: ['useVoiceSession'] },
   { name: 'kb-voice/testing', file: 'dist/testing/index.js', keys: ['ScriptedService', 'FakeAudioElement'] },
 ];
@@ -214,14 +219,33 @@ async function main() {
         'globalThis.kbVoice = { VoiceSession, createApiClient };\n',
     );
 
+    let browserGzipped = 0;
     await check('browser bundle of kb-voice (esbuild, no shims)', async () => {
       const { bytes, gzipped } = await bundleForBrowser(consumer, entry);
+      browserGzipped = gzipped;
       if (gzipped > BROWSER_LIMIT_BYTES) {
         throw new Error(`min+gzip ${kb(gzipped)} is over the ${kb(BROWSER_LIMIT_BYTES)} budget`);
       }
       return `VoiceSession + createApiClient: ${kb(bytes)} min, ${kb(gzipped)} (${gzipped} bytes) min+gzip, budget ${kb(BROWSER_LIMIT_BYTES)}`;
     });
 
+    await check('widget: kb-voice/widget bundle and the one-file build (size beyond the browser entry)', async () => {
+      const widgetEntry = path.join(consumer, 'widget-app.js');
+      await writeFile(widgetEntry, "import 'kb-voice/widget';\n");
+      const bundled = await bundleForBrowser(consumer, widgetEntry);
+      const file = path.join(installed, 'dist', 'kb-voice-widget.js');
+      const alone = await esbuild.build({ entryPoints: [file], bundle: true, write: false, metafile: true, format: 'esm', external: ['*'], logLevel: 'silent' });
+      const imports = Object.values(alone.metafile.inputs).flatMap((input) => input.imports.map((i) => i.path));
+      if (imports.length > 0) throw new Error(`dist/kb-voice-widget.js is not self-contained: it imports ${imports.join(', ')}`);
+      const code = await readFile(file);
+      const gzipped = gzipSync(code, { level: 9 }).length;
+      if (!browserGzipped) throw new Error('the browser entry was not measured (its check failed)');
+      const extra = gzipped - browserGzipped;
+      const summary = `one-file build ${kb(code.length)} min, ${kb(gzipped)} min+gzip = browser entry + ${kb(extra)} (limit + ${kb(EXTRA_LIMIT_BYTES['kb-voice/widget'])}); ` +
+        `through esbuild ${kb(bundled.gzipped)} min+gzip`;
+      if (extra > EXTRA_LIMIT_BYTES['kb-voice/widget']) throw new Error(`${summary}: over the limit`);
+      return summary;
+    });
     // The React binding and the testing service, each measured as what they add to an app that
     // already has the browser entry (react itself is the app's: external).
     for (const [name, line] of [
@@ -268,7 +292,7 @@ async function main() {
 
     await check('consumer types (tsc strict, skipLibCheck off)', async () => {
       await typecheckConsumers(consumer);
-      return 'browser consumer of . and ./schemas (bundler, no @types/node); Node consumer of ./api, ./schemas, ./relay (node16, no DOM lib)';
+      return 'browser consumer of ., ./schemas and ./widget (bundler, no @types/node); Node consumer of ./api, ./schemas, ./relay (node16, no DOM lib)';
     });
 
     await check('node smoke (every entry imports; kb-voice emulator without the emulator)', async () => {
@@ -405,6 +429,9 @@ session.on('state', (state: SessionState) => console.log(state.status));
 session.on('turn', (turn: Turn) => console.log(turn.answer));
 export const parsed = RealtimeSessionIn;
 export const errors = [ApiError, ValidationError];
+import { KbVoiceWidget } from 'kb-voice/widget';
+const widget: KbVoiceWidget = document.createElement('kb-voice-widget');
+widget.addEventListener('turn', (event) => console.log(event.detail.answer, widget.snapshot?.status));
 `,
   );
   await writeFile(

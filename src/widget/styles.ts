@@ -1,0 +1,87 @@
+/**
+ * The widget's stylesheet, scoped to its shadow root (nothing leaks into the page, the page's CSS
+ * does not reach in). Pages theme it through the custom properties on `:host` (inherited through
+ * the shadow boundary) and the `part` names (`::part(button)`, ...). The default colours pass WCAG
+ * AA contrast (4.5:1 for text) on the default background.
+ */
+export const WIDGET_CSS: string = `
+:host {
+  --kbv-font: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans JP", sans-serif;
+  --kbv-bg: #ffffff;
+  --kbv-fg: #1b1f24;
+  --kbv-muted: #505a66;
+  --kbv-border: #c4cad3;
+  --kbv-accent: #1f4fc2;
+  --kbv-accent-fg: #ffffff;
+  --kbv-user: #1f4fc2;
+  --kbv-assistant: #6a2f9e;
+  --kbv-error: #a1231b;
+  --kbv-error-bg: #fdf0ef;
+  --kbv-focus: #c2410c;
+  --kbv-radius: 12px;
+  display: block;
+  box-sizing: border-box;
+  width: 100%;
+  max-width: 28rem;
+  font: 15px/1.45 var(--kbv-font);
+  color: var(--kbv-fg);
+}
+:host([hidden]) { display: none; }
+*, *::before, *::after { box-sizing: border-box; }
+.panel {
+  display: grid; gap: .75rem; padding: 1rem; min-inline-size: 0;
+  background: var(--kbv-bg); color: var(--kbv-fg);
+  border: 1px solid var(--kbv-border); border-radius: var(--kbv-radius);
+}
+.head { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; justify-content: space-between; }
+.title { font-weight: 600; margin: 0; font-size: 1rem; }
+.status { display: inline-flex; align-items: center; gap: .4rem; font-size: .9rem; color: var(--kbv-muted); }
+.status::before { content: ""; inline-size: .6rem; block-size: .6rem; border-radius: 50%; background: var(--kbv-border); }
+.status[data-status="connecting"]::before, .status[data-status="reconnecting"]::before { background: var(--kbv-accent); animation: kbv-pulse 1s ease-in-out infinite alternate; }
+.status[data-status="connected"]::before { background: #1d7a3a; }
+.status[data-status="failed"]::before { background: var(--kbv-error); }
+@keyframes kbv-pulse { from { opacity: 1; } to { opacity: .25; } }
+.controls { display: flex; flex-wrap: wrap; gap: .5rem; }
+button {
+  font: inherit; min-block-size: 2.5rem; padding: .4rem .9rem; cursor: pointer;
+  border-radius: calc(var(--kbv-radius) / 1.5); border: 1px solid var(--kbv-border);
+  background: var(--kbv-bg); color: var(--kbv-fg);
+}
+button:hover:not(:disabled) { border-color: var(--kbv-accent); }
+button:disabled { opacity: .5; cursor: not-allowed; }
+button.primary { background: var(--kbv-accent); border-color: var(--kbv-accent); color: var(--kbv-accent-fg); }
+button[aria-pressed="true"] { border-color: var(--kbv-fg); box-shadow: inset 0 0 0 1px var(--kbv-fg); }
+:focus-visible { outline: 3px solid var(--kbv-focus); outline-offset: 2px; }
+.level { display: flex; align-items: center; gap: .5rem; font-size: .85rem; color: var(--kbv-muted); }
+.meter { flex: 1; block-size: .5rem; border-radius: .25rem; background: #e6e9ee; overflow: hidden; }
+.meter > span { display: block; block-size: 100%; inline-size: 100%; background: var(--kbv-accent);
+  transform-origin: left; transform: scaleX(0); transition: transform 90ms linear; }
+.captions {
+  display: grid; gap: .35rem; align-content: start; margin: 0; padding: .5rem;
+  min-block-size: 4rem; max-block-size: 14rem; overflow-y: auto; overflow-wrap: anywhere;
+  border: 1px solid var(--kbv-border); border-radius: calc(var(--kbv-radius) / 1.5);
+}
+.captions:empty::before { content: attr(data-empty); color: var(--kbv-muted); font-size: .9rem; }
+.caption { margin: 0; }
+.caption .who { font-weight: 600; margin-inline-end: .35rem; }
+.caption[data-role="user"] .who { color: var(--kbv-user); }
+.caption[data-role="assistant"] .who { color: var(--kbv-assistant); }
+.caption[data-final="false"] { font-style: italic; }
+.latency { margin: 0; font-size: .85rem; color: var(--kbv-muted); }
+.latency:empty { display: none; }
+form { display: flex; gap: .5rem; min-inline-size: 0; }
+input {
+  flex: 1; min-inline-size: 0; font: inherit; padding: .45rem .6rem; min-block-size: 2.5rem;
+  color: var(--kbv-fg); background: var(--kbv-bg);
+  border: 1px solid var(--kbv-border); border-radius: calc(var(--kbv-radius) / 1.5);
+}
+input:disabled { opacity: .6; }
+.error {
+  margin: 0; padding: .5rem .75rem; border-radius: calc(var(--kbv-radius) / 1.5);
+  color: var(--kbv-error); background: var(--kbv-error-bg); border: 1px solid currentColor;
+}
+.error[hidden] { display: none; }
+@media (prefers-reduced-motion: reduce) {
+  *, *::before, *::after { animation: none !important; transition: none !important; }
+}
+`;
