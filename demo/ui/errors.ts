@@ -17,12 +17,19 @@ const VOICE_MESSAGES: Record<string, string> = {
     'Microphone access was denied. Allow the microphone for this page in the browser (address bar → site settings) and start the call again.',
   microphone_unavailable:
     'No usable microphone was found. Plug one in or pick another input device, then start the call again.',
+  webrtc_unsupported: 'This browser cannot make voice calls (no WebRTC). Use a current Chrome, Edge, Firefox or Safari.',
+  unauthorized: 'The voice service refused this page (not logged in, or the relay is not allowed to call it).',
+  not_found: 'The voice service does not know this robot: check ?ai_id= in the address.',
+  rate_limited: 'Too many calls right now: wait a moment and start the call again.',
+  service_unavailable: 'The voice service is unreachable or failing right now. Try again in a moment.',
   signaling_failed: 'The call could not be set up: the voice service refused or did not answer the connection request.',
   connection_failed: 'The audio connection could not be established (WebRTC failed).',
   connection_lost: 'The connection was lost and could not be restored in time.',
   protocol_error: 'The voice service sent a message this page does not understand.',
   playback_blocked: 'The browser blocked sound playback. Press "Enable sound" to hear the assistant.',
   not_connected: 'There is no active call: start one first.',
+  session_ended: 'This call has ended: start a new one.',
+  no_session: 'The call ended before the service opened a session: there is nothing to report.',
 };
 
 /** A human sentence for `error`, including the server's own explanation when there is one. */

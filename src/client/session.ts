@@ -8,21 +8,13 @@ import { LevelMonitor, webAudioMeters } from './levels.js';
 import { openMicrophone, stopStream } from './media.js';
 import type { EndOptions, VoiceSessionOptions } from './options.js';
 import { simplePeerTransport } from './peer.js';
+import { AudioPlayback } from './playback.js';
 import { v1Protocol } from './protocol.js';
 import { fetchReport, type SessionReport } from './report.js';
 import { SnapshotCache, type SessionSnapshot } from './snapshot.js';
 import { canTransition, isFinal, type EndReason, type SessionState, type WarmupStatus } from './state.js';
 import type { Dialect, DialectCodec, TransportProvider } from './transport.js';
 import { TurnTracker } from './turns.js';
-
-/** resumePlayback() settles within this bound, whatever the browser's media elements do. */
-const PLAYBACK_TIMEOUT_MS = 3000;
-
-/** `promise`, or a rejection with `error()` after `ms`. */
-function within<T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(error()), ms)))]).finally(() => clearTimeout(timer));
-}
 
 /**
  * A voice call with a knowledge-base robot: microphone, WebRTC connection, warmup, protocol
@@ -44,7 +36,6 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private _muted = false;
   private _sessionId: string | undefined;
   private _agentReady: boolean | undefined;
-  private _playbackBlocked = false;
   private _error: VoiceSessionError | undefined;
   private readonly options: VoiceSessionOptions;
   private readonly provider: TransportProvider;
@@ -59,7 +50,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private readonly meters: ReturnType<typeof webAudioMeters>;
   private mic: MediaStream | undefined;
   private conn: Connection | undefined;
-  private audio: HTMLAudioElement | undefined;
+  private readonly playback: AudioPlayback;
   private remote: MediaStream | undefined;
   private startPromise: Promise<void> | undefined;
   private endPromise: Promise<void> | undefined;
@@ -76,14 +67,22 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.provider = options.transport ?? simplePeerTransport({ ...(options.iceServers ? { iceServers: options.iceServers } : {}), ...(options.wrtc ? { wrtc: options.wrtc } : {}) });
     this.dialect = options.protocol ?? v1Protocol;
     this.codec = this.dialect.codec();
+    this.playback = new AudioPlayback(options.audioElement, {
+      blocked: (error) => {
+        this.emit('playbackBlocked');
+        this.emit('error', error);
+      },
+      resumed: () => this.emit('playbackResumed'),
+    });
     this.tracker = new TurnTracker(this, options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {});
     this.snapshot = new SnapshotCache(() => ({
       status: this._state.status, state: this._state, warmup: this._warmup, muted: this._muted, sessionId: this._sessionId,
       turnsSource: this.tracker.turns, live: this.tracker.live, userSpeaking: this.tracker.userSpeaking,
-      assistantSpeaking: this.tracker.assistantSpeaking, playbackBlocked: this._playbackBlocked, error: this._error,
+      assistantSpeaking: this.tracker.assistantSpeaking, playbackBlocked: this.playback.blocked, error: this._error,
     }));
     this.heartbeat = new Heartbeat({
-      intervalMs: options.heartbeatIntervalMs ?? 1000,
+      // A dialect without ping/pong relies on the transport noticing a dead link.
+      intervalMs: this.dialect.heartbeat === false ? 0 : options.heartbeatIntervalMs ?? 1000,
       send: (t) => this.sendEvent({ v: PROTOCOL_VERSION, type: 'ping', t }),
       onDead: () => this.lost(this.conn),
     });
@@ -229,23 +228,13 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
    * Retries playback after the browser blocked it (`playbackBlocked`); call it from a user gesture
    * such as a click. It calls `audio.play()` first (the gesture's activation is still fresh) and
    * resumes the level meters' AudioContext without waiting for it (some browsers never resume it:
-   * levels then read `null`). Settles within `PLAYBACK_TIMEOUT_MS` whatever the browser does;
-   * rejects with `playback_blocked` if playback is still refused or did not start in time.
+   * levels then read `null`). Settles within 3 s whatever the browser does; rejects with
+   * `playback_blocked` if playback is still refused or did not start in time.
    */
-  async resumePlayback(): Promise<void> {
-    const audio = this.audio;
-    const playing = audio?.play();
+  resumePlayback(): Promise<void> {
+    const playing = this.playback.resume();
     this.meters?.resume().catch(() => undefined);
-    if (!audio) return;
-    try {
-      await within(Promise.resolve(playing), PLAYBACK_TIMEOUT_MS, () => new Error(`audio.play() did not settle within ${PLAYBACK_TIMEOUT_MS} ms`));
-    } catch (err) {
-      throw new VoiceSessionError('playback_blocked', 'The browser still blocks audio playback', { cause: err });
-    }
-    if (this._playbackBlocked) {
-      this._playbackBlocked = false;
-      this.emit('playbackResumed');
-    }
+    return playing;
   }
 
   /**
@@ -388,10 +377,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     stopStream(this.mic);
     this.tracker.connectionLost();
     this.wakeSpeechWaiters();
-    if (this.audio) {
-      this.audio.pause();
-      this.audio.srcObject = null;
-    }
+    this.playback.release();
     this.options.signal?.removeEventListener('abort', this.onAbort);
   }
 
@@ -430,22 +416,8 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     if (conn !== this.conn) return;
     this.remote = stream;
     this.levels.setOutput(stream);
-    this.attachPlayback(stream);
+    this.playback.attach(stream);
     conn.gotAudio();
-  }
-
-  private attachPlayback(stream: MediaStream): void {
-    const el = this.options.audioElement ?? this.audio ?? (typeof Audio === 'function' ? new Audio() : undefined);
-    if (!el) return;
-    this.audio = el;
-    el.autoplay = true;
-    el.srcObject = stream;
-    el.play()?.catch((err: { name?: string }) => {
-      if (err?.name !== 'NotAllowedError') return; // e.g. AbortError when the source changed again
-      this._playbackBlocked = true;
-      this.emit('playbackBlocked');
-      this.emit('error', new VoiceSessionError('playback_blocked', 'The browser blocked audio playback: call resumePlayback() from a user gesture', { cause: err }));
-    });
   }
 
   // ---------------------------------------------------------------- helpers
@@ -508,7 +480,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const message = this.codec.encode(event);
     const transport = this.conn?.transport;
     if (!transport?.open) throw new VoiceSessionError('not_connected', 'The data channel is not open');
-    transport.send(message);
+    if (message !== undefined) transport.send(message);
   }
 
   private assistantDone(timeoutMs: number): Promise<void> {

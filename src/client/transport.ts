@@ -78,13 +78,15 @@ export interface SignalingRequest {
 export interface DialectCodec {
   /** The events a message means, in kb-voice v1 terms (none: ignore it), or the protocol_error to report. */
   decode(text: string): readonly ServerEvent[] | VoiceSessionError;
-  /** The message for one client event; throws a local ValidationError for bad input. */
-  encode(event: ClientEvent): string;
+  /** The message for one client event (undefined: this dialect has none, nothing is sent); throws a local ValidationError for bad input. */
+  encode(event: ClientEvent): string | undefined;
 }
 
 /** A wire protocol: signaling, data-channel label and message format. The default is kb-voice v1. */
 export interface Dialect {
   readonly channel: string;
+  /** false: the dialect has no ping/pong, so the session's heartbeat is off (default true). */
+  readonly heartbeat?: boolean;
   /** Exchanges the offer for the answer; failures are thrown as they come (the session maps them to codes). */
   signal(offer: { sdp: string }, request: SignalingRequest): Promise<SignalingAnswer>;
   codec(): DialectCodec;

@@ -64,6 +64,8 @@ export class TurnTracker {
         const key = `${event.turn_id}:${event.role}`;
         const text = this.cap(event.turn_id, (this.partial.get(key) ?? '') + event.delta);
         this.partial.set(key, text);
+        // A service that never finalizes cannot grow this without bound: forget the oldest.
+        if (this.partial.size > 2 * MAX_OPEN_TURNS) this.partial.delete(this.partial.keys().next().value!);
         this.setLive(event.turn_id, event.role, text);
         this.events.emit('transcript', { turnId: event.turn_id, role: event.role, text, final: false });
         return;

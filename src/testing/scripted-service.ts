@@ -32,7 +32,8 @@ export interface ScriptedServiceOptions {
 /** One connection the service accepted. */
 export interface ScriptedCall {
   readonly sessionId: string;
-  readonly offer: RealtimeSessionIn;
+  /** The v1 signaling request, if the call was signaled through `api` (another dialect signals itself). */
+  readonly offer: RealtimeSessionIn | undefined;
   /** False once dropped or closed. */
   readonly open: boolean;
 }
@@ -50,6 +51,8 @@ export interface ScriptedCall {
 export class ScriptedService {
   /** Client events received, in order (pings excluded). */
   readonly sent: ClientEvent[] = [];
+  /** Every data-channel message received as is (pings included; another dialect's messages too). */
+  readonly received: string[] = [];
   /** Every signaling request (offer) received. */
   readonly offers: RealtimeSessionIn[] = [];
   readonly calls: ScriptedCall[] = [];
@@ -138,7 +141,7 @@ export class ScriptedService {
   /** Sends `session.ready` (needed when `autoReady` is false). */
   ready(): void {
     const call = this.requireCall();
-    this.send({ type: 'session.ready', session_id: call.sessionId, language: call.offer.language ?? 'ja', agent_ready: this.options.agentReady ?? true });
+    this.send({ type: 'session.ready', session_id: call.sessionId, language: call.offer?.language ?? 'ja', agent_ready: this.options.agentReady ?? true });
   }
 
   /** Sends one server event on the current call. */
@@ -208,7 +211,7 @@ export class ScriptedService {
         if (closed) throw fail();
         const answer = await exchange({ sdp: 'v=0 scripted offer' });
         if (closed) throw fail();
-        call = { sessionId: answer.sessionId, offer: this.offers.at(-1)!, open: true };
+        call = { sessionId: answer.sessionId, offer: this.offers.at(-1), open: true };
         this.calls.push(call);
         this.current = { call, events };
         open = true;
@@ -221,7 +224,7 @@ export class ScriptedService {
       bufferedAmount: 0,
       send: (text) => {
         if (!open || closed || !call?.open) throw new Error('data channel is not open');
-        this.received(JSON.parse(text) as ClientEvent);
+        this.receive(text);
       },
       replaceTrack: () => undefined,
       close: () => {
@@ -231,7 +234,14 @@ export class ScriptedService {
     };
   }
 
-  private received(event: ClientEvent): void {
+  private receive(text: string): void {
+    this.received.push(text);
+    let event: ClientEvent;
+    try {
+      event = JSON.parse(text) as ClientEvent;
+    } catch {
+      return; // another dialect's message: only in `received`
+    }
     if (event.type === 'ping') {
       this.send({ type: 'pong', t: event.t });
       return;

@@ -49,6 +49,15 @@ describe('snapshots', () => {
     await session.end();
   });
 
+  it('mute() emits `mute` even before a call (the UI shows the choice at once)', () => {
+    const { session } = setup();
+    const events: boolean[] = [];
+    session.on('mute', (m) => events.push(m));
+    session.mute();
+    session.unmute();
+    expect(events).toEqual([true, false]);
+  });
+
   it('mute() and unmute() emit `mute` and change the snapshot; repeating one changes nothing', async () => {
     const { scripted, session } = setup();
     const events: boolean[] = [];

@@ -79,6 +79,15 @@ describe('TurnTracker', () => {
     expect(tracker.assistantSpeaking).toBe(false);
     expect(transcripts.at(-1)).toEqual({ turnId: 3, role: 'assistant', text: 'tial', final: false });
   });
+
+  it('remembers a bounded number of turns in progress', () => {
+    const { tracker, transcripts } = setup();
+    for (let id = 1; id <= 500; id++) tracker.handle({ v: 1, type: 'transcript.delta', turn_id: id, role: 'assistant', delta: 'x' });
+    expect(transcripts).toHaveLength(500);
+    const internals = tracker as unknown as { partial: Map<string, string>; open: Set<number> };
+    expect(internals.partial.size).toBeLessThanOrEqual(128);
+    expect(internals.open.size).toBeLessThanOrEqual(64);
+  });
 });
 
 /** A whole turn as the service sends it: some event of the turn, then its completion. */

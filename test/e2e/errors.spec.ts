@@ -29,7 +29,8 @@ test.describe('errors are shown in words', () => {
     await expect(byTestId(page, 'ai-id')).toHaveText('00000000-0000-4000-8000-000000000000');
     await byTestId(page, 'call-start').click();
     await expect(byTestId(page, 'call-status')).toHaveText('failed', { timeout: 15_000 });
-    await expect(byTestId(page, 'call-error')).toContainText('could not be set up');
+    // A precise code (not_found), so the words say what is wrong and what to check.
+    await expect(byTestId(page, 'call-error')).toContainText('does not know this robot');
     await snap(page, testInfo, 'unknown-robot');
   });
 

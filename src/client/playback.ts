@@ -1,0 +1,64 @@
+import { VoiceSessionError } from './errors.js';
+
+/** resume() settles within this bound, whatever the browser's media elements do. */
+export const PLAYBACK_TIMEOUT_MS = 3000;
+
+/** `promise`, or a rejection with `error()` after `ms`. */
+function within<T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(error()), ms)))]).finally(() => clearTimeout(timer));
+}
+
+/** What the playback tells its session. */
+export interface PlaybackEvents {
+  /** The autoplay policy refused to play: `error` is the `playback_blocked` to report. */
+  blocked(error: VoiceSessionError): void;
+  /** resume() made it play after a block. */
+  resumed(): void;
+}
+
+/**
+ * Plays the assistant's audio through an `<audio>` element (the caller's, or a detached one;
+ * none outside browsers) and tracks whether the browser blocks it.
+ */
+export class AudioPlayback {
+  blocked = false;
+  private el: HTMLAudioElement | undefined;
+
+  constructor(private readonly given: HTMLAudioElement | undefined, private readonly events: PlaybackEvents) {}
+
+  attach(stream: MediaStream): void {
+    const el = this.given ?? this.el ?? (typeof Audio === 'function' ? new Audio() : undefined);
+    if (!el) return;
+    this.el = el;
+    el.autoplay = true;
+    el.srcObject = stream;
+    el.play()?.catch((err: { name?: string }) => {
+      if (err?.name !== 'NotAllowedError') return; // e.g. AbortError when the source changed again
+      this.blocked = true;
+      this.events.blocked(new VoiceSessionError('playback_blocked', 'The browser blocked audio playback: call resumePlayback() from a user gesture', { cause: err }));
+    });
+  }
+
+  /** Plays again after a block (from a user gesture); settles within PLAYBACK_TIMEOUT_MS. */
+  async resume(): Promise<void> {
+    const el = this.el;
+    if (!el) return;
+    try {
+      await within(Promise.resolve(el.play()), PLAYBACK_TIMEOUT_MS, () => new Error(`audio.play() did not settle within ${PLAYBACK_TIMEOUT_MS} ms`));
+    } catch (err) {
+      throw new VoiceSessionError('playback_blocked', 'The browser still blocks audio playback', { cause: err });
+    }
+    if (this.blocked) {
+      this.blocked = false;
+      this.events.resumed();
+    }
+  }
+
+  /** The call is over: stop and let go of the stream. */
+  release(): void {
+    if (!this.el) return;
+    this.el.pause();
+    this.el.srcObject = null;
+  }
+}
