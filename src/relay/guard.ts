@@ -35,6 +35,10 @@ function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
   return -1;
 }
 
+const encoder = new TextEncoder();
+/** Encoded secrets per secrets list (a relay keeps one list for its lifetime). */
+const encoded = new WeakMap<readonly string[], Uint8Array[]>();
+
 /** Finds secrets in a byte stream read chunk by chunk (see the module comment). */
 export class SecretScanner {
   readonly #needles: Uint8Array[];
@@ -45,9 +49,10 @@ export class SecretScanner {
   #pending = new Uint8Array(0);
 
   constructor(secrets: readonly string[]) {
-    const encoder = new TextEncoder();
-    this.#needles = secrets.filter(Boolean).map((s) => encoder.encode(s));
-    this.#keep = this.#needles.length ? Math.max(...this.#needles.map((n) => n.length)) - 1 : 0;
+    let needles = encoded.get(secrets);
+    if (!needles) encoded.set(secrets, (needles = secrets.filter(Boolean).map((s) => encoder.encode(s))));
+    this.#needles = needles;
+    this.#keep = needles.length ? Math.max(...needles.map((n) => n.length)) - 1 : 0;
   }
 
   get active(): boolean {
@@ -122,8 +127,10 @@ export class SecretScanner {
 
 /** Whether `text` holds one of `secrets` in any form the scanner recognises. */
 export function containsSecret(text: string, secrets: readonly string[]): boolean {
+  // Without an escape character, only the plain form can occur.
+  if (!text.includes('\\') && !text.includes('%')) return secrets.some((s) => s !== '' && text.includes(s));
   const scanner = new SecretScanner(secrets);
-  return scanner.leaks(new TextEncoder().encode(text)) || scanner.leaks();
+  return scanner.leaks(encoder.encode(text)) || scanner.leaks();
 }
 
 /** Thrown into a guarded stream that would reveal a secret. */

@@ -1,4 +1,4 @@
-import { fillPath, objectToQuery, parseRequest, type Endpoint } from '../schemas/index.js';
+import { fillPath, objectToQuery, parseRequest, queryFromUrl, type Endpoint } from '../schemas/index.js';
 import { readBoundedBody } from './body.js';
 import { Cors } from './cors.js';
 import { errorResponse, jsonResponse, RelayError, describeDetail } from './errors.js';
@@ -124,7 +124,7 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
       const expected = textBody ? textBody.contentTypes.join(' or ') : 'application/json';
       if (bodyText.trim() !== '' && !accepted) throw new RelayError(415, `Content-Type must be ${expected}`, `content-type ${JSON.stringify(type || '(none)')} is not ${expected}`);
     }
-    const parsed = parseRequest(endpoint as Endpoint, { params: match.params, query: url.searchParams, ...(endpoint.body && bodyText !== undefined ? { bodyText } : {}) });
+    const parsed = parseRequest(endpoint as Endpoint, { params: match.params, query: queryFromUrl(endpoint, url.searchParams), ...(endpoint.body && bodyText !== undefined ? { bodyText } : {}) });
     const detail = parsed.ok ? [] : [...parsed.detail];
     if (textBody && !bodyText?.trim()) detail.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
     if (!parsed.ok || detail.length) throw new RelayError(422, detail, describeDetail(detail));

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { Endpoint } from './endpoints.js';
-import { queryToObject, toValidationDetail, type ValidationErrorItem } from './validation.js';
+import { toValidationDetail, type ValidationErrorItem } from './validation.js';
 
 type Out<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 
@@ -15,8 +15,8 @@ export interface ParsedRequest<E extends Endpoint = Endpoint> {
 export interface RequestInput {
   /** Path parameters by name. */
   params?: Record<string, string | undefined>;
-  /** The URL query (text values, converted by the schema's field types) or an object (API client). */
-  query?: URLSearchParams | Record<string, unknown>;
+  /** The query as an object: the API client's, or a URL's read with `queryFromUrl` (kept apart so browser bundles need not carry it). */
+  query?: Record<string, unknown>;
   /** The decoded JSON body; `undefined` when there is none. */
   body?: unknown;
   /** The JSON body as received; empty or blank means "no body". Takes precedence over `body`. */
@@ -56,12 +56,8 @@ export function parseRequest<const E extends Endpoint>(endpoint: E, input: Reque
   const params = check(endpoint.params, input.params ?? {}, 'path', detail);
 
   let query: unknown;
-  const rawQuery = input.query instanceof URLSearchParams && endpoint.query ? queryToObject(endpoint.query, input.query) : input.query;
-  if (endpoint.query) query = check(endpoint.query, rawQuery ?? {}, 'query', detail);
-  else {
-    const keys = rawQuery instanceof URLSearchParams ? [...new Set(rawQuery.keys())] : Object.keys(rawQuery ?? {});
-    for (const key of keys) detail.push({ loc: ['query', key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
-  }
+  if (endpoint.query) query = check(endpoint.query, input.query ?? {}, 'query', detail);
+  else for (const key of Object.keys(input.query ?? {})) detail.push({ loc: ['query', key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
 
   let body: unknown;
   if (endpoint.body) {

@@ -1,7 +1,7 @@
 import { startEmulator, type Emulator } from 'kb-voice-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRelay, serveRelay, type RelayServer } from '../../src/relay/index.js';
-import { parseRequest, queryToObject, endpoints } from '../../src/schemas/index.js';
+import { parseRequest, queryFromUrl, queryToObject, endpoints } from '../../src/schemas/index.js';
 
 // Issue 10, defect 2: query keys named like Object.prototype members answered 500 (`shape[key]`
 // read inherited members). Every caller-supplied name that indexes an object must be an ordinary
@@ -69,7 +69,7 @@ describe('Object.prototype names from callers', () => {
     const q = queryToObject(endpoints.E19.query, new URLSearchParams('__proto__=1&toString=2'));
     expect(Object.keys(q)).toEqual(['__proto__', 'toString']);
     expect(Object.getPrototypeOf(q)).toBe(Object.prototype);
-    const parsed = parseRequest(endpoints.E19, { params: { ai_id: 'r' }, query: new URLSearchParams(`session_id=${SESSION}&__proto__=1`) });
+    const parsed = parseRequest(endpoints.E19, { params: { ai_id: 'r' }, query: queryFromUrl(endpoints.E19, new URLSearchParams(`session_id=${SESSION}&__proto__=1`)) });
     expect(parsed).toEqual({ ok: false, detail: [{ loc: ['query', '__proto__'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }] });
   });
 });

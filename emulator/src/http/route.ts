@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import * as z from 'zod/mini';
-import { parseJsonText, parseRequest, type Endpoint } from 'kb-voice/schemas';
+import { parseJsonText, parseRequest, queryFromUrl, type Endpoint } from 'kb-voice/schemas';
 import { HttpError } from './errors.js';
 import type { ServerContext } from './server-context.js';
 
@@ -55,7 +55,7 @@ export function route<const E extends Endpoint>(
     // request gets the same 422 everywhere.
     const parsed = parseRequest(endpoint, {
       params: { ...c.req.param(), ...fixed },
-      query: new URL(c.req.url).searchParams,
+      query: queryFromUrl(endpoint, new URL(c.req.url).searchParams),
       ...(endpoint.body ? { bodyText: await c.req.text() } : {}),
     });
     if (!parsed.ok) throw new HttpError(422, parsed.detail);
