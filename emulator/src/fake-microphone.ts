@@ -1,5 +1,6 @@
 import wrtc from '@roamhq/wrtc';
 import { resample, toMono } from './realtime/pcm.js';
+import { releaseBeforeExit } from './realtime/wrtc-exit.js';
 import { decodeWav } from './wav.js';
 
 /**
@@ -38,7 +39,8 @@ function track(mic: FakeMicrophone, on: boolean): void {
  * ```
  */
 export class FakeMicrophone {
-  readonly #source = new wrtc.nonstandard.RTCAudioSource();
+  /** Dropped by close(), so the process can exit cleanly (realtime/wrtc-exit.ts). */
+  #source: InstanceType<typeof wrtc.nonstandard.RTCAudioSource> | undefined = new wrtc.nonstandard.RTCAudioSource();
   /** Every stream handed out by {@link open}, e.g. to check that a session released the microphone. */
   readonly streams: FakeMicrophoneStream[] = [];
   /** The device id asked for by each {@link open} call (VoiceSession passes one on device switches). */
@@ -49,11 +51,13 @@ export class FakeMicrophone {
   #sent = 0;
 
   constructor() {
+    releaseBeforeExit(this.#source!);
     track(this, true);
   }
 
   /** The `microphone` option of `VoiceSession`: each call opens a new track on the same source. */
   readonly open = async (deviceId?: string): Promise<FakeMicrophoneStream> => {
+    if (!this.#source) throw new Error('FakeMicrophone is closed: make a new one');
     this.opened.push(deviceId);
     const stream = new wrtc.MediaStream([this.#source.createTrack()]) as unknown as FakeMicrophoneStream;
     this.streams.push(stream);
@@ -69,7 +73,7 @@ export class FakeMicrophone {
       frame.set(pcm.subarray(i, Math.min(i + FRAME, pcm.length)));
       frames.push({ frame });
     }
-    if (!frames.length) return Promise.resolve();
+    if (!frames.length || !this.#source) return Promise.resolve(); // a closed microphone speaks no more
     this.#queue.push(...frames);
     return new Promise((resolve) => (frames[frames.length - 1]!.done = resolve));
   }
@@ -84,18 +88,22 @@ export class FakeMicrophone {
   close(): void {
     track(this, false);
     for (const s of this.streams) for (const t of (s as { getTracks(): Array<{ stop(): void }> }).getTracks()) t.stop();
+    // The source must be collectable before the process exits (realtime/wrtc-exit.ts).
+    this.#source = undefined;
     // Pending play() calls resolve: nothing more will be spoken.
     for (const item of this.#queue.splice(0)) item.done?.();
   }
 
   /** @internal Sends the frames that are due. */
   pump(): void {
+    const source = this.#source;
+    if (!source) return;
     const due = Math.floor((performance.now() - this.#startedAt) / 10);
     if (due - this.#sent > MAX_LAG_FRAMES) this.#sent = due - MAX_LAG_FRAMES;
     while (this.#sent < due) {
       this.#sent++;
       const item = this.#queue.shift();
-      this.#source.onData({ samples: item?.frame ?? new Int16Array(FRAME), sampleRate: RATE, bitsPerSample: 16, channelCount: 1, numberOfFrames: FRAME });
+      source.onData({ samples: item?.frame ?? new Int16Array(FRAME), sampleRate: RATE, bitsPerSample: 16, channelCount: 1, numberOfFrames: FRAME });
       item?.done?.();
     }
   }

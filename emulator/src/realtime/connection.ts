@@ -9,6 +9,7 @@ import { resample, toMono } from './pcm.js';
 import { encodeServerEvent, parseClientMessage, type OutgoingEvent } from './protocol.js';
 import type { Recorder } from './recorder.js';
 import { runTurn, type TurnInput } from './turn.js';
+import { releaseBeforeExit } from './wrtc-exit.js';
 import { VAD_SAMPLE_RATE, VoiceActivityDetector, type VadOptions, type VadEvent } from './vad.js';
 
 const { RTCAudioSink, RTCAudioSource } = wrtc.nonstandard;
@@ -88,6 +89,7 @@ export class RealtimeConnection {
     this.robotId = opts.robotId;
     this.#nextTurnId = opts.firstTurnId;
     this.#vad = vad;
+    releaseBeforeExit(this.#source);
     this.#track = this.#source.createTrack();
     this.#output = new PacedAudioOutput(this.#source);
     this.#peer = new Peer({
