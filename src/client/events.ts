@@ -19,6 +19,8 @@ export interface Turn {
   /** Agent build time this turn paid (0 when the robot was warm). */
   agentBuildMs: number;
   interrupted: boolean;
+  /** True when the question's words came from a QA script (the emulator's `PUT /_emulator/script`), not a recognizer. */
+  scripted?: boolean;
   /** ISO 8601 time the client saw the turn complete. */
   completedAt: string;
 }
@@ -31,6 +33,8 @@ export interface TranscriptUpdate {
   final: boolean;
   /** True when no words were recognized and `text` describes the utterance instead. */
   placeholder?: boolean;
+  /** True when the words came from a QA script (emulator), not from a recognizer. */
+  scripted?: boolean;
 }
 
 /** The transcript of the turn in progress: what each side said so far (empty until they speak). */

@@ -76,6 +76,8 @@ export class RealtimeConnection {
   #sink: InstanceType<typeof RTCAudioSink> | undefined;
   #nextTurnId: number;
   #listeningTurn: number | undefined;
+  /** The scripted words taken for the utterance being heard (QA script), if any. */
+  #scripted: string | undefined;
   #current: ActiveTurn | undefined;
   /** Inputs heard while an answer ran with interruptions off: the next turns, in order. */
   readonly #queued: TurnInput[] = [];
@@ -204,6 +206,7 @@ export class RealtimeConnection {
     if (event.type === 'start') {
       const turnId = this.#nextTurnId++;
       this.#listeningTurn = turnId;
+      this.#scripted = this.#opts.ctx.script.take(this.sessionId);
       this.send({ type: 'input.speech_started', turn_id: turnId, at_ms: this.#now() });
       // Barge-in: the user talks over the assistant (unless interruptions are off).
       if (this.#current && this.#bargeIn) this.#interrupt(this.#current);
@@ -211,9 +214,11 @@ export class RealtimeConnection {
     }
     const turnId = this.#listeningTurn ?? this.#nextTurnId++;
     this.#listeningTurn = undefined;
+    const scripted = this.#scripted;
+    this.#scripted = undefined;
     const endOfInput = performance.now();
     this.send({ type: 'input.speech_stopped', turn_id: turnId, at_ms: this.#now(), duration_ms: Math.round(event.speechMs) });
-    this.#start({ kind: 'voice', turnId, audio: event.audio, sampleRate: VAD_SAMPLE_RATE, speechMs: event.speechMs, endOfInput });
+    this.#start({ kind: 'voice', turnId, audio: event.audio, sampleRate: VAD_SAMPLE_RATE, speechMs: event.speechMs, endOfInput, ...(scripted !== undefined ? { scripted } : {}) });
   }
 
   #onMessage(data: unknown): void {
@@ -274,8 +279,8 @@ export class RealtimeConnection {
       language: this.#opts.language,
       send: (e) => this.send(e),
       isOpen: () => !this.#closed,
-      play: (samples, hooks) => {
-        const playback = this.#output.play(samples, hooks);
+      stream: (hooks) => {
+        const playback = this.#output.stream(hooks);
         turn.playback = playback;
         return playback;
       },

@@ -3,6 +3,7 @@ import type { RealtimeSessionIn, RealtimeSessionOut } from 'kb-voice/schemas';
 import type { EmulatorContext } from '../context.js';
 import type { Store } from '../store.js';
 import { createDefaultBrain, type Brain, type VoiceChoice } from './brain.js';
+import type { FliteVoice } from './tts-flite.js';
 import { RealtimeConnection, RealtimeOfferError } from './connection.js';
 import { Recorder } from './recorder.js';
 import type { VadOptions } from './vad.js';
@@ -12,6 +13,8 @@ export { createDefaultBrain, speechPlaceholder, placeholderAnswer } from './brai
 export { RealtimeOfferError } from './connection.js';
 export { synthesizeFormant } from './tts-formant.js';
 export { findEspeak, synthesizeEspeak } from './tts-espeak.js';
+export { synthesizeFlite, fliteSpeaks, FliteError, FLITE_VOICES, type FliteVoice, type FliteSynthesizeOptions } from './tts-flite.js';
+export { speechSentences } from './speech.js';
 export { VoiceActivityDetector, VAD_SAMPLE_RATE, type VadOptions, type VadEvent } from './vad.js';
 export type { Pcm } from './pcm.js';
 
@@ -38,8 +41,13 @@ export interface RealtimeServiceOptions {
    * their offline defaults.
    */
   brain?: Partial<Brain>;
-  /** Voice of the default `synthesize`: `auto` (espeak-ng when on PATH, else built-in), `espeak`, `builtin`. */
+  /**
+   * Voice of the default `synthesize`: `auto` (Flite for English; espeak-ng for other languages
+   * when on PATH, else built-in), `flite` (Flite for English, built-in otherwise), `espeak`, `builtin`.
+   */
   voice?: VoiceChoice;
+  /** Flite voice for English answers (default `slt`). */
+  fliteVoice?: FliteVoice;
   /** Voice-activity detection tuning (defaults: mode 2, speech after 100 ms, silence after 600 ms). */
   vad?: VadOptions;
   /**
@@ -74,7 +82,7 @@ function nextTurnFromStore(store: Store, sessionId: string): number {
 
 /** Creates the realtime service of an emulator context. */
 export function createRealtimeService(ctx: EmulatorContext, options: RealtimeServiceOptions = {}): RealtimeService {
-  const defaults = createDefaultBrain({ store: ctx.store, voice: options.voice ?? 'auto' });
+  const defaults = createDefaultBrain({ store: ctx.store, voice: options.voice ?? 'auto', ...(options.fliteVoice ? { fliteVoice: options.fliteVoice } : {}) });
   const brain: Brain = {
     recognize: options.brain?.recognize?.bind(options.brain) ?? defaults.recognize,
     answer: options.brain?.answer?.bind(options.brain) ?? defaults.answer,
@@ -112,6 +120,8 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
       }
       if (existing?.deleting) throw new RealtimeOfferError('session_conflict', 409, 'the session is being deleted');
       const language = body.language ?? existing?.language ?? 'ja';
+      // Warm the default voice while the call connects, so the first answer does not pay it.
+      if (!options.brain?.synthesize) void defaults.prepare(language).catch(() => {});
 
       const previous = live.get(sessionId);
       if (previous) {

@@ -131,7 +131,10 @@ export class Recorder {
       title: s.title || turn.question.slice(0, 80),
       model: robot?.model ?? null,
       // turn_id lets a restarted emulator continue the session's numbering from the store.
-      question_metadata: { input: turn.input, interrupted: turn.interrupted, agent_build_ms: turn.agentBuildMs, turn_id: turn.turnId },
+      question_metadata: {
+        input: turn.input, interrupted: turn.interrupted, agent_build_ms: turn.agentBuildMs, turn_id: turn.turnId,
+        ...(turn.scripted ? { scripted: true } : {}),
+      },
       status: 'finished',
       default_dataset_id: robot?.dataset_id ?? null,
       tags: [],
@@ -161,4 +164,6 @@ export interface RecordedTurn {
   inputTextTokens?: number;
   outputTextTokens?: number;
   interrupted: boolean;
+  /** The question's words came from QA's script rather than a recognizer. */
+  scripted?: boolean;
 }
