@@ -16,6 +16,7 @@ import { benchDir, distDir, ensureBuilt, killActiveChildren, log, machineInfo, r
 /** Order and time budget of each benchmark (ms). The sum stays well under 10 minutes. */
 const BENCHMARKS = [
   { file: 'time-to-connected.mjs', budgetMs: 120_000 },
+  { file: 'ice-paths.mjs', budgetMs: 120_000 },
   { file: 'warmup.mjs', budgetMs: 90_000 },
   { file: 'relay-overhead.mjs', budgetMs: 90_000 },
   { file: 'bundle-size.mjs', budgetMs: 150_000 },

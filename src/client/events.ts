@@ -1,5 +1,6 @@
 import type { VoiceSessionError } from './errors.js';
 import type { SessionState, WarmupStatus } from './state.js';
+import type { IceSignaling } from './transport.js';
 
 /** One finished question/answer exchange, from the service's `turn.completed` event. */
 export interface Turn {
@@ -70,4 +71,6 @@ export interface SessionEvents {
   /** resumePlayback() succeeded after playback was blocked. */
   playbackResumed: () => void;
   error: (error: VoiceSessionError) => void;
+  /** How the connection's ICE candidates reach the service (`fallback`: the service refused trickle); also `snapshot.iceSignaling`. */
+  iceSignaling: (mode: IceSignaling) => void;
 }

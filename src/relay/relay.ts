@@ -170,10 +170,10 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
       ...v,
       user: caller.userIdentifier,
       grants,
-      call: (body = v.body, other) => {
+      call: async (body = v.body, other) => {
         const endpoint = other?.endpoint ?? route.endpoint;
         const query = other ? other.query : v.query;
-        return upstream.send({
+        const response = await upstream.send({
           method: endpoint.method,
           path: fillPath(other ? endpoint.path : route.upstreamPath ?? endpoint.path, other?.params ?? v.params),
           query: query && objectToQuery(query),
@@ -181,6 +181,11 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
           caller: request,
           requestId: trace.requestId,
         });
+        // The signaling answer's Location names the session resource (RT) on the upstream: the
+        // caller gets it under this relay's prefix, where its PATCHes are served.
+        const location = !other && route.endpoint.id === 'RS' && response.status === 201 ? response.headers.get('location') : null;
+        if (location?.startsWith('/') && matchRoute('PATCH', `${prefix}${location}`, prefix, table)?.id === 'RT') trace.headers.location = `${prefix}${location}`;
+        return response;
       },
       passThrough: (response) => upstream.passThrough(response, trace.headers),
       readJson: (response, schema) => upstream.readJson(response, schema),

@@ -1,6 +1,8 @@
 import wrtc from '@roamhq/wrtc';
 import Peer from 'simple-peer';
-import { DATA_CHANNEL_LABEL } from 'kb-voice/schemas';
+import { DATA_CHANNEL_LABEL, type SdpFragment } from 'kb-voice/schemas';
+import { RealtimeOfferError } from './errors.js';
+import { ANSWER_GATHER_MS, SessionIce } from './ice.js';
 import type { ClientEvent } from 'kb-voice/schemas';
 import type { EmulatorContext } from '../context.js';
 import { OUTPUT_SAMPLE_RATE, PacedAudioOutput, type Playback } from './audio-out.js';
@@ -14,20 +16,9 @@ import { VAD_SAMPLE_RATE, VoiceActivityDetector, type VadOptions, type VadEvent 
 
 const { RTCAudioSink, RTCAudioSource } = wrtc.nonstandard;
 
-/** Thrown by signaling when the offer cannot be answered; `status` is the HTTP status to answer. */
-export class RealtimeOfferError extends Error {
-  readonly code: 'invalid_offer' | 'session_conflict' | 'signaling_timeout' | 'capacity';
-  readonly status: number;
-  /** For `capacity` (503): the `Retry-After` to answer, in seconds. */
-  readonly retryAfterSeconds: number | undefined;
-  constructor(code: RealtimeOfferError['code'], status: number, message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
-    super(message, options);
-    this.name = 'RealtimeOfferError';
-    this.code = code;
-    this.status = status;
-    this.retryAfterSeconds = options?.retryAfterSeconds;
-  }
-}
+
+
+export { RealtimeOfferError };
 
 export interface ConnectionOptions {
   ctx: EmulatorContext;
@@ -84,6 +75,7 @@ export class RealtimeConnection {
   readonly #running = new Set<Promise<void>>();
   #closed = false;
   #ready = false;
+  #ice!: SessionIce;
 
   private constructor(opts: ConnectionOptions, vad: VoiceActivityDetector) {
     this.#opts = opts;
@@ -98,6 +90,10 @@ export class RealtimeConnection {
       initiator: false,
       wrtc,
       trickle: false,
+      // The answer carries what was gathered within this long of the first candidate: the host UDP
+      // candidates of every interface come together within a few ms, while libwebrtc's later
+      // allocation steps take ~100 ms more when the offer had no candidates yet (a trickled one).
+      iceCompleteTimeout: ANSWER_GATHER_MS,
       channelName: DATA_CHANNEL_LABEL,
       // Loopback/LAN only and offline: host candidates, no STUN lookups.
       config: { iceServers: [] },
@@ -120,6 +116,7 @@ export class RealtimeConnection {
     }
     const vad = await VoiceActivityDetector.create(opts.vad);
     const conn = new RealtimeConnection(opts, vad);
+    conn.#ice = new SessionIce(conn.#peer, offerSdp);
     try {
       const sdp = await conn.#answer(offerSdp, opts.answerTimeoutMs ?? 10000);
       return { connection: conn, sdp };
@@ -161,6 +158,14 @@ export class RealtimeConnection {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /**
+   * A PATCH of the session resource: trickled candidates (null) or an ICE restart in place (the
+   * answer fragment); see {@link SessionIce}.
+   */
+  patch(fragment: SdpFragment): Promise<string | null> {
+    return this.#ice.patch(fragment);
   }
 
   /** Milliseconds since the peer was created (event `at_ms`). */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { RealtimeSessionIn, RealtimeSessionOut } from 'kb-voice/schemas';
+import type { RealtimeSessionIn, RealtimeSessionOut, SdpFragment } from 'kb-voice/schemas';
+import { notFound } from '../http/errors.js';
 import type { EmulatorContext } from '../context.js';
 import type { Store } from '../store.js';
 import { createDefaultBrain, type Brain, type VoiceChoice } from './brain.js';
@@ -29,6 +30,12 @@ export interface RealtimeService {
    * in time).
    */
   handleOffer(robotId: string, body: RealtimeSessionIn): Promise<RealtimeSessionOut>;
+  /**
+   * Applies a PATCH of the session resource: trickled candidates and end-of-candidates (null: 204),
+   * or an ICE restart when the fragment brings new credentials (the answer fragment: 200). Throws
+   * HttpError 404 when the robot has no live connection of that session.
+   */
+  handlePatch(robotId: string, sessionId: string, fragment: SdpFragment): Promise<string | null>;
   /** Ends the live connection of a session, if any (e.g. when E15 deletes it). */
   endSession(sessionId: string): void;
   /** Ends every connection and frees native resources. */
@@ -153,6 +160,12 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
       }
       live.set(sessionId, connection);
       return { session_id: sessionId, type: 'answer', sdp };
+    },
+
+    async handlePatch(robotId, sessionId, fragment) {
+      const connection = live.get(sessionId);
+      if (!connection || connection.robotId !== robotId || connection.closed) throw notFound('Session');
+      return connection.patch(fragment);
     },
 
     endSession(sessionId) {
