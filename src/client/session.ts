@@ -435,6 +435,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     switch (event.type) {
       case 'session.ready':
         this._agentReady = event.agent_ready;
+        this.tracker.ready(event.resumed);
         conn.gotReady();
         return;
       case 'pong':
