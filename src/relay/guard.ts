@@ -142,39 +142,33 @@ export class SecretWithheld extends Error {
 }
 
 /**
- * A body passed through chunk by chunk (no buffering) that errors before the chunk that would
+ * A body passed through chunk by chunk (no buffering) that throws before the chunk that would
  * complete a secret, so a secret echoed by the upstream never fully reaches the caller. `first` is
- * what was already read (and scanned) by the caller of this function, `pendingRead` a read it started.
+ * what was already read (and scanned), `pending` a read already started on `iterator`.
  */
-export function guardStream(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
+export async function* guardBody(
+  iterator: AsyncIterator<Uint8Array>,
   scanner: SecretScanner,
   onLeak: () => void,
   first?: Uint8Array,
-  pendingRead?: Promise<ReadableStreamReadResult<Uint8Array>>,
-): ReadableStream<Uint8Array> {
-  let head = first?.byteLength ? first : undefined;
-  let pending = pendingRead;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (head) {
-        controller.enqueue(head);
-        head = undefined;
-        return;
-      }
-      const next = pending ?? reader.read();
+  pending?: Promise<IteratorResult<Uint8Array>>,
+): AsyncGenerator<Uint8Array> {
+  let done = false;
+  try {
+    if (first?.byteLength) yield first;
+    for (;;) {
+      const next = await (pending ?? iterator.next());
       pending = undefined;
-      const { done, value } = await next;
-      if (scanner.leaks(done ? undefined : value)) {
+      if (scanner.leaks(next.done ? undefined : next.value)) {
         onLeak();
-        void reader.cancel().catch(() => {});
-        return controller.error(new SecretWithheld());
+        throw new SecretWithheld();
       }
-      if (done) return controller.close();
-      controller.enqueue(value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
+      if (next.done) break;
+      yield next.value;
+    }
+    done = true;
+  } finally {
+    // Cut, failed or abandoned by the caller: the upstream connection is dropped.
+    if (!done) void iterator.return?.()?.catch(() => {});
+  }
 }
