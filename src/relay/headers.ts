@@ -23,12 +23,12 @@ export const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-language', 'c
  * and `accept-encoding: identity`, so the body comes back as bytes the secret guard can scan.
  */
 export function upstreamRequestHeaders(incoming: HeaderGetter, apiKey: string, contentType: string | undefined, requestId: string): Record<string, string> {
-  const connection = incoming('connection');
-  const hopByHop = connection ? new Set(connection.split(',').map((t) => t.trim().toLowerCase()).filter(Boolean)) : undefined;
+  const connection = incoming('connection')?.toLowerCase();
+  const hopByHop = connection?.split(',').map((t) => t.trim());
   const out: Record<string, string> = {};
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = incoming(name);
-    if (value !== null && !hopByHop?.has(name)) out[name] = value;
+    if (value !== null && !hopByHop?.includes(name)) out[name] = value;
   }
   out['x-request-id'] = requestId;
   out['accept-encoding'] = 'identity';

@@ -40,8 +40,11 @@ export interface HeaderList {
 export interface UpstreamReply {
   status: number;
   headers: HeaderList;
-  /** Decoded body (null: none); iterating it to the end or breaking out releases the connection. */
-  body: Body | null;
+  /**
+   * Decoded body (null: none): bytes when it had fully arrived with the headers, else a stream;
+   * iterating it to the end or breaking out releases the connection.
+   */
+  body: Uint8Array | Body | null;
   /** Stops reading and drops the connection. */
   cancel(): void;
 }

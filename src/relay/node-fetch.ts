@@ -40,11 +40,6 @@ class NodeHeaders implements HeaderList {
   }
 }
 
-/** One body chunk as a plain `Uint8Array` view (no copy). */
-async function* chunks(source: AsyncIterable<Buffer>): AsyncGenerator<Uint8Array> {
-  for await (const c of source) yield new Uint8Array(c.buffer, c.byteOffset, c.byteLength);
-}
-
 /**
  * The relay's upstream transport in Node: `node:http`/`node:https` with keep-alive agents (a
  * fraction of the CPU of the global fetch per request). As fetch does, it decodes `gzip`, `deflate`
@@ -80,7 +75,14 @@ export const nodeTransport: Transport = async (request, control) => {
     res.on('close', () => !res.complete && decoder.destroy(new Error('upstream connection closed')));
     res.pipe(decoder);
   }
-  return { status, headers: new NodeHeaders(res.headers), body: chunks(decoder ?? res), cancel: () => (decoder?.destroy(), cancel()) };
+  if (!decoder && res.complete) {
+    // The whole body came with the headers (usual for small answers): handed over as bytes.
+    const parts: Buffer[] = [];
+    for (let c = res.read() as Buffer | null; c !== null; c = res.read() as Buffer | null) parts.push(c);
+    const all = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    return { status, headers: new NodeHeaders(res.headers), body: new Uint8Array(all.buffer, all.byteOffset, all.byteLength), cancel };
+  }
+  return { status, headers: new NodeHeaders(res.headers), body: decoder ?? res, cancel: () => (decoder?.destroy(), cancel()) };
 };
 
 /**

@@ -152,28 +152,28 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
 
     const v = await parse(request, q < 0 ? '' : target.slice(q + 1), match);
     const { route } = match;
-    const forwarding: Forwarding = {
+    const call: Forwarding['call'] = (body = v.body, other) => {
+      const endpoint = other?.endpoint ?? route.endpoint;
+      const query = other ? other.query : v.query;
+      return upstream.send({
+        method: endpoint.method,
+        path: fillPath(other ? endpoint.path : route.upstreamPath ?? endpoint.path, other?.params ?? v.params),
+        query: query && objectToQuery(query),
+        body: other ? undefined : v.text ?? (body === undefined ? undefined : { type: 'application/json', text: JSON.stringify(body) }),
+        caller: request,
+        requestId: trace.requestId,
+      });
+    };
+    if (caller.role !== 'user') return upstream.passThrough(await call(), trace.headers);
+    return route.user({
       ...v,
       user: caller.userIdentifier,
       grants,
-      call: (body = v.body, other) => {
-        const endpoint = other?.endpoint ?? route.endpoint;
-        const query = other ? other.query : v.query;
-        return upstream.send({
-          method: endpoint.method,
-          path: fillPath(other ? endpoint.path : route.upstreamPath ?? endpoint.path, other?.params ?? v.params),
-          query: query && objectToQuery(query),
-          body: other ? undefined : v.text ?? (body === undefined ? undefined : { type: 'application/json', text: JSON.stringify(body) }),
-          caller: request,
-          requestId: trace.requestId,
-        });
-      },
+      call,
       passThrough: (response) => upstream.passThrough(response, trace.headers),
       readJson: (response, schema) => upstream.readJson(response, schema),
       json: (status, body) => jsonReply(status, body, trace.headers),
-    };
-    if (caller.role === 'user') return route.user(forwarding);
-    return upstream.passThrough(await forwarding.call(), trace.headers);
+    });
   }
 
   async function pipeline(request: Incoming): Promise<Reply> {
@@ -191,6 +191,8 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
       reason = error instanceof RelayError ? error.reason : `internal error: ${describe(error)}`;
     }
     const { status } = reply;
+    // Without a logger, info entries are dropped anyway: not even built.
+    if (status < 400 && !options.logger) return reply;
     log({
       level: status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info',
       message: status >= 500 ? 'failed' : status >= 400 ? 'refused' : 'request',

@@ -42,10 +42,10 @@ export interface UpstreamCall {
   requestId: string;
 }
 
-/** What the relay keeps about an upstream answer it has not handed over yet. */
-interface Pending {
+/** An upstream answer to a call of the relay: the transport's reply, with what the relay keeps about it. */
+export interface Answer extends UpstreamReply {
   /** Ends the time limit (the body was handed over or read). */
-  settle: () => void;
+  settle(): void;
   requestId: string;
 }
 
@@ -56,7 +56,6 @@ interface Pending {
  */
 export class Upstream {
   readonly #host: string;
-  readonly #pending = new WeakMap<UpstreamReply, Pending>();
 
   constructor(private readonly o: UpstreamOptions) {
     this.#host = new URL(o.base).host;
@@ -68,7 +67,7 @@ export class Upstream {
    * thrown: 401/403 (the relay's own key refused), 3xx and 5xx as 502, a 4xx with its `detail`
    * unless that mentions a secret or the upstream address.
    */
-  async send(call: UpstreamCall): Promise<UpstreamReply> {
+  async send(call: UpstreamCall): Promise<Answer> {
     const qs = call.query?.toString() ?? '';
     const headers = { ...call.headers, ...upstreamRequestHeaders(call.caller.header, this.o.apiKey, call.body?.type, call.requestId) };
     const control: { abort?: () => void } = {};
@@ -95,8 +94,8 @@ export class Upstream {
       reply.cancel();
       throw new RelayError(ended === 'timeout' ? 504 : 499, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`);
     }
-    this.#pending.set(reply, { settle: () => clearTimeout(timer), requestId: call.requestId });
-    if (reply.status >= 200 && reply.status < 300) return reply;
+    // Fields, not a WeakMap keyed by short-lived replies (ephemerons make every GC slower).
+    if (reply.status >= 200 && reply.status < 300) return { ...reply, settle: () => clearTimeout(timer), requestId: call.requestId };
     clearTimeout(timer);
     unsubscribe();
     throw await this.#errorOf(reply);
@@ -136,18 +135,15 @@ export class Upstream {
     return headers;
   }
 
-  #leak(reply: UpstreamReply) {
-    this.o.onLeak(this.#pending.get(reply)?.requestId ?? '');
-  }
 
   /**
    * A 2xx answer for the caller, its body passed through unbuffered and scanned for secrets. Except
    * for event streams, what arrives in the first turn of the event loop is read (within the time
    * limit) before answering, so a secret in it answers 502; a later one cuts the body.
    */
-  async passThrough(reply: UpstreamReply, extraHeaders: Record<string, string>): Promise<Reply> {
+  async passThrough(reply: Answer, extraHeaders: Record<string, string>): Promise<Reply> {
     const headers = { ...extraHeaders, ...this.#headersFor(reply) };
-    const settle = this.#pending.get(reply)?.settle ?? (() => {});
+    const settle = () => reply.settle();
     const { status } = reply;
     if (!reply.body || status === 204 || status === 205) {
       settle();
@@ -156,7 +152,15 @@ export class Upstream {
       return { status, headers, body: null };
     }
     const scanner = new SecretScanner(this.o.secrets);
-    const onLeak = () => this.#leak(reply);
+    const onLeak = () => this.o.onLeak(reply.requestId);
+    if (reply.body instanceof Uint8Array) {
+      settle();
+      if (scanner.leaks(reply.body) || scanner.leaks()) {
+        onLeak();
+        throw new RelayError(502, 'Upstream response failed', new SecretWithheld().message);
+      }
+      return { status, headers: { ...headers, 'content-length': String(reply.body.byteLength) }, body: reply.body };
+    }
     const iterator = reply.body[Symbol.asyncIterator]();
     if (headers['content-type']?.startsWith('text/event-stream')) {
       settle();
@@ -168,6 +172,9 @@ export class Upstream {
     let size = 0;
     let done = false;
     let pending: Promise<IteratorResult<Uint8Array>> | undefined;
+    // A body of a declared length is complete once that many bytes arrived: no wait for its end
+    // (which is still read, so the connection is reused).
+    const declared = headers['content-length'] === undefined ? -1 : Number(headers['content-length']);
     try {
       while (size < HEAD_BYTES) {
         pending ??= iterator.next();
@@ -180,11 +187,16 @@ export class Upstream {
         }
         head.push(read.value);
         size += read.value.byteLength;
+        if (size === declared) {
+          done = true;
+          void iterator.next().catch(() => {});
+        }
         if (scanner.leaks(read.value)) {
           onLeak();
           reply.cancel();
           throw new RelayError(502, 'Upstream response failed', new SecretWithheld().message);
         }
+        if (done) break;
       }
     } catch (error) {
       if (error instanceof RelayError) throw error;
@@ -206,7 +218,7 @@ export class Upstream {
   }
 
   /** Reads a 2xx JSON answer within the time limit, refuses one holding a secret, and validates it. */
-  async readJson<S extends z.core.$ZodType>(reply: UpstreamReply, schema: S): Promise<{ raw: unknown; value: z.output<S> }> {
+  async readJson<S extends z.core.$ZodType>(reply: Answer, schema: S): Promise<{ raw: unknown; value: z.output<S> }> {
     this.#headersFor(reply);
     let text: string;
     try {
@@ -215,10 +227,10 @@ export class Upstream {
       reply.cancel();
       throw new RelayError(502, 'Upstream response failed', `upstream body failed (${describe(error)})`, {}, error);
     } finally {
-      this.#pending.get(reply)?.settle();
+      reply.settle();
     }
     if (containsSecret(text, this.o.secrets)) {
-      this.#leak(reply);
+      this.o.onLeak(reply.requestId);
       throw new RelayError(502, 'Invalid upstream response', 'upstream body contained a secret');
     }
     const raw = safeJson(text);
@@ -230,8 +242,10 @@ export class Upstream {
 
 /** The whole body as text (UTF-8, replacement characters for invalid bytes). */
 async function readText(reply: UpstreamReply): Promise<string> {
+  const { body } = reply;
   const chunks: Uint8Array[] = [];
-  if (reply.body) for await (const c of reply.body) chunks.push(c);
+  if (body instanceof Uint8Array) chunks.push(body);
+  else if (body) for await (const c of body) chunks.push(c);
   return new TextDecoder().decode(concat(chunks));
 }
 

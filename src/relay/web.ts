@@ -87,7 +87,8 @@ export function toFetch(transport: Transport): UpstreamFetch {
       const reply = await transport({ url, method: init.method ?? 'GET', headers: { ...(init.headers as Record<string, string> | undefined) }, body: body ?? undefined }, control);
       const headers = new Headers();
       reply.headers.forEach((value, name) => headers.append(name, value));
-      return new Response(reply.body && toStream(reply.body), { status: reply.status, headers });
+      const out = reply.body;
+      return new Response(out instanceof Uint8Array ? (out as Uint8Array<ArrayBuffer>) : out && toStream(out), { status: reply.status, headers });
     } catch (error) {
       signal?.removeEventListener('abort', abort);
       throw error;
