@@ -1,15 +1,20 @@
 #!/usr/bin/env node
 // Benchmark 6: emulator capacity. How many concurrent realtime sessions with audio flowing the
-// emulator serves on this machine before the assistant's first-answer latency doubles.
+// emulator serves on this machine before the assistant's first-answer latency doubles, for each
+// answer voice side by side in the same run: the built-in formant voice and Flite (WASI, in worker
+// threads). Target: Flite does not lower the capacity.
 //
-// The emulator runs in a process of its own (bench/lib/emulator-child.mjs; warm robot,
-// agentBuildMs 10, built-in voice so the run does not depend on espeak-ng); this process runs the
-// callers: Node VoiceSessions over @roamhq/wrtc, each with a microphone streaming 48 kHz audio
-// continuously (silence, then a speech WAV fixture from test/fixtures/audio). Levels ramp
+// Each voice has an emulator in a process of its own (bench/lib/emulator-child.mjs; warm robot,
+// agentBuildMs 10); levels alternate between the two (ABAB, then BABA at the next level). This
+// process runs the callers: Node VoiceSessions over @roamhq/wrtc, each with a FakeMicrophone
+// streaming 48 kHz audio continuously (silence, then a speech WAV fixture from test/fixtures/audio
+// whose words are scripted with playWav's `transcript`, so every answer is a knowledge-base answer
+// the voice really speaks). Levels ramp
 // 1, 2, 4, 8, 12, 16… sessions. At each level all sessions connect, then speak one question each,
 // onsets staggered over STAGGER_MS (synchronized onsets would measure a burst, not concurrency),
 // and the assistant's answer plays for ANSWER_PLAY_MS before the caller interrupts it (bounding
-// the run), so audio flows both ways while later turns are answered. Measured: the median of the
+// the run), so audio flows both ways while later turns are answered. A level below 6 sessions is
+// repeated until it has 6 turns. Measured: the median of the
 // emulator's first_response_ms (end of speech -> first answer audio frame) at each level vs the
 // 1-session baseline: BASELINE_RUNS fresh one-session runs (each level's turns are also the
 // first turn of a fresh session), after one discarded warm-up run.
@@ -25,152 +30,245 @@ import { median, round } from './lib/stats.mjs';
 
 const LEVELS = [1, 2, 4, 8, 12, 16, 20, 24, 28, 32];
 const MAX_SESSIONS = Number(process.env.BENCH_CAPACITY_MAX ?? 32);
-const BUDGET_MS = Number(process.env.BENCH_CAPACITY_BUDGET_MS ?? 150_000);
+// Ramp time: at most 300 s, and a minute less than run.mjs gives this process (teardown, Flite cost, report).
+const BUDGET_MS = Math.min(
+  Number(process.env.BENCH_CAPACITY_BUDGET_MS ?? 300_000),
+  process.env.BENCH_BUDGET_MS ? Number(process.env.BENCH_BUDGET_MS) - 60_000 : Infinity,
+);
+const VOICES = ['builtin', 'flite'];
 const BASELINE_RUNS = 4;
+const MIN_LEVEL_SAMPLES = 6;
 const ANSWER_PLAY_MS = 2000;
 const STAGGER_MS = 2000;
 const TURN_TIMEOUT_MS = 30_000;
-const SPEECH_FIXTURES = ['boil-time.wav', 'descale.wav', 'warranty.wav'];
+// The spoken questions of test/fixtures/audio/README.md and their words.
+const SPEECH_FIXTURES = [
+  { name: 'boil-time.wav', transcript: 'How long does the kettle take to boil water?' },
+  { name: 'descale.wav', transcript: 'How do I descale the kettle?' },
+  { name: 'warranty.wav', transcript: 'How long is the warranty?' },
+];
 
 function loadFixtures() {
-  // The spoken questions of test/fixtures/audio/README.md (the folder also holds non-speech files).
-  const files = SPEECH_FIXTURES.filter((f) => fs.existsSync(path.join(FIXTURE_AUDIO, f)));
-  if (files.length === 0) throw new Error(`none of ${SPEECH_FIXTURES.join(', ')} in ${FIXTURE_AUDIO}`);
-  return files.map((f) => ({ name: f, wav: fs.readFileSync(path.join(FIXTURE_AUDIO, f)) }));
+  const found = SPEECH_FIXTURES.filter((f) => fs.existsSync(path.join(FIXTURE_AUDIO, f.name)));
+  if (found.length === 0) throw new Error(`none of ${SPEECH_FIXTURES.map((f) => f.name).join(', ')} in ${FIXTURE_AUDIO}`);
+  return found.map((f) => ({ ...f, wav: fs.readFileSync(path.join(FIXTURE_AUDIO, f.name)) }));
+}
+
+/**
+ * Flite's cost per sentence in this process's worker pool (warm), for the answers the run heard:
+ * wall time in the worker (what a caller waits, machine load included) and CPU time (this process's
+ * CPU over sequential syntheses divided by their count: nothing else runs here then, and it is
+ * what the load does not change).
+ */
+async function fliteSentenceCost(emulatorModule, sentences) {
+  const { synthesizeFlite } = emulatorModule;
+  for (const s of sentences) await synthesizeFlite(s); // warm-up
+  const ms = [];
+  const audioMs = [];
+  const cpu0 = process.cpuUsage();
+  for (let round = 0; round < 5; round++) {
+    for (const s of sentences) {
+      const r = await synthesizeFlite(s);
+      ms.push(r.synthesisMs);
+      audioMs.push((r.samples.length / r.sampleRate) * 1000);
+    }
+  }
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    medianMs: round(median(ms), 1), maxMs: round(Math.max(...ms), 1), cpuMsPerSentence: round((cpu.user + cpu.system) / 1000 / ms.length, 1),
+    medianAudioMs: round(median(audioMs), 0), samples: ms.length,
+  };
 }
 
 export async function main() {
   const { VoiceSession, createApiClient } = await loadClient();
-  const { FakeMicrophone } = await loadEmulator();
+  const emulatorModule = await loadEmulator();
+  const { FakeMicrophone } = emulatorModule;
   const wrtc = await loadWrtc();
   const fixtures = loadFixtures();
-  const emulator = await startEmulatorProcess({ agentBuildMs: 10, realtime: { voice: 'builtin' } });
-  const api = createApiClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-  const aiId = emulator.fixtures.robotId;
-  await api.realtime.warmup(aiId, { language: 'en' }); // warm robot: no turn pays the build
   const started = performance.now();
   let fixtureCursor = 0; // rotates the questions across every turn of the run
 
-  /** One session: wait `delayMs`, speak a fixture, let the answer play a while, resolve the Turn. */
-  async function converse(session, mic, fixture, delayMs) {
-    await sleep(delayMs);
-    const seen = [];
-    const note = (what) => () => seen.push(what);
-    session.on('userSpeaking', note('user'));
-    session.on('assistantSpeaking', note('assistant'));
-    const turn = nextEvent(session, 'turn', (t) => t.input === 'voice', TURN_TIMEOUT_MS);
-    const speaking = nextEvent(session, 'assistantSpeaking', (on) => on === true, TURN_TIMEOUT_MS);
-    speaking.then(() => sleep(ANSWER_PLAY_MS)).then(() => {
-      try {
-        session.interrupt(); // harmless when the answer already ended
-      } catch { /* the session is gone: the turn wait reports it */ }
-    }, () => {});
-    turn.catch(() => {});
-    await mic.playWav(fixture.wav);
-    try {
-      return await turn;
-    } catch (err) {
-      throw new Error(`${err.message} (${fixture.name}; state ${session.state.status}; events: ${seen.join(',') || 'none'})`);
+  const sides = [];
+  try {
+    for (const voice of VOICES) {
+      const emulator = await startEmulatorProcess({ agentBuildMs: 10, realtime: { voice } });
+      const api = createApiClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+      const aiId = emulator.fixtures.robotId;
+      await api.realtime.warmup(aiId, { language: 'en' }); // warm robot: no turn pays the build
+      sides.push({ voice, emulator, api, aiId, levels: [], base: NaN, capacity: 1, stopReason: `reached the bounded maximum of ${MAX_SESSIONS} sessions`, done: false, answers: new Set() });
     }
-  }
 
-  async function level(n) {
-    const mics = Array.from({ length: n }, () => new FakeMicrophone());
-    const sessions = mics.map((mic) => new VoiceSession({ aiId, api, wrtc, microphone: mic.open, language: 'en' }));
-    const cpu0 = emulator.cpuSeconds();
-    const own0 = process.cpuUsage();
-    const t0 = performance.now();
-    try {
-      const connected = await Promise.allSettled(sessions.map((s) => withTimeout(s.start(), 30000, 'start')));
-      const failedConnects = connected.filter((c) => c.status === 'rejected').length;
-      const live = sessions.map((s, i) => ({ s, mic: mics[i] })).filter((_, i) => connected[i].status === 'fulfilled');
-      const samples = [];
-      const failures = [];
-      {
+    /** One session: wait `delayMs`, speak a scripted fixture, let the answer play a while, resolve the Turn. */
+    async function converse(side, session, mic, fixture, delayMs) {
+      await sleep(delayMs);
+      const seen = [];
+      const note = (what) => () => seen.push(what);
+      session.on('userSpeaking', note('user'));
+      session.on('assistantSpeaking', note('assistant'));
+      const turn = nextEvent(session, 'turn', (t) => t.input === 'voice', TURN_TIMEOUT_MS);
+      const speaking = nextEvent(session, 'assistantSpeaking', (on) => on === true, TURN_TIMEOUT_MS);
+      speaking.then(() => sleep(ANSWER_PLAY_MS)).then(() => {
+        try {
+          session.interrupt(); // harmless when the answer already ended
+        } catch { /* the session is gone: the turn wait reports it */ }
+      }, () => {});
+      turn.catch(() => {});
+      await mic.playWav(fixture.wav, { transcript: fixture.transcript, sessionId: session.sessionId });
+      try {
+        const t = await turn;
+        if (!t.scripted) throw new Error('the turn did not use the scripted words');
+        side.answers.add(t.answer);
+        return t;
+      } catch (err) {
+        throw new Error(`${err.message} (${side.voice}, ${fixture.name}; state ${session.state.status}; events: ${seen.join(',') || 'none'})`);
+      }
+    }
+
+    /**
+     * A ramp level: fresh sessions speaking once each, repeated until it has MIN_LEVEL_SAMPLES turns
+     * (2 sessions: 3 rounds), so one stray slow turn on a busy machine cannot end a small level alone.
+     */
+    async function level(side, n) {
+      const rounds = [];
+      do rounds.push(await runRound(side, n));
+      while (rounds.length * n < MIN_LEVEL_SAMPLES);
+      if (rounds.length === 1) return rounds[0];
+      const samples = rounds.flatMap((r) => r.samples);
+      return {
+        sessions: n, rounds: rounds.length, connected: Math.min(...rounds.map((r) => r.connected)),
+        failedConnects: rounds.reduce((a, r) => a + r.failedConnects, 0), samples, failures: rounds.flatMap((r) => r.failures),
+        medianFirstResponseMs: median(samples),
+        emulatorCpuShare: median(rounds.map((r) => r.emulatorCpuShare)), callerCpuShare: median(rounds.map((r) => r.callerCpuShare)),
+        wallS: round(rounds.reduce((a, r) => a + r.wallS, 0), 1),
+      };
+    }
+
+    async function runRound(side, n) {
+      const mics = Array.from({ length: n }, () => new FakeMicrophone({ emulatorUrl: side.emulator.url }));
+      const sessions = mics.map((mic) => new VoiceSession({ aiId: side.aiId, api: side.api, wrtc, microphone: mic.open, language: 'en' }));
+      const cpu0 = side.emulator.cpuSeconds();
+      const own0 = process.cpuUsage();
+      const t0 = performance.now();
+      try {
+        const connected = await Promise.allSettled(sessions.map((s) => withTimeout(s.start(), 30000, 'start')));
+        const failedConnects = connected.filter((c) => c.status === 'rejected').length;
+        const live = sessions.map((s, i) => ({ s, mic: mics[i] })).filter((_, i) => connected[i].status === 'fulfilled');
+        const samples = [];
+        const failures = [];
         const results = await Promise.allSettled(
-          live.map(({ s, mic }, i) => converse(s, mic, fixtures[fixtureCursor++ % fixtures.length], Math.round((i * STAGGER_MS) / Math.max(1, live.length)) + 300)),
+          live.map(({ s, mic }, i) => converse(side, s, mic, fixtures[fixtureCursor++ % fixtures.length], Math.round((i * STAGGER_MS) / Math.max(1, live.length)) + 300)),
         );
         for (const r of results) {
           // An interrupted turn still has its first_response_ms (taken at the first answer frame).
           if (r.status === 'fulfilled' && r.value.firstResponseMs > 0) samples.push(r.value.firstResponseMs);
           else failures.push(r.status === 'rejected' ? String(r.reason?.message ?? r.reason) : 'turn without answer audio');
         }
+        const wallS = (performance.now() - t0) / 1000;
+        const cpu1 = side.emulator.cpuSeconds();
+        const own = process.cpuUsage(own0);
+        return {
+          sessions: n, connected: live.length, failedConnects, samples, failures,
+          medianFirstResponseMs: median(samples),
+          emulatorCpuShare: cpu0 !== null && cpu1 !== null ? round((cpu1 - cpu0) / wallS, 3) : null,
+          callerCpuShare: round((own.user + own.system) / 1e6 / wallS, 3),
+          wallS: round(wallS, 1),
+        };
+      } finally {
+        await Promise.allSettled(sessions.map((s) => s.end({ mode: 'immediate' })));
+        for (const m of mics) m.close();
+        await sleep(500); // let the emulator tear the peers down before the next level
       }
-      const wallS = (performance.now() - t0) / 1000;
-      const cpu1 = emulator.cpuSeconds();
-      const own = process.cpuUsage(own0);
-      return {
-        sessions: n, connected: live.length, failedConnects, samples, failures,
-        medianFirstResponseMs: median(samples),
-        emulatorCpuShare: cpu0 !== null && cpu1 !== null ? round((cpu1 - cpu0) / wallS, 3) : null,
-        callerCpuShare: round((own.user + own.system) / 1e6 / wallS, 3),
-        wallS: round(wallS, 1),
-      };
-    } finally {
-      await Promise.allSettled(sessions.map((s) => s.end({ mode: 'immediate' })));
-      for (const m of mics) m.close();
-      await sleep(500); // let the emulator tear the peers down before the next level
     }
-  }
 
-  try {
-    const levels = [];
-    await level(1); // warm-up: the emulator's first turns run cold code paths (JIT, VAD init)
-    const runs = [];
-    for (let i = 0; i < BASELINE_RUNS; i++) runs.push(await level(1));
-    const baseline = {
-      ...runs[0], samples: runs.flatMap((r) => r.samples), failures: runs.flatMap((r) => r.failures),
-      failedConnects: runs.reduce((a, r) => a + r.failedConnects, 0), wallS: round(runs.reduce((a, r) => a + r.wallS, 0), 1),
-      emulatorCpuShare: median(runs.map((r) => r.emulatorCpuShare)), callerCpuShare: median(runs.map((r) => r.callerCpuShare)),
-    };
-    baseline.medianFirstResponseMs = median(baseline.samples);
-    levels.push(baseline);
-    const base = baseline.medianFirstResponseMs;
-    if (!Number.isFinite(base)) throw new Error(`no baseline: ${baseline.failures.join('; ')}`);
-    log(`capacity: 1 session: median first_response ${base} ms (${baseline.samples.join(', ')})`);
-    let capacity = 1;
-    let stopReason = `reached the bounded maximum of ${MAX_SESSIONS} sessions`;
-    for (const n of LEVELS.filter((x) => x > 1 && x <= MAX_SESSIONS)) {
-      if (performance.now() - started > BUDGET_MS) {
-        stopReason = `time budget (${BUDGET_MS / 1000} s) reached before ${n} sessions`;
-        break;
-      }
-      const r = await level(n);
-      levels.push(r);
-      const ratio = r.medianFirstResponseMs / base;
-      log(`capacity: ${n} sessions: median first_response ${fmtMs(r.medianFirstResponseMs, 0)} (${ratio.toFixed(2)}× baseline), ${r.connected}/${n} connected, ${r.failures.length} failed turn(s), emulator CPU ${r.emulatorCpuShare ?? 'n/a'}, ${r.wallS} s`);
-      const degraded = !(ratio <= 2) || r.failedConnects > 0 || r.failures.length > 0;
-      if (degraded) {
-        stopReason = r.failedConnects || r.failures.length
-          ? `${n} sessions: ${r.failedConnects} failed connection(s), ${r.failures.length} failed turn(s) (${r.failures.slice(0, 2).join('; ')})`
-          : `${n} sessions: median first answer ${ratio.toFixed(2)}× the 1-session baseline`;
-        break;
-      }
-      capacity = n;
+    /** The two sides in ABAB order: A first at even steps, B first at odd ones. */
+    const ordered = (step) => (step % 2 === 0 ? sides : [...sides].reverse());
+
+    for (const side of sides) await runRound(side, 1); // warm-up: cold code paths (JIT, VAD init, Flite workers)
+    const runs = new Map(sides.map((side) => [side, []]));
+    for (let i = 0; i < BASELINE_RUNS; i++) for (const side of ordered(i)) runs.get(side).push(await runRound(side, 1));
+    for (const side of sides) {
+      const r = runs.get(side);
+      const baseline = {
+        ...r[0], samples: r.flatMap((x) => x.samples), failures: r.flatMap((x) => x.failures),
+        failedConnects: r.reduce((a, x) => a + x.failedConnects, 0), wallS: round(r.reduce((a, x) => a + x.wallS, 0), 1),
+        emulatorCpuShare: median(r.map((x) => x.emulatorCpuShare)), callerCpuShare: median(r.map((x) => x.callerCpuShare)),
+      };
+      baseline.medianFirstResponseMs = median(baseline.samples);
+      side.levels.push(baseline);
+      side.base = baseline.medianFirstResponseMs;
+      if (!Number.isFinite(side.base)) throw new Error(`no ${side.voice} baseline: ${baseline.failures.join('; ')}`);
+      log(`capacity [${side.voice}]: 1 session: median first_response ${side.base} ms (${baseline.samples.join(', ')})`);
     }
-    const reachedMax = stopReason.startsWith('reached');
+
+    let step = 0;
+    for (const n of LEVELS.filter((x) => x > 1 && x <= MAX_SESSIONS)) {
+      for (const side of ordered(step++)) {
+        if (side.done) continue;
+        if (performance.now() - started > BUDGET_MS) {
+          side.stopReason = `time budget (${BUDGET_MS / 1000} s) reached before ${n} sessions`;
+          side.done = true;
+          continue;
+        }
+        const r = await level(side, n);
+        side.levels.push(r);
+        const ratio = r.medianFirstResponseMs / side.base;
+        log(`capacity [${side.voice}]: ${n} sessions: median first_response ${fmtMs(r.medianFirstResponseMs, 0)} (${ratio.toFixed(2)}× baseline), ${r.connected}/${n} connected, ${r.failures.length} failed turn(s), emulator CPU ${r.emulatorCpuShare ?? 'n/a'}, ${r.wallS} s`);
+        if (!(ratio <= 2) || r.failedConnects > 0 || r.failures.length > 0) {
+          side.stopReason = r.failedConnects || r.failures.length
+            ? `${n} sessions: ${r.failedConnects} failed connection(s), ${r.failures.length} failed turn(s) (${r.failures.slice(0, 2).join('; ')})`
+            : `${n} sessions: median first answer ${ratio.toFixed(2)}× the 1-session baseline`;
+          side.done = true;
+        } else {
+          side.capacity = n;
+        }
+      }
+      if (sides.every((side) => side.done)) break;
+    }
+
+    // Flite's cost per sentence, measured here (not in the emulators) on the sentences the run answered.
+    const sentences = [...new Set([...sides.flatMap((s) => [...s.answers])].flatMap((a) => emulatorModule.speechSentences(a).map((x) => x.trim())))].filter(Boolean);
+    const synthesis = await fliteSentenceCost(emulatorModule, sentences);
+
+    const [formant, flite] = sides;
+    const shown = (side) => `${side.stopReason.startsWith('reached') ? '>= ' : ''}${side.capacity}`;
+    const figure = (side) => ({
+      label: `Concurrent sessions with audio both ways, first answer <= 2× the 1-session baseline — ${side.voice === 'flite' ? 'Flite voice' : 'formant voice'}`,
+      value: `${shown(side)} (baseline ${fmtMs(side.base, 0)}; stopped: ${side.stopReason})`,
+    });
     return {
       name: 'capacity',
       title: '6. Emulator capacity (concurrent sessions before first answer latency doubles)',
       ok: true,
       figures: [
+        figure(formant),
         {
-          label: 'Concurrent sessions with audio both ways, first answer <= 2× the 1-session baseline',
-          value: `${reachedMax ? '>= ' : ''}${capacity} (baseline ${fmtMs(base, 0)}; stopped: ${stopReason})`,
+          ...figure(flite),
+          target: '>= formant voice (same run)',
+          met: flite.capacity >= formant.capacity,
         },
+        ...sides.map((side) => ({
+          label: `Median first_response_ms by sessions — ${side.voice === 'flite' ? 'Flite' : 'formant'}`,
+          value: side.levels.map((l) => `${l.sessions}: ${fmtMs(l.medianFirstResponseMs, 0)} (${(l.medianFirstResponseMs / side.base).toFixed(2)}×)`).join(', '),
+        })),
         {
-          label: 'Median first_response_ms by sessions',
-          value: levels.map((l) => `${l.sessions}: ${fmtMs(l.medianFirstResponseMs, 0)} (${(l.medianFirstResponseMs / base).toFixed(2)}×)`).join(', '),
+          label: 'Flite synthesis per sentence (slt voice, warm worker, the run\'s answer sentences)',
+          value: `${synthesis.cpuMsPerSentence} ms CPU; wall median ${synthesis.medianMs} ms, max ${synthesis.maxMs} ms (machine load included), for a median ${synthesis.medianAudioMs} ms of speech (${synthesis.samples} syntheses)`,
         },
       ],
-      details: { capacity, reachedMax, baselineMs: base, stopReason, levels, config: { LEVELS, MAX_SESSIONS, STAGGER_MS, BASELINE_RUNS, ANSWER_PLAY_MS, voice: 'builtin', agentBuildMs: 10 } },
+      details: {
+        voices: Object.fromEntries(sides.map((side) => [side.voice, { capacity: side.capacity, reachedMax: side.stopReason.startsWith('reached'), baselineMs: side.base, stopReason: side.stopReason, levels: side.levels }])),
+        synthesis,
+        config: { LEVELS, MAX_SESSIONS, STAGGER_MS, BASELINE_RUNS, MIN_LEVEL_SAMPLES, ANSWER_PLAY_MS, voices: VOICES, agentBuildMs: 10, fliteWorkers: process.env.KB_VOICE_FLITE_WORKERS ?? 'default' },
+      },
       notes: [
-        `emulator in its own process (built-in voice, warm robot), callers (Node wrtc VoiceSessions streaming WAV fixtures) in another; speech onsets staggered over ${STAGGER_MS} ms; each answer plays ${ANSWER_PLAY_MS} ms, then is interrupted; baseline: ${BASELINE_RUNS} fresh 1-session runs`,
-        `CPU share (cores busy) by level, emulator / callers: ${levels.map((l) => `${l.sessions}: ${l.emulatorCpuShare ?? 'n/a'} / ${l.callerCpuShare}`).join(', ')}; machine load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} at the end (other work on the machine shares the 2 cores)`,
+        `one emulator process per voice (warm robot), callers (Node wrtc VoiceSessions with FakeMicrophones playing WAV fixtures with scripted transcripts) in this process; levels alternate between the voices (ABAB); speech onsets staggered over ${STAGGER_MS} ms; each answer plays ${ANSWER_PLAY_MS} ms, then is interrupted; baseline: ${BASELINE_RUNS} fresh 1-session runs per voice`,
+        ...sides.map((side) => `CPU share (cores busy) by level, ${side.voice} emulator / callers: ${side.levels.map((l) => `${l.sessions}: ${l.emulatorCpuShare ?? 'n/a'} / ${l.callerCpuShare}`).join(', ')}`),
+        `machine load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} at the end (other work on the machine shares the cores)`,
       ],
     };
   } finally {
-    await emulator.stop();
+    await Promise.allSettled(sides.map((side) => side.emulator.stop()));
   }
 }
 

@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // Benchmark 1: time to connected (click -> audio flowing both ways) of VoiceSession in Chromium
-// against the emulator, next to the floor: a bare RTCPeerConnection doing the same SDP exchange
-// with the same emulator in the same run (bench/page/app.js says exactly what each waits for).
+// against the emulator, next to two floors measured in the same run (bench/page/app.js says
+// exactly what each waits for): a bare RTCPeerConnection that waits for ICE gathering before its
+// offer (what the library did before trickle ICE), and a bare RTCPeerConnection that trickles the
+// same way the library does (offer at once, candidates by PATCH to the session resource).
 //
 // This process runs the emulator and a tiny http server for the bench page (its script bundled by
 // esbuild from the built package); the server proxies /v1 and /_emulator to the emulator so the
-// page talks to it same-origin for both variants. Calls alternate library/floor (ABAB…) so a
-// noisy machine's drift hits both alike. Target: median(library) / median(floor) - 1 < 10%.
+// page talks to it same-origin for every variant. Calls rotate library/floor/floor-trickle so a
+// noisy machine's drift hits all alike. Targets: median(library) <= 0.6 x median(floor that waits
+// for gathering) and <= 1.05 x median(trickling floor).
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
@@ -18,12 +21,12 @@ import { median, round, summarize } from './lib/stats.mjs';
 const CALLS = Number(process.env.BENCH_TTC_CALLS ?? 20); // per variant
 const WARMUP_CALLS = 2; // per variant, discarded (JIT, first getUserMedia, emulator code paths)
 const PAUSE_MS = 250; // between calls, so the previous call's teardown is not measured
-const CHROMIUM_FLAGS = [
+export const CHROMIUM_FLAGS = [
   '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--no-sandbox', '--disable-gpu',
   '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
 ];
 
-async function bundlePage() {
+export async function bundlePage() {
   const out = await esbuild.build({
     entryPoints: [path.join(benchDir, 'page', 'app.js')],
     absWorkingDir: benchDir,
@@ -38,8 +41,12 @@ async function bundlePage() {
   return out.outputFiles[0].text;
 }
 
-/** Serves the page and proxies everything else to the emulator (loopback only). */
-async function servePage(appJs, emulatorUrl) {
+/**
+ * Serves the page and proxies everything else to the emulator (loopback only). `extra(req, res)`
+ * may take a request first (returns true when it answered it): bench/ice-paths.mjs cuts and
+ * re-routes the network path through it.
+ */
+export async function servePage(appJs, emulatorUrl, extra = () => false) {
   const html = await readFile(path.join(benchDir, 'page', 'index.html'), 'utf8');
   const upstream = new URL(emulatorUrl);
   const agent = new http.Agent({ keepAlive: true });
@@ -47,6 +54,7 @@ async function servePage(appJs, emulatorUrl) {
     if (req.url === '/app.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(appJs);
     if (req.url === '/' || req.url.startsWith('/?')) return res.writeHead(200, { 'content-type': 'text/html' }).end(html);
     if (req.url === '/favicon.ico') return res.writeHead(204).end();
+    if (extra(req, res)) return;
     const proxied = http.request(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host }, agent },
       (up) => {
@@ -82,35 +90,41 @@ export async function main() {
       await new Promise((res) => setTimeout(res, PAUSE_MS));
       return r;
     };
+    const KINDS = ['library', 'floor', 'floor-trickle'];
     for (let i = 0; i < WARMUP_CALLS; i++) {
-      for (const kind of ['library', 'floor']) {
+      for (const kind of KINDS) {
         const r = await call(kind);
         if (!r.ok) throw new Error(`warm-up ${kind} call failed: ${r.error}${pageErrors.length ? ' | ' + pageErrors.join(' | ') : ''}`);
       }
     }
-    const results = { library: [], floor: [] };
+    const results = { library: [], floor: [], 'floor-trickle': [] };
     const failures = [];
     for (let i = 0; i < CALLS; i++) {
-      for (const kind of ['library', 'floor']) {
+      for (const kind of KINDS) {
         const r = await call(kind);
         if (r.ok) results[kind].push(r);
         else failures.push({ kind, i, error: r.error });
       }
-      if ((i + 1) % 5 === 0) log(`time-to-connected: ${i + 1}/${CALLS} pairs (median so far library ${median(results.library.map((x) => x.total)).toFixed(1)} ms, floor ${median(results.floor.map((x) => x.total)).toFixed(1)} ms)`);
+      if ((i + 1) % 5 === 0) log(`time-to-connected: ${i + 1}/${CALLS} rounds (median so far library ${median(results.library.map((x) => x.total)).toFixed(1)} ms, floor ${median(results.floor.map((x) => x.total)).toFixed(1)} ms, trickling floor ${median(results['floor-trickle'].map((x) => x.total)).toFixed(1)} ms)`);
     }
     const lib = results.library.map((r) => r.total);
     const flo = results.floor.map((r) => r.total);
+    const tri = results['floor-trickle'].map((r) => r.total);
     const mLib = median(lib);
     const mFloor = median(flo);
-    const overhead = mLib / mFloor - 1;
-    // Paired view: each library call against the floor call right after it.
-    const n = Math.min(lib.length, flo.length);
-    const pairedDiff = median(Array.from({ length: n }, (_, i) => lib[i] - flo[i]));
-    const enough = lib.length >= CALLS * 0.8 && flo.length >= CALLS * 0.8;
+    const mTrickle = median(tri);
+    const vsGather = mLib / mFloor;
+    const vsTrickle = mLib / mTrickle;
+    // Paired view: each library call against the trickling floor call of the same round.
+    const n = Math.min(lib.length, tri.length);
+    const pairedDiff = median(Array.from({ length: n }, (_, i) => lib[i] - tri[i]));
+    const enough = [lib, flo, tri].every((xs) => xs.length >= CALLS * 0.8);
+    const modes = [...new Set(results.library.map((r) => r.iceSignaling))].join(', ');
     const notes = [
-      `${CALLS} measured calls per variant after ${WARMUP_CALLS} discarded warm-up calls each, alternating library/floor; ${PAUSE_MS} ms pause between calls`,
-      `both end when channel open + remote audio track + session.ready, and getStats() shows outbound-rtp audio packetsSent > 0 (the emulator sends RTP only while speaking, so inbound packets cannot mark connected)`,
-      `phases (median): library connected at ${fmtMs(median(results.library.map((r) => r.connected)))}, floor connected at ${fmtMs(median(results.floor.map((r) => r.connected)))} (floor: mic ${fmtMs(median(results.floor.map((r) => r.mic)))}, offer+ICE gathering ${fmtMs(median(results.floor.map((r) => r.offer)))}, signaling ${fmtMs(median(results.floor.map((r) => r.signaling)))})`,
+      `${CALLS} measured calls per variant after ${WARMUP_CALLS} discarded warm-up calls each, rotating library/floor/floor-trickle; ${PAUSE_MS} ms pause between calls; no ICE servers (host candidates, mDNS-obfuscated by Chromium)`,
+      `all end when channel open + remote audio track + session.ready, and getStats() shows outbound-rtp audio packetsSent > 0 (the emulator sends RTP only while speaking, so inbound packets cannot mark connected)`,
+      `library ICE signaling: ${modes} (the emulator answers with all its candidates at once: host-only gathering on loopback takes a few ms, so it does not trickle its own)`,
+      `phases (median): library connected at ${fmtMs(median(results.library.map((r) => r.connected)))}; floor (waits for gathering) connected at ${fmtMs(median(results.floor.map((r) => r.connected)))} (mic ${fmtMs(median(results.floor.map((r) => r.mic)))}, offer+ICE gathering ${fmtMs(median(results.floor.map((r) => r.offer)))}, signaling ${fmtMs(median(results.floor.map((r) => r.signaling)))}); trickling floor connected at ${fmtMs(median(results['floor-trickle'].map((r) => r.connected)))} (offer ${fmtMs(median(results['floor-trickle'].map((r) => r.offer)))}, signaling ${fmtMs(median(results['floor-trickle'].map((r) => r.signaling)))})`,
     ];
     if (failures.length) notes.push(`${failures.length} failed call(s): ${failures.slice(0, 3).map((f) => `${f.kind}#${f.i}: ${f.error}`).join('; ')}`);
     if (pageErrors.length) notes.push(`page errors: ${pageErrors.slice(0, 3).join(' | ')}`);
@@ -118,13 +132,15 @@ export async function main() {
       name: 'time-to-connected',
       title: '1. Time to connected (Chromium, click -> audio both ways)',
       ok: enough,
-      ...(enough ? {} : { error: `too few successful calls (library ${lib.length}, floor ${flo.length} of ${CALLS})` }),
+      ...(enough ? {} : { error: `too few successful calls (library ${lib.length}, floor ${flo.length}, trickling floor ${tri.length} of ${CALLS})` }),
       figures: [
-        { label: 'VoiceSession over bare RTCPeerConnection floor (median)', value: `+${fmtPct(overhead)} (${fmtMs(mLib)} vs ${fmtMs(mFloor)}; paired median diff ${fmtMs(pairedDiff)})`, target: '< +10%', met: enough ? overhead < 0.1 : false },
+        { label: 'VoiceSession (trickle ICE) vs bare RTCPeerConnection waiting for gathering (median)', value: `${vsGather.toFixed(2)}x (${fmtMs(mLib)} vs ${fmtMs(mFloor)})`, target: '<= 0.6x', met: enough ? vsGather <= 0.6 : false },
+        { label: 'VoiceSession (trickle ICE) vs bare RTCPeerConnection trickling the same way (median)', value: `${vsTrickle.toFixed(2)}x (${fmtMs(mLib)} vs ${fmtMs(mTrickle)}; paired median diff ${fmtMs(pairedDiff)})`, target: '<= 1.05x', met: enough ? vsTrickle <= 1.05 : false },
       ],
       details: {
         browser: browserVersion,
-        library: summarize(lib), floor: summarize(flo), overhead: round(overhead, 4), pairedMedianDiffMs: round(pairedDiff, 2),
+        library: summarize(lib), floor: summarize(flo), floorTrickle: summarize(tri),
+        vsGather: round(vsGather, 4), vsTrickle: round(vsTrickle, 4), pairedMedianDiffMs: round(pairedDiff, 2),
         calls: results, failures,
       },
       notes,

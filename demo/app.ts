@@ -5,6 +5,7 @@ import { byId, el } from './ui/dom.js';
 import { describeError } from './ui/errors.js';
 import { renderLatencyChart } from './ui/latency-chart.js';
 import { renderCost, renderSegments, renderUsage } from './ui/report.js';
+import { wireScript } from './ui/script.js';
 import { Timeline } from './ui/timeline.js';
 import { renderTurn, type Rating } from './ui/turns.js';
 import { verifyDeleted } from './verify-delete.js';
@@ -67,6 +68,10 @@ export function startApp(config: DemoConfig): void {
   const timeline = new Timeline(byId<HTMLOListElement>('timeline'));
   let session: VoiceSession | null = null;
   let sessionId: string | null = null;
+  const script = wireScript(
+    { form: byId<HTMLFormElement>('script-form'), input: byId<HTMLInputElement>('script-input'), status: byId('script-status'), sessionId: () => sessionId },
+    (text) => timeline.add('info', text),
+  );
   // Highest levels of the current call, exposed for QA automation (data-peak).
   let inputPeak = 0;
   let outputPeak = 0;
@@ -175,6 +180,7 @@ export function startApp(config: DemoConfig): void {
     s.on('turn', (turn) => {
       ui.turnsEmpty.hidden = true;
       ui.turns.appendChild(renderTurn(turn, ui.turns.children.length, rate));
+      if (turn.scripted) script.used(turn.question);
       timeline.add('info', `turn ${ui.turns.children.length} finished (${turn.input}${turn.interrupted ? ', interrupted' : ''})`);
     });
     s.on('level', ({ input, output }) => {

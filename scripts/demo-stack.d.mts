@@ -10,8 +10,8 @@ export interface DemoStackOptions {
   agentBuildMs?: number;
   /** Default language of the page (default 'ja'). */
   language?: string;
-  /** The emulator's answer voice (default auto: espeak-ng when installed, else the built-in one). */
-  voice?: 'auto' | 'espeak' | 'builtin';
+  /** The emulator's answer voice (default auto: Flite for English, espeak-ng for other languages when installed, else the built-in one). */
+  voice?: 'auto' | 'flite' | 'espeak' | 'builtin';
   /** Reload the page when demo/ or dist/ change (default true). */
   watch?: boolean;
   /** Silence Vite's logging. */

@@ -15,7 +15,7 @@ const DEMO_ROOT = fileURLToPath(new URL('../demo/', import.meta.url));
  * @property {number} [pagePort]      default 5173 (next free port when taken); 0 = ephemeral
  * @property {number} [agentBuildMs]  emulator agent build time without warmup (default: emulator's 5700)
  * @property {string} [language]      default language of the page (default 'ja')
- * @property {'auto'|'espeak'|'builtin'} [voice] emulator's answer voice (default auto: espeak-ng when installed)
+ * @property {'auto'|'flite'|'espeak'|'builtin'} [voice] emulator's answer voice (default auto: Flite for English, espeak-ng for other languages when installed)
  * @property {boolean} [quiet]        silence Vite's own logging
  * @property {boolean} [watch]        reload the page when demo/ or dist/ change (default true); tests
  *                                    turn it off so a concurrent `npm run build` cannot reload a page mid-call
@@ -76,7 +76,11 @@ export async function startDemoStack(options = {}) {
         port: pagePort,
         strictPort: true,
         // Same origin for page and API: the browser needs no CORS and never sees the key.
-        proxy: { '/api/voice': { target: relayUrl, changeOrigin: false } },
+        proxy: {
+          '/api/voice': { target: relayUrl, changeOrigin: false },
+          // The QA script field (demo/ui/script.ts): the emulator's loopback-only control route, no key.
+          '/_emulator/script': { target: emulator.url, changeOrigin: false },
+        },
         warmup: { clientFiles: ['./main.ts'] },
         ...(options.watch === false ? { hmr: false, watch: null } : {}),
       },

@@ -3,12 +3,13 @@
 //   1. build       scripts/build.mjs (test/package, the package checks and the demo use dist/)
 //   2. typecheck   tsc over src + test + configs, and over demo/ (its own tsconfig)
 //   3. vitest      unit + integration tests, test/**/*.test.ts except test/e2e
-//   4. package     scripts/check-package.mjs (pack, publint, attw, browser bundles, size budget)
-//   5. e2e         Playwright, test/e2e, in Chromium (see scripts/chromium.mjs)
+//   4. doc-test    scripts/doc-test.mjs: every README code block run, type-checked or skipped with a reason
+//   5. package     scripts/check-package.mjs (pack, publint, attw, browser bundles, size budget)
+//   6. e2e         Playwright, test/e2e, in Chromium (see scripts/chromium.mjs)
 // A failed build stops the run (nothing after it is meaningful); any other failed step is
 // reported and the remaining steps still run, so one run shows every problem. Ends with
 // "total: N passed, N failed" counting tests and checks, and exits non-zero if anything failed.
-// Extra arguments are passed to vitest, e.g. `npm test -- test/api` (then steps 4–5 are skipped).
+// Extra arguments are passed to vitest, e.g. `npm test -- test/api` (then steps 4–6 are skipped).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -58,6 +59,11 @@ function packageCounts() {
   return report ? { passed: report.passed, failed: report.failed, skipped: 0 } : undefined;
 }
 
+function docTestCounts() {
+  const report = readJson(path.join(results, 'doc-test', 'report.json'));
+  return report ? { passed: report.passed, failed: report.failed, skipped: report.skipped } : undefined;
+}
+
 function playwrightCounts() {
   const stats = readJson(path.join(results, 'playwright.json'))?.stats;
   if (!stats) return undefined;
@@ -66,7 +72,7 @@ function playwrightCounts() {
 }
 
 mkdirSync(results, { recursive: true });
-for (const file of ['vitest.json', 'package-checks.json', 'playwright.json']) rmSync(path.join(results, file), { force: true });
+for (const file of ['vitest.json', 'package-checks.json', 'playwright.json', 'doc-test/report.json']) rmSync(path.join(results, file), { force: true });
 
 const started = Date.now();
 if (run('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')])) {
@@ -79,6 +85,7 @@ if (run('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')])) {
     vitestCounts,
   );
   if (vitestFilter.length === 0) {
+    run('doc-test', process.execPath, [path.join(root, 'scripts', 'doc-test.mjs')], docTestCounts);
     run('package checks', process.execPath, [path.join(root, 'scripts', 'check-package.mjs')], packageCounts);
     if (findChromium() === null) {
       console.log(`\n=== e2e\n${NO_CHROMIUM_MESSAGE}`);

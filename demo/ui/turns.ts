@@ -42,7 +42,7 @@ export function renderTurn(turn: Turn, index: number, rate: RateFn): HTMLLIEleme
   up.addEventListener('click', () => void choose(1));
   down.addEventListener('click', () => void choose(-1));
 
-  const you = turn.input === 'text' ? 'You (typed)' : 'You (spoke)';
+  const you = turn.input === 'text' ? 'You (typed)' : turn.scripted ? 'You (spoke, scripted)' : 'You (spoke)';
   return el(
     'li',
     {
@@ -52,6 +52,7 @@ export function renderTurn(turn: Turn, index: number, rate: RateFn): HTMLLIEleme
       'data-input': turn.input,
       'data-message-id': turn.messageId,
       'data-interrupted': String(turn.interrupted),
+      'data-scripted': String(turn.scripted === true),
       'data-agent-build-ms': turn.agentBuildMs,
     },
     el(

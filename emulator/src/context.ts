@@ -1,3 +1,4 @@
+import type { ScriptQueue } from './script.js';
 import type { Store } from './store.js';
 
 /** Faults injected through `PUT /_emulator/faults` (CONTRACT.md). */
@@ -29,6 +30,8 @@ export interface EmulatorContext {
   agentBuildMs: number;
   /** Folder holding recorded audio; removed by `close()`. */
   audioDir: string;
+  /** QA's scripted utterances (`PUT /_emulator/script`), taken by realtime voice turns. */
+  script: ScriptQueue;
   /** Absolute base URL the emulator is reachable at (for presigned URLs), without trailing slash. */
   baseUrl(): string;
 }

@@ -1,5 +1,6 @@
 import wrtc from '@roamhq/wrtc';
 import { resample, toMono } from './realtime/pcm.js';
+import { releaseBeforeExit } from './realtime/wrtc-exit.js';
 import { decodeWav } from './wav.js';
 
 /**
@@ -25,6 +26,33 @@ function track(mic: FakeMicrophone, on: boolean): void {
   if (!open.size && ticker) ticker = void clearInterval(ticker);
 }
 
+export interface FakeMicrophoneOptions {
+  /**
+   * Base URL of the emulator the calls go to (e.g. `emu.url`), for {@link FakeMicrophone.playWav}'s
+   * `transcript`: the words are queued there with `PUT /_emulator/script` (loopback only).
+   */
+  emulatorUrl?: string;
+}
+
+export interface PlayWavOptions {
+  /**
+   * What the emulator should take this utterance to say (it has no speech recognizer): the turn
+   * answers these words and is marked `scripted: true`. Needs `emulatorUrl`.
+   */
+  transcript?: string;
+  /** Scripts the words for this session only (e.g. `session.sessionId`); default: the next utterance of any session. */
+  sessionId?: string;
+}
+
+/** A scripted transcript could not be queued on the emulator. */
+export class FakeMicrophoneError extends Error {
+  readonly code = 'script_failed';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'FakeMicrophoneError';
+  }
+}
+
 /**
  * A microphone for driving `VoiceSession` from Node (QA scripts, tests, load runs): an
  * `RTCAudioSource` track that delivers 10 ms frames in real time, silence unless {@link play} is
@@ -36,9 +64,13 @@ function track(mic: FakeMicrophone, on: boolean): void {
  * await session.start();
  * await mic.playWav(await readFile('question.wav'));
  * ```
+ *
+ * With `new FakeMicrophone({ emulatorUrl: emu.url })`, `playWav(wav, { transcript })` also tells
+ * the emulator what the recording says, so the turn answers those words.
  */
 export class FakeMicrophone {
-  readonly #source = new wrtc.nonstandard.RTCAudioSource();
+  /** Dropped by close(), so the process can exit cleanly (realtime/wrtc-exit.ts). */
+  #source: InstanceType<typeof wrtc.nonstandard.RTCAudioSource> | undefined = new wrtc.nonstandard.RTCAudioSource();
   /** Every stream handed out by {@link open}, e.g. to check that a session released the microphone. */
   readonly streams: FakeMicrophoneStream[] = [];
   /** The device id asked for by each {@link open} call (VoiceSession passes one on device switches). */
@@ -47,20 +79,30 @@ export class FakeMicrophone {
   #queue: Array<{ frame: Int16Array; done?: () => void }> = [];
   #startedAt = performance.now();
   #sent = 0;
+  readonly #emulatorUrl: string | undefined;
+  #closed = false;
+  /** Resolves when everything played so far has gone out: a scripted clip waits for it, so its words are queued right before its own speech. */
+  #lastPlay: Promise<unknown> = Promise.resolve();
 
-  constructor() {
+  constructor(options: FakeMicrophoneOptions = {}) {
+    releaseBeforeExit(this.#source!);
+    this.#emulatorUrl = options.emulatorUrl?.replace(/\/+$/, '');
     track(this, true);
   }
 
   /** The `microphone` option of `VoiceSession`: each call opens a new track on the same source. */
   readonly open = async (deviceId?: string): Promise<FakeMicrophoneStream> => {
+    if (!this.#source) throw new Error('FakeMicrophone is closed: make a new one');
     this.opened.push(deviceId);
     const stream = new wrtc.MediaStream([this.#source.createTrack()]) as unknown as FakeMicrophoneStream;
     this.streams.push(stream);
     return stream;
   };
 
-  /** Speaks mono PCM16 samples (resampled to 48 kHz); resolves once the last frame went out. */
+  /**
+   * Speaks mono PCM16 samples (resampled to 48 kHz) after what is already queued; resolves once the
+   * last frame went out.
+   */
   play(samples: Int16Array, sampleRate = RATE): Promise<void> {
     const pcm = resample(samples, sampleRate, RATE);
     const frames: Array<{ frame: Int16Array; done?: () => void }> = [];
@@ -69,33 +111,69 @@ export class FakeMicrophone {
       frame.set(pcm.subarray(i, Math.min(i + FRAME, pcm.length)));
       frames.push({ frame });
     }
-    if (!frames.length) return Promise.resolve();
+    // Closed: nothing more will be spoken, so there is nothing to wait for.
+    if (!frames.length || this.#closed || !this.#source) return Promise.resolve();
     this.#queue.push(...frames);
-    return new Promise((resolve) => (frames[frames.length - 1]!.done = resolve));
+    const played = new Promise<void>((resolve) => (frames[frames.length - 1]!.done = resolve));
+    this.#lastPlay = Promise.all([this.#lastPlay, played]);
+    return played;
   }
 
-  /** Speaks a PCM16 WAV file (any rate, mono or stereo). */
-  playWav(bytes: Uint8Array): Promise<void> {
+  /**
+   * Speaks a PCM16 WAV file (any rate, mono or stereo); resolves once the last frame went out.
+   * With `transcript`, first queues those words on the emulator (after the clips already queued
+   * here have been spoken) and rejects with {@link FakeMicrophoneError} when that fails.
+   */
+  playWav(bytes: Uint8Array, options: PlayWavOptions = {}): Promise<void> {
     const wav = decodeWav(bytes);
-    return this.play(toMono(wav.samples, wav.channels), wav.sampleRate);
+    const samples = toMono(wav.samples, wav.channels);
+    if (options.transcript === undefined) return this.play(samples, wav.sampleRate);
+    const { transcript, sessionId } = options;
+    const run = this.#lastPlay.then(async () => {
+      if (this.#closed) return;
+      await this.#script(transcript, sessionId);
+      await this.play(samples, wav.sampleRate);
+    });
+    this.#lastPlay = run.catch(() => {});
+    return run;
+  }
+
+  async #script(transcript: string, sessionId: string | undefined): Promise<void> {
+    if (!this.#emulatorUrl) throw new FakeMicrophoneError('playWav(..., { transcript }) needs new FakeMicrophone({ emulatorUrl })');
+    let res: Response;
+    try {
+      res = await fetch(`${this.#emulatorUrl}/_emulator/script`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...(sessionId ? { session_id: sessionId } : {}), utterances: [transcript] }),
+      });
+    } catch (err) {
+      throw new FakeMicrophoneError(`could not reach the emulator at ${this.#emulatorUrl}`, { cause: err });
+    }
+    if (!res.ok) throw new FakeMicrophoneError(`PUT /_emulator/script answered ${res.status}: ${await res.text()}`);
   }
 
   /** Stops the tracks and the pacing. */
   close(): void {
+    this.#closed = true;
     track(this, false);
     for (const s of this.streams) for (const t of (s as { getTracks(): Array<{ stop(): void }> }).getTracks()) t.stop();
+    // The source must be collectable before the process exits (realtime/wrtc-exit.ts).
+    this.#source = undefined;
     // Pending play() calls resolve: nothing more will be spoken.
     for (const item of this.#queue.splice(0)) item.done?.();
   }
 
   /** @internal Sends the frames that are due. */
   pump(): void {
+    const source = this.#source;
+    if (!source) return;
     const due = Math.floor((performance.now() - this.#startedAt) / 10);
     if (due - this.#sent > MAX_LAG_FRAMES) this.#sent = due - MAX_LAG_FRAMES;
     while (this.#sent < due) {
       this.#sent++;
       const item = this.#queue.shift();
-      this.#source.onData({ samples: item?.frame ?? new Int16Array(FRAME), sampleRate: RATE, bitsPerSample: 16, channelCount: 1, numberOfFrames: FRAME });
+      source.onData({ samples: item?.frame ?? new Int16Array(FRAME), sampleRate: RATE, bitsPerSample: 16, channelCount: 1, numberOfFrames: FRAME });
       item?.done?.();
     }
   }

@@ -36,12 +36,18 @@ function operation(e: Endpoint): JsonSchema {
     '404': { description: 'Unknown robot, dataset, file, session or message', content: json(response(ErrorDetail)) },
   };
   if (e.id === 'E15') responses['204'] = { description: 'Ignored: empty session id, or a session of another robot' };
+  if (e.contentType) {
+    // RT: 204 for candidates, 200 with the answer fragment for an ICE restart; 415 for another body type.
+    responses['204'] = { description: 'Candidates or end-of-candidates applied' };
+    responses['200'] = { description: 'ICE restart answered', content: { [e.contentType]: { schema: { type: 'string' } } } };
+    responses['415'] = { description: `Body not ${e.contentType}`, content: json(response(ErrorDetail)) };
+  }
   if (e.auth) responses['401'] = { description: 'Missing or wrong API key', content: json(response(ErrorDetail)) };
   return {
     operationId: e.id,
     summary: `${e.id}: ${e.summary}`,
     parameters: [...parameters(e.params, 'path'), ...parameters(e.query, 'query')],
-    ...(e.body ? { requestBody: { required: e.bodyRequired !== false, content: json(request(e.body)) } } : {}),
+    ...(e.body ? { requestBody: { required: e.bodyRequired !== false, content: e.contentType ? { [e.contentType]: { schema: request(e.body) } } : json(request(e.body)) } } : {}),
     responses,
     ...(e.auth ? { security: [{ bearer: [] }] } : { security: [{}, { bearer: [] }] }),
   };

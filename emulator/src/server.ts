@@ -14,6 +14,7 @@ import type { ServerContext } from './http/server-context.js';
 import { DEFAULT_URL_TTL_MS, Presigner } from './presign.js';
 import { createRealtimeService, type RealtimeServiceOptions } from './realtime/index.js';
 import { createMemoryStore, type Store } from './store.js';
+import { ScriptQueue } from './script.js';
 
 /** The API key the emulator accepts unless told otherwise (it is local and loopback-bound). */
 export const DEFAULT_API_KEY = 'kbv-emulator-key';
@@ -78,6 +79,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   const sc = {
     store, agents, faults, apiKey, agentBuildMs, audioDir,
+    script: new ScriptQueue(),
     baseUrl: () => baseUrl,
     presigner: new Presigner(options.audioUrlTtlMs ?? DEFAULT_URL_TTL_MS),
     deletions: new DeletionQueue(store),
@@ -100,6 +102,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     await clearStore();
     agents.reset();
     Object.assign(faults, { warmup: 'ok', latencyMs: 0 } satisfies Faults);
+    sc.script.clear();
     sc.fixtures = await seedStore(store, { apiKey, audioDir });
     return sc.fixtures;
   };

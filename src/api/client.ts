@@ -71,6 +71,15 @@ export function createApiClient(options: ApiClientOptions) {
     /** Realtime signaling: sends the SDP offer (with its ICE candidates), returns the answer and the session id. */
     connect: (aiId: string, body: RealtimeSessionIn, opts?: CallOptions) =>
       call(endpoints.RS, { params: { ai_id: aiId }, body }, opts),
+    /**
+     * RT: PATCH of the realtime session resource (the 201's `Location`) with an
+     * `application/trickle-ice-sdpfrag` body: trickled candidates, end-of-candidates or an ICE
+     * restart. Resolves to the answer fragment of a restart (200), or null (204).
+     */
+    trickle: async (aiId: string, sessionId: string, fragment: string, opts?: CallOptions): Promise<string | null> => {
+      const response = await transport.send(endpoints.RT, { params: { ai_id: aiId, session_id: sessionId }, body: fragment, ...(opts?.signal ? { signal: opts.signal } : {}) });
+      return response.status === 204 ? null : await response.text();
+    },
     /** E11: cost summary of the robot over a time window. */
     cost: (aiId: string, query?: RealtimeCostQuery, opts?: CallOptions) =>
       call(endpoints.E11, { params: { ai_id: aiId }, query }, opts),

@@ -74,7 +74,8 @@ export class Transport {
     try {
       return await this.#ky(url, {
         method: endpoint.method,
-        ...(body !== undefined ? { json: body } : {}),
+        // A non-JSON body (RT's sdpfrag) is sent as the text it is, with its media type.
+        ...(body === undefined ? {} : endpoint.contentType ? { body: body as string, headers: { 'content-type': endpoint.contentType } } : { json: body }),
         ...(args.signal ? { signal: args.signal } : {}),
       });
     } catch (error) {

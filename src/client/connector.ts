@@ -1,6 +1,6 @@
 import { fromApiFailure, VoiceSessionError } from './errors.js';
 import type { VoiceSessionOptions } from './options.js';
-import type { Dialect, Transport, TransportProvider } from './transport.js';
+import type { Dialect, IceSignaling, SignalingRequest, Transport, TransportProvider } from './transport.js';
 
 /** One connection attempt and what it still waits for. */
 export interface Connection {
@@ -19,6 +19,7 @@ export interface ConnectionHandlers {
   message(conn: Connection, text: string): void;
   audio(conn: Connection, stream: MediaStream): void;
   closed(conn: Connection): void;
+  signaling(conn: Connection, mode: IceSignaling): void;
 }
 
 type Target = Pick<VoiceSessionOptions, 'aiId' | 'api' | 'language' | 'userIdentifier' | 'interruptions'>;
@@ -54,10 +55,11 @@ export function openConnection(mic: MediaStream, provider: TransportProvider, di
   const audio = new Promise<void>((resolve) => (gotAudio = resolve));
   const ready = new Promise<void>((resolve) => (gotReady = resolve));
   const conn = { audio, ready, gotAudio, gotReady, abort: new AbortController() } as Connection;
-  conn.transport = provider.open({ microphone: mic, channel: dialect.channel }, {
+  conn.transport = provider.open({ microphone: mic, channel: dialect.channel, trickle: dialect.patch !== undefined }, {
     message: (text) => on.message(conn, text),
     audio: (stream) => on.audio(conn, stream),
     closed: () => on.closed(conn),
+    signaling: (mode) => on.signaling(conn, mode),
   });
   return conn;
 }
@@ -75,27 +77,32 @@ export async function negotiate(conn: Connection, dialect: Dialect, target: Targ
     return error;
   });
   const step = <T>(promise: Promise<T>) => Promise.race([promise, limit.promise]);
+  const { aiId, api, language, userIdentifier, interruptions } = target;
+  const request = (): SignalingRequest => ({
+    aiId, api, language: language ?? 'ja', signal: conn.abort.signal,
+    ...(userIdentifier ? { userIdentifier } : {}),
+    // A second offer of the same attempt (trickle refused) continues the session the first one named.
+    ...((conn.sessionId ?? sessionId) ? { sessionId: conn.sessionId ?? sessionId } : {}),
+    ...(interruptions ? { interruptions } : {}),
+  });
+  const patch = dialect.patch?.bind(dialect);
+  const resource = patch && { patch: (fragment: string) => patch(conn.sessionId!, fragment, request()) };
   try {
     await step(conn.transport.connect(async (offer) => {
-      const { aiId, api, language, userIdentifier, interruptions } = target;
+      const expected = conn.sessionId ?? sessionId;
       let answer;
       try {
-        answer = await dialect.signal(offer, {
-          aiId, api, language: language ?? 'ja', signal: conn.abort.signal,
-          ...(userIdentifier ? { userIdentifier } : {}),
-          ...(sessionId ? { sessionId } : {}),
-          ...(interruptions ? { interruptions } : {}),
-        });
+        answer = await dialect.signal(offer, request());
       } catch (err) {
         throw fromApiFailure(err, 'Signaling failed');
       }
-      if (sessionId && answer.sessionId !== sessionId) {
-        throw new VoiceSessionError('signaling_failed', `The service answered for session ${answer.sessionId} instead of continuing ${sessionId}`);
+      if (expected && answer.sessionId !== expected) {
+        throw new VoiceSessionError('signaling_failed', `The service answered for session ${answer.sessionId} instead of continuing ${expected}`);
       }
       conn.sessionId = answer.sessionId;
       answered(answer.sessionId);
       return answer;
-    }));
+    }, resource));
     // Connected only once the assistant's audio is attached and the service is ready, so its
     // first words are never cut off.
     await step(Promise.all([conn.audio, conn.ready]));

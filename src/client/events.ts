@@ -1,5 +1,6 @@
 import type { VoiceSessionError } from './errors.js';
 import type { SessionState, WarmupStatus } from './state.js';
+import type { IceSignaling } from './transport.js';
 
 /** One finished question/answer exchange, from the service's `turn.completed` event. */
 export interface Turn {
@@ -16,6 +17,8 @@ export interface Turn {
   /** Agent build time this turn paid (0 when the robot was warm). */
   agentBuildMs: number;
   interrupted: boolean;
+  /** True when the question's words came from a QA script (the emulator's `PUT /_emulator/script`), not a recognizer. */
+  scripted?: boolean;
   /** ISO 8601 time the client saw the turn complete. */
   completedAt: string;
 }
@@ -28,6 +31,8 @@ export interface TranscriptUpdate {
   final: boolean;
   /** True when no words were recognized and `text` describes the utterance instead. */
   placeholder?: boolean;
+  /** True when the words came from a QA script (emulator), not from a recognizer. */
+  scripted?: boolean;
 }
 
 /** The transcript of the turn in progress: what each side said so far (empty until they speak). */
@@ -63,4 +68,6 @@ export interface SessionEvents {
   /** resumePlayback() succeeded after playback was blocked. */
   playbackResumed: () => void;
   error: (error: VoiceSessionError) => void;
+  /** How the connection's ICE candidates reach the service (`fallback`: the service refused trickle); also `snapshot.iceSignaling`. */
+  iceSignaling: (mode: IceSignaling) => void;
 }

@@ -7,6 +7,7 @@ export type { SessionEvents, Turn, TranscriptUpdate, AudioLevels, LiveTranscript
 export type { SessionSnapshot } from './snapshot.js';
 export type {
   Transport, TransportProvider, TransportEvents, TransportOptions, SignalingAnswer, SignalingRequest, Dialect, DialectCodec,
+  IceSignaling, SignalingResource,
 } from './transport.js';
 export { simplePeerTransport, type SimplePeerTransportOptions, type WrtcImplementation } from './peer.js';
 export { v1Protocol } from './protocol.js';

@@ -57,10 +57,15 @@ export function webAudioMeters(): { factory: LevelMeterFactory; resume(): Promis
   };
 }
 
-/** Polls an input and an output meter and reports both together. */
+/**
+ * Polls an input and an output meter and reports both together. Meters are made at start() (or at
+ * once while started): making the first one creates the AudioContext, tens of ms of main-thread and
+ * audio-device work that would otherwise sit on the connection path.
+ */
 export class LevelMonitor {
   private input: LevelMeter | undefined;
   private output: LevelMeter | undefined;
+  private streams: { input?: MediaStream | undefined; output?: MediaStream | undefined } = {};
   private timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -71,16 +76,24 @@ export class LevelMonitor {
 
   setInput(stream: MediaStream | undefined): void {
     this.input?.close();
-    this.input = stream && this.factory?.(stream);
+    this.input = undefined;
+    this.streams.input = stream;
+    if (this.timer !== undefined) this.input = stream && this.factory?.(stream);
   }
 
   setOutput(stream: MediaStream | undefined): void {
     this.output?.close();
-    this.output = stream && this.factory?.(stream);
+    this.output = undefined;
+    this.streams.output = stream;
+    if (this.timer !== undefined) this.output = stream && this.factory?.(stream);
   }
 
   start(): void {
-    if (this.timer !== undefined || !this.factory || (!this.input && !this.output)) return;
+    if (this.timer !== undefined || !this.factory) return;
+    const { input, output } = this.streams;
+    this.input ??= input && this.factory(input);
+    this.output ??= output && this.factory(output);
+    if (!this.input && !this.output) return;
     this.timer = setInterval(() => {
       if (!this.input && !this.output) return;
       this.report({ input: this.input?.read() ?? null, output: this.output?.read() ?? null });

@@ -1,6 +1,8 @@
 import SimplePeer from 'simple-peer';
 import { VoiceSessionError } from './errors.js';
-import type { Transport, TransportEvents, TransportOptions, TransportProvider } from './transport.js';
+import { CandidateTrickler } from './trickler.js';
+import type { IceSignaling, SignalingAnswer, SignalingResource, Transport, TransportEvents, TransportOptions, TransportProvider } from './transport.js';
+import { applyIceRestart, iceCredentials, parseSdpFragment } from '../schemas/sdpfrag.js';
 
 /** A WebRTC implementation for environments without one (Node: `@roamhq/wrtc`). Browsers need none. */
 export interface WrtcImplementation {
@@ -14,62 +16,128 @@ export interface WrtcImplementation {
 export interface SimplePeerTransportOptions {
   /** STUN/TURN servers (default none: host candidates only). */
   iceServers?: RTCIceServer[];
+  /** `relay` uses TURN only (default `all`). */
+  iceTransportPolicy?: RTCIceTransportPolicy;
   /** WebRTC implementation outside browsers (Node: `@roamhq/wrtc`). */
   wrtc?: WrtcImplementation;
+  /**
+   * Trickle ICE (default true): the offer is sent as soon as it exists and later candidates follow
+   * by `PATCH` to the session resource. False: the offer waits for gathering (`gatherTimeoutMs`).
+   */
+  trickle?: boolean;
+  /**
+   * Longest wait for ICE gathering when the offer must carry its candidates (trickle off, or the
+   * service refused `PATCH`); also how long a trickled attempt whose `PATCH` was refused may take
+   * to connect before it is offered again with its candidates (default 1000 ms).
+   */
+  gatherTimeoutMs?: number;
+  /** Limit of one ICE restart, from starting it to connected again (default 5000 ms). */
+  restartTimeoutMs?: number;
 }
 
 const decoder = new TextDecoder();
 
 /**
- * The default transport: WebRTC over simple-peer, caller side, no trickle (the offer carries every
- * candidate). `preflight` refuses with `webrtc_unsupported` where there is no RTCPeerConnection,
- * before the microphone is opened.
+ * The default transport: WebRTC over simple-peer, caller side, trickle ICE WHIP-style (see
+ * {@link SimplePeerTransportOptions.trickle}), ICE restart in place for recovery. `preflight`
+ * refuses with `webrtc_unsupported` where there is no RTCPeerConnection, before the microphone is opened.
  */
 export function simplePeerTransport(options: SimplePeerTransportOptions = {}): TransportProvider {
+  // Once the service refused PATCH, later attempts of this provider send complete offers at once.
+  const memory = { patchRefused: false };
   return {
     preflight() {
       if (!options.wrtc && typeof (globalThis as { RTCPeerConnection?: unknown }).RTCPeerConnection !== 'function') {
         throw new VoiceSessionError('webrtc_unsupported', 'This browser has no WebRTC (RTCPeerConnection): voice calls need a current Chrome, Edge, Firefox or Safari');
       }
     },
-    open: (attempt, events) => new PeerLink(options, attempt, events),
+    open: (attempt, events) => new PeerLink(options, memory, attempt, events),
   };
 }
 
-/** One attempt over simple-peer. A reconnection makes a new link; the session decides what a close means. */
+type Signal = SimplePeer.SignalData & { candidate?: { candidate: string; sdpMid?: string | null } };
+
+/**
+ * One attempt over simple-peer. A reconnection by new offer makes a new link; an ICE restart keeps
+ * this one. While connect() runs, a refused trickle may swap the peer for one sending a complete offer.
+ */
 class PeerLink implements Transport {
-  private readonly peer: SimplePeer.Instance;
-  private readonly closedPromise: Promise<never>;
+  private peer!: SimplePeer.Instance;
+  private closedPromise!: Promise<never>;
   private destroyed = false;
   private lastError: Error | undefined;
   private gotAudio = false;
+  private mode: IceSignaling;
+  private remoteSdp = '';
+  private trickler: CandidateTrickler | undefined;
+  /** Who waits for the next local offer (the first one, or an ICE restart's). */
+  private offerWaiter: ((sdp: string) => void) | undefined;
+  private readonly gatherTimeoutMs: number;
+  private iceState = 'new';
+  /** A message arrived on this peer's data channel (see whenConnected). */
+  private channelOpen = false;
+  private readonly channelWaiters = new Set<() => void>();
 
-  constructor(options: SimplePeerTransportOptions, attempt: TransportOptions, private readonly events: TransportEvents) {
+  constructor(
+    private readonly options: SimplePeerTransportOptions,
+    private readonly memory: { patchRefused: boolean },
+    private readonly attempt: TransportOptions,
+    private readonly events: TransportEvents,
+  ) {
+    this.gatherTimeoutMs = options.gatherTimeoutMs ?? 1000;
+    this.mode = !attempt.trickle || options.trickle === false ? 'complete' : memory.patchRefused ? 'fallback' : 'trickle';
+    this.createPeer();
+  }
+
+  private createPeer(): void {
+    const trickle = this.mode === 'trickle';
     const peer = (this.peer = new SimplePeer({
       initiator: true,
-      trickle: false,
-      channelName: attempt.channel,
-      config: { iceServers: options.iceServers ?? [] },
-      stream: attempt.microphone,
-      ...(options.wrtc ? { wrtc: options.wrtc as unknown as SimplePeer.Options['wrtc'] } : {}),
+      trickle,
+      // Without trickle, simple-peer sends the offer once gathering completes or this long after the first candidate.
+      iceCompleteTimeout: this.gatherTimeoutMs,
+      channelName: this.attempt.channel,
+      config: { iceServers: this.options.iceServers ?? [], ...(this.options.iceTransportPolicy ? { iceTransportPolicy: this.options.iceTransportPolicy } : {}) },
+      stream: this.attempt.microphone,
+      ...(this.options.wrtc ? { wrtc: this.options.wrtc as unknown as SimplePeer.Options['wrtc'] } : {}),
     }));
+    const current = () => peer === this.peer;
+    let lastError: Error | undefined;
     peer.on('error', (err: Error) => {
-      this.lastError = err;
+      lastError = err;
+      if (current()) this.lastError = err;
     });
     this.closedPromise = new Promise<never>((_, reject) => {
       peer.once('close', () => {
-        reject(this.lastError ?? new Error('peer connection closed'));
+        if (!current()) return; // a peer replaced by the fallback
+        reject(lastError ?? new Error('peer connection closed'));
         if (!this.destroyed) {
           this.destroyed = true;
-          events.closed(this.lastError);
+          this.trickler?.stop();
+          this.events.closed(this.lastError);
         }
       });
     });
     this.closedPromise.catch(() => undefined);
-    peer.on('data', (chunk: string | Uint8Array) => {
-      events.message(typeof chunk === 'string' ? chunk : decoder.decode(chunk));
+    peer.on('signal', (data: Signal) => {
+      if (!current()) return;
+      if (data.type === 'offer' && data.sdp) this.offerWaiter?.(data.sdp);
+      else if (data.candidate?.candidate) this.trickler?.add(data.candidate.candidate, data.candidate.sdpMid ?? undefined);
     });
-    peer.on('track', (_track: MediaStreamTrack, stream: MediaStream) => this.audio(stream));
+    peer.on('iceStateChange', (connection: string, gathering: string) => {
+      if (!current()) return;
+      this.iceState = connection;
+      if (gathering === 'complete') this.trickler?.end();
+    });
+    peer.on('data', (chunk: string | Uint8Array) => {
+      if (!current()) return;
+      this.channelOpen = true;
+      this.events.message(typeof chunk === 'string' ? chunk : decoder.decode(chunk));
+      for (const wake of [...this.channelWaiters]) wake();
+    });
+    peer.on('track', (_track: MediaStreamTrack, stream: MediaStream) => {
+      if (current()) this.audio(stream);
+    });
     // simple-peer's public 'track' event skips a track that arrives without a stream (a far side
     // may send one: `a=msid:-`), and it has no public access to the RTCPeerConnection; only for that
     // case is the private `_pc`'s handler wrapped, building a stream around the bare track.
@@ -78,27 +146,161 @@ class PeerLink implements Transport {
       const original = pc.ontrack;
       pc.ontrack = (event: RTCTrackEvent) => {
         original?.call(pc, event);
-        if (event.streams.length > 0) return;
-        const Stream = options.wrtc?.MediaStream ?? globalThis.MediaStream;
+        if (event.streams.length > 0 || !current()) return;
+        const Stream = this.options.wrtc?.MediaStream ?? globalThis.MediaStream;
         this.audio(new Stream([event.track]));
       };
     }
   }
 
-  async connect(exchange: (offer: { sdp: string }) => Promise<{ sdp: string }>): Promise<void> {
-    const sdp = await this.step(new Promise<string>((resolve) => {
-      this.peer.on('signal', (data: SimplePeer.SignalData) => {
-        if (data.type === 'offer' && data.sdp) resolve(data.sdp);
-      });
+  private nextOffer(): Promise<string> {
+    return this.step(new Promise<string>((resolve) => {
+      this.offerWaiter = (sdp) => {
+        this.offerWaiter = undefined;
+        resolve(sdp);
+      };
     }));
+  }
+
+  async connect(exchange: (offer: { sdp: string }) => Promise<SignalingAnswer>, resource?: SignalingResource): Promise<void> {
+    this.events.signaling?.(this.mode);
+    if (this.mode === 'trickle' && resource) {
+      const refused = await this.trickled(exchange, resource);
+      if (!refused) return;
+      // The service takes no PATCH and the link did not come up from the offer alone: offer
+      // again, this time with the candidates gathered within the deadline.
+      this.trickler?.stop();
+      this.trickler = undefined;
+      this.peer.destroy();
+      this.gotAudio = false; // the new peer brings its own stream
+      this.channelOpen = false;
+      this.createPeer();
+    }
+    await this.offerWithCandidates(exchange);
+  }
+
+  /** Offer at once, candidates by PATCH. Resolves true when the service refused PATCH and the link did not connect. */
+  private async trickled(exchange: (offer: { sdp: string }) => Promise<SignalingAnswer>, resource: SignalingResource): Promise<boolean> {
+    const offerPromise = this.nextOffer();
+    const trickler = (this.trickler = new CandidateTrickler(resource));
+    const sdp = await offerPromise;
+    trickler.describe(sdp);
     const answer = await this.step(exchange({ sdp }));
+    this.applyAnswer(answer.sdp);
+    trickler.start();
+    const connected = this.whenConnected();
+    const outcome = await this.step(Promise.race([connected.then(() => 'connected' as const), trickler.refusal.then(() => 'refused' as const)]));
+    // A refusal, even after the link came up, means no trickle and no ICE restart with this service.
+    void trickler.refusal.then(() => {
+      if (this.trickler === trickler) this.fallBack();
+    });
+    if (outcome === 'connected') return false;
+    this.fallBack();
+    // The far side may still learn this side's address from its connectivity checks.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = await this.step(Promise.race([
+      connected.then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), this.gatherTimeoutMs))),
+    ])).finally(() => clearTimeout(timer));
+    return !late;
+  }
+
+  /** The service refused PATCH: this attempt and the provider's later ones send complete offers, and restart() is off. */
+  private fallBack(): void {
+    if (this.mode !== 'trickle') return;
+    this.memory.patchRefused = true;
+    this.mode = 'fallback';
+    this.events.signaling?.('fallback');
+  }
+
+  /** Non-trickle: the offer leaves once gathering completed or `gatherTimeoutMs` passed. */
+  private async offerWithCandidates(exchange: (offer: { sdp: string }) => Promise<SignalingAnswer>): Promise<void> {
+    const sdp = await this.nextOffer();
+    const answer = await this.step(exchange({ sdp }));
+    this.applyAnswer(answer.sdp);
+    await this.step(this.whenConnected());
+  }
+
+  private applyAnswer(sdp: string): void {
     if (this.destroyed) throw new Error('peer connection closed');
-    this.peer.signal({ type: 'answer', sdp: answer.sdp });
-    if (!this.peer.connected) await this.step(new Promise<void>((resolve) => this.peer.once('connect', () => resolve())));
+    this.remoteSdp = sdp;
+    this.peer.signal({ type: 'answer', sdp });
+  }
+
+  /**
+   * Resolves at simple-peer's 'connect', or at the first message: its 'connect' also waits until
+   * getStats() names the selected candidate pair, polling every 100 ms, while a message proves the
+   * data channel open at once (the service speaks first: `session.ready`).
+   */
+  private whenConnected(): Promise<void> {
+    if (this.open) return Promise.resolve();
+    const peer = this.peer;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        peer.off('connect', done);
+        this.channelWaiters.delete(done);
+        resolve();
+      };
+      peer.once('connect', done);
+      this.channelWaiters.add(done);
+    });
+  }
+
+  restart(): Promise<void> | undefined {
+    const trickler = this.trickler;
+    if (this.destroyed || !trickler || this.mode !== 'trickle') return undefined;
+    return this.restartWithin(trickler);
+  }
+
+  private async restartWithin(trickler: CandidateTrickler): Promise<void> {
+    const limit = this.options.restartTimeoutMs ?? 5000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`ICE restart not connected within ${limit} ms`)), limit)));
+    expired.catch(() => undefined);
+    try {
+      await Promise.race([this.restartSteps(trickler), expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async restartSteps(trickler: CandidateTrickler): Promise<void> {
+    // simple-peer has no restart call: its public `offerOptions` (read by each offer it makes) and
+    // `negotiate()` (untyped in @types/simple-peer) make the next offer an ICE restart.
+    const peer = this.peer as SimplePeer.Instance & { offerOptions: RTCOfferOptions; negotiate(): void };
+    const offerPromise = this.nextOffer();
+    peer.offerOptions = { iceRestart: true };
+    peer.negotiate();
+    let offer: string;
+    try {
+      offer = await offerPromise;
+    } finally {
+      peer.offerOptions = {};
+    }
+    const credentials = iceCredentials(offer);
+    if (!credentials) throw new Error('the restart offer has no ICE credentials');
+    const fragment = await this.step(trickler.restart(offer, credentials));
+    const parsed = fragment === null ? undefined : parseSdpFragment(fragment);
+    if (!parsed || 'error' in parsed || !parsed.ufrag || !parsed.pwd) {
+      throw new Error(`the service answered the ICE restart without new credentials${parsed && 'error' in parsed ? ` (${parsed.error})` : ''}`);
+    }
+    this.applyAnswer(applyIceRestart(this.remoteSdp, { ...parsed, ufrag: parsed.ufrag, pwd: parsed.pwd }));
+    // ICE may never have left `connected` (the path died faster than consent checks noticed): the
+    // caller then learns from its own traffic (the session's ping) whether the new path carries.
+    const up = () => this.iceState === 'connected' || this.iceState === 'completed';
+    if (up()) return;
+    await this.step(new Promise<void>((resolve) => {
+      const onState = () => {
+        if (!up()) return;
+        peer.off('iceStateChange', onState);
+        resolve();
+      };
+      peer.on('iceStateChange', onState);
+    }));
   }
 
   get open(): boolean {
-    return !this.destroyed && this.peer.connected;
+    return !this.destroyed && (this.peer.connected || this.channelOpen);
   }
 
   get bufferedAmount(): number {
@@ -117,6 +319,7 @@ class PeerLink implements Transport {
   close(): void {
     if (this.destroyed) return;
     this.destroyed = true;
+    this.trickler?.stop();
     this.peer.destroy();
   }
 
@@ -128,6 +331,7 @@ class PeerLink implements Transport {
 
   /** Every step also stops when the link closes (close() included). */
   private step<T>(promise: Promise<T>): Promise<T> {
+    if (this.destroyed) return Promise.reject(this.lastError ?? new Error('peer connection closed'));
     return Promise.race([promise, this.closedPromise]);
   }
 }

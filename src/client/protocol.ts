@@ -88,5 +88,12 @@ export const v1Protocol: Dialect = {
     }, { signal: request.signal });
     return { sessionId: answer.session_id, sdp: answer.sdp };
   },
+  // The 201's Location is the session resource `/v1/robots/{ai_id}/realtime/sessions/{session_id}`
+  // (CONTRACT); the API client addresses it by those ids under its own base URL (the relay's).
+  patch(sessionId, fragment, request) {
+    const trickle = request.api.realtime.trickle;
+    if (!trickle) return Promise.reject(Object.assign(new Error('this API object has no realtime.trickle'), { status: 405 }));
+    return trickle(request.aiId, sessionId, fragment, { signal: request.signal });
+  },
   codec: v1Codec,
 };

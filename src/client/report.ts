@@ -12,6 +12,8 @@ import type { Turn } from './events.js';
 export interface VoiceSessionApi {
   realtime: {
     connect(aiId: string, body: RealtimeSessionIn, options?: { signal?: AbortSignal }): Promise<RealtimeSessionOut>;
+    /** PATCH of the session resource (trickle ICE, ICE restart); without it offers carry their candidates. */
+    trickle?(aiId: string, sessionId: string, fragment: string, options?: { signal?: AbortSignal }): Promise<string | null>;
     warmup(aiId: string, body?: RealtimeWarmupIn): Promise<RealtimeWarmupOut>;
     usage(aiId: string, query?: RealtimeUsageQuery): Promise<RealtimeUsage>;
     sessionCosts(aiId: string, query?: RealtimeCostQuery): Promise<RealtimeSessionCostList>;

@@ -13,8 +13,11 @@ import { v1Protocol } from './protocol.js';
 import { fetchReport, type SessionReport } from './report.js';
 import { SnapshotCache, type SessionSnapshot } from './snapshot.js';
 import { canTransition, isFinal, type EndReason, type SessionState, type WarmupStatus } from './state.js';
-import type { Dialect, DialectCodec, TransportProvider } from './transport.js';
+import type { Dialect, DialectCodec, IceSignaling, TransportProvider } from './transport.js';
 import { TurnTracker } from './turns.js';
+
+/** How long the link may take to carry a ping and its pong after an ICE restart before a new offer is made. */
+const RESTART_PROBE_MS = 3000;
 
 /**
  * A voice call with a knowledge-base robot: microphone, WebRTC connection, warmup, protocol
@@ -37,6 +40,8 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private _sessionId: string | undefined;
   private _agentReady: boolean | undefined;
   private _error: VoiceSessionError | undefined;
+  private _iceSignaling: IceSignaling | undefined;
+  private restartedAt = 0;
   private readonly options: VoiceSessionOptions;
   private readonly provider: TransportProvider;
   private readonly dialect: Dialect;
@@ -57,6 +62,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   /** Set as soon as end() (or abort) begins: every pending step then stands down. */
   private closing = false;
   private readonly speechWaiters = new Set<() => void>();
+  private readonly pongWaiters = new Set<() => void>();
   private readonly onAbort = () => {
     this.endPromise ??= this.finish('immediate', 'aborted');
   };
@@ -79,6 +85,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       status: this._state.status, state: this._state, warmup: this._warmup, muted: this._muted, sessionId: this._sessionId,
       turnsSource: this.tracker.turns, live: this.tracker.live, userSpeaking: this.tracker.userSpeaking,
       assistantSpeaking: this.tracker.assistantSpeaking, playbackBlocked: this.playback.blocked, error: this._error,
+      iceSignaling: this._iceSignaling,
     }));
     this.heartbeat = new Heartbeat({
       // A dialect without ping/pong relies on the transport noticing a dead link.
@@ -290,6 +297,11 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       message: (c, text) => this.onMessage(c, text),
       audio: (c, stream) => this.onAudio(c, stream),
       closed: (c) => this.lost(c),
+      signaling: (c, mode) => {
+        if (c !== this.conn || mode === this._iceSignaling) return;
+        this._iceSignaling = mode;
+        this.emit('iceSignaling', mode);
+      },
     }));
     try {
       await negotiate(conn, this.dialect, this.options, sessionId, timeoutMs, (id) => {
@@ -320,17 +332,35 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     void this.recover();
   }
 
-  /** New offers for the same session until one connects or `reconnectTimeoutMs` is spent. */
+  /**
+   * First an ICE restart on the same connection (when the transport can), then new offers for the
+   * same session until one connects or `reconnectTimeoutMs` is spent.
+   */
   private async recover(): Promise<void> {
     const sessionId = this._sessionId!;
     const timeoutMs = this.options.reconnectTimeoutMs ?? 15000;
     this.heartbeat.stop();
     this.tracker.connectionLost();
+    const conn = this.conn;
+    let restarted = 0;
+    // A link that dies again soon after a restart (the far side, not the path, is the problem) gets new offers.
+    const restart = Date.now() - this.restartedAt > timeoutMs ? conn?.transport.restart?.() : undefined;
+    if (restart && conn) {
+      restarted = 1;
+      this.restartedAt = Date.now();
+      this.setState({ status: 'reconnecting', sessionId, attempt: 1 });
+      const ok = await restart.then(() => this.probe(RESTART_PROBE_MS)).then(() => true, () => false);
+      if (this.closing || conn !== this.conn) return;
+      if (ok) {
+        this.connected(conn);
+        return;
+      }
+    }
     this.conn?.transport.close();
     this.conn = undefined;
     try {
-      await retry(timeoutMs, () => this.closing, async (attempt, left) => {
-        this.setState({ status: 'reconnecting', sessionId, attempt });
+      await retry(timeoutMs, () => this.closing, async (n, left) => {
+        this.setState({ status: 'reconnecting', sessionId, attempt: n + restarted });
         const conn = await this.connect(sessionId, Math.min(left, this.options.connectTimeoutMs ?? 15000));
         if (!this.closing) this.connected(conn);
       });
@@ -401,6 +431,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
         return;
       case 'pong':
         this.heartbeat.pong();
+        for (const wake of [...this.pongWaiters]) wake();
         return;
       case 'error':
         this.emit('error', new VoiceSessionError('server_error', event.message, { serverCode: event.code }));
@@ -480,6 +511,30 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const transport = this.conn?.transport;
     if (!transport?.open) throw new VoiceSessionError('not_connected', 'The data channel is not open');
     if (message !== undefined) transport.send(message);
+  }
+
+  /**
+   * Resolves when a ping sent now is answered (the link carries messages again); rejects after `ms`.
+   * A dialect without ping/pong has nothing to probe with: ICE connected again is taken as restored.
+   */
+  private probe(ms: number): Promise<void> {
+    if (this.dialect.heartbeat === false) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        this.pongWaiters.delete(wake);
+        if (ok) resolve();
+        else reject(new Error(`no pong within ${ms} ms`));
+      };
+      const wake = () => done(true);
+      const timer = setTimeout(() => done(false), ms);
+      this.pongWaiters.add(wake);
+      try {
+        this.sendEvent({ v: PROTOCOL_VERSION, type: 'ping', t: Date.now() });
+      } catch {
+        done(false);
+      }
+    });
   }
 
   private assistantDone(timeoutMs: number): Promise<void> {

@@ -1,6 +1,7 @@
 import type { VoiceSessionError } from './errors.js';
 import type { LiveTranscript, Turn } from './events.js';
 import type { SessionState, SessionStatus, WarmupStatus } from './state.js';
+import type { IceSignaling } from './transport.js';
 
 /**
  * Everything a UI shows about a session, frozen. `session.getSnapshot()` returns the same object
@@ -24,6 +25,12 @@ export interface SessionSnapshot {
   readonly playbackBlocked: boolean;
   /** The last error reported (also while the call goes on, e.g. `protocol_error`); undefined if none. */
   readonly error: VoiceSessionError | undefined;
+  /**
+   * How the current connection's ICE candidates reach the service: `trickle`, `fallback` (the
+   * service refused PATCH: complete offers after at most the transport's `gatherTimeoutMs`) or
+   * `complete` (trickle off); undefined before the first offer.
+   */
+  readonly iceSignaling: IceSignaling | undefined;
 }
 
 /** Builds frozen snapshots, sharing the turns array between snapshots until a turn is added. */

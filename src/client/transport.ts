@@ -17,6 +17,29 @@ export interface TransportEvents {
   audio(stream: MediaStream): void;
   /** The link closed by itself (ICE failed, channel closed, far side gone), not through close(). */
   closed(error: Error | undefined): void;
+  /** How this attempt's ICE candidates reach the service (reported when it is decided or changes). */
+  signaling?(mode: IceSignaling): void;
+}
+
+/**
+ * How a WebRTC attempt's ICE candidates reach the service:
+ * - `trickle`: the offer left at once; later candidates went by `PATCH` to the session resource.
+ * - `fallback`: the service answered that `PATCH` with 404/405, so candidates go in the offer,
+ *   gathered for at most the transport's `gatherTimeoutMs` (later attempts of the same transport
+ *   provider start this way).
+ * - `complete`: trickle is off (transport option, or a dialect without `patch`): the offer carries
+ *   what was gathered within `gatherTimeoutMs`.
+ */
+export type IceSignaling = 'trickle' | 'fallback' | 'complete';
+
+/** The session's signaling resource (the 201's `Location`), reachable once the answer arrived. */
+export interface SignalingResource {
+  /**
+   * Sends one `application/trickle-ice-sdpfrag` fragment (candidates, end-of-candidates, ICE
+   * restart); resolves to the answer fragment of a restart, or null. Rejects with the failure
+   * (a `status` of 404 or 405 means the service takes no PATCH).
+   */
+  patch(fragment: string): Promise<string | null>;
 }
 
 /** What a transport is given for one attempt. */
@@ -25,6 +48,8 @@ export interface TransportOptions {
   microphone: MediaStream;
   /** Label of the data channel (from the dialect). */
   channel: string;
+  /** Whether the dialect can reach the session resource (`connect` then gets a {@link SignalingResource}). */
+  trickle?: boolean;
 }
 
 /** The service's answer to an offer. Transports may receive more fields from other dialects. */
@@ -39,7 +64,14 @@ export interface SignalingAnswer {
  * when the link closes first; close() makes every pending step reject.
  */
 export interface Transport {
-  connect(exchange: (offer: { sdp: string }) => Promise<SignalingAnswer>): Promise<void>;
+  connect(exchange: (offer: { sdp: string }) => Promise<SignalingAnswer>, resource?: SignalingResource): Promise<void>;
+  /**
+   * Restarts ICE on the same connection (new credentials through the resource, as WHIP does): the
+   * promise resolves once ICE is connected again and rejects when that fails (link closed, time
+   * limit). Returns undefined when this connection cannot restart (no trickle resource, closed).
+   * Optional: without it a dropped link is recovered by a new offer.
+   */
+  restart?(): Promise<void> | undefined;
   /** True while send() can deliver. */
   readonly open: boolean;
   /** Bytes queued and not yet sent (0 when unknown). */
@@ -89,5 +121,10 @@ export interface Dialect {
   readonly heartbeat?: boolean;
   /** Exchanges the offer for the answer; failures are thrown as they come (the session maps them to codes). */
   signal(offer: { sdp: string }, request: SignalingRequest): Promise<SignalingAnswer>;
+  /**
+   * Sends an sdpfrag to the session's resource (trickle ICE, ICE restart); see
+   * {@link SignalingResource.patch}. A dialect without it gets offers that carry their candidates.
+   */
+  patch?(sessionId: string, fragment: string, request: SignalingRequest): Promise<string | null>;
   codec(): DialectCodec;
 }

@@ -24,6 +24,8 @@ export class TurnTracker {
   /** The current turn's transcript so far; null between turns. A new object on every change. */
   live: LiveTranscript | null = null;
   private readonly partial = new Map<string, string>();
+  /** Turns whose question the service marked as scripted (QA), until their `turn.completed`. */
+  private readonly scripted = new Set<number>();
   /** Turns that showed any event and have not completed: a completion must name one of them. */
   private readonly open = new Set<number>();
   /** Turns whose transcript hit the cap (reported once each). */
@@ -62,7 +64,12 @@ export class TurnTracker {
         this.events.emit('transcript', {
           turnId: event.turn_id, role: event.role, text, final: true,
           ...(event.placeholder ? { placeholder: true } : {}),
+          ...(event.scripted ? { scripted: true } : {}),
         });
+        if (event.scripted && event.role === 'user') {
+          this.scripted.add(event.turn_id);
+          if (this.scripted.size > MAX_OPEN_TURNS) this.scripted.delete(this.scripted.values().next().value!);
+        }
         return;
       }
       case 'turn.completed': {
@@ -80,6 +87,7 @@ export class TurnTracker {
           firstResponseMs: event.first_response_ms,
           agentBuildMs: event.agent_build_ms,
           interrupted: event.interrupted,
+          ...(this.scripted.delete(event.turn_id) ? { scripted: true } : {}),
           completedAt: new Date().toISOString(),
         });
         this.truncated.delete(event.turn_id);

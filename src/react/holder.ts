@@ -8,7 +8,7 @@ import type { SessionSnapshot } from '../client/snapshot.js';
 function idleSnapshot(muted: boolean): SessionSnapshot {
   return Object.freeze({
     status: 'idle', state: Object.freeze({ status: 'idle' }), warmup: 'idle', muted, sessionId: undefined,
-    turns: Object.freeze([]), live: null, userSpeaking: false, assistantSpeaking: false, playbackBlocked: false, error: undefined,
+    turns: Object.freeze([]), live: null, userSpeaking: false, assistantSpeaking: false, playbackBlocked: false, error: undefined, iceSignaling: undefined,
   });
 }
 

@@ -152,10 +152,10 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
 
     const v = await parse(request, q < 0 ? '' : target.slice(q + 1), match);
     const { route } = match;
-    const call: Forwarding['call'] = (body = v.body, other) => {
+    const call: Forwarding['call'] = async (body = v.body, other) => {
       const endpoint = other?.endpoint ?? route.endpoint;
       const query = other ? other.query : v.query;
-      return upstream.send({
+      const response = await upstream.send({
         method: endpoint.method,
         path: fillPath(other ? endpoint.path : route.upstreamPath ?? endpoint.path, other?.params ?? v.params),
         query: query && objectToQuery(query),
@@ -163,6 +163,11 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
         caller: request,
         requestId: trace.requestId,
       });
+      // The signaling answer's Location names the session resource (RT) on the upstream: the
+      // caller gets it under this relay's prefix, where its PATCHes are served.
+      const location = !other && route.endpoint.id === 'RS' && response.status === 201 ? response.headers.get('location') : null;
+      if (location?.startsWith('/') && matchRoute('PATCH', `${prefix}${location}`, prefix, table)?.id === 'RT') trace.headers.location = `${prefix}${location}`;
+      return response;
     };
     if (caller.role !== 'user') return upstream.passThrough(await call(), trace.headers);
     return route.user({

@@ -25,6 +25,7 @@ const route = <const E extends Endpoint>(endpoint: E, user: UserPolicy, more: Pi
 /** The allowlist, written once: the type, `RELAY_ENDPOINT_IDS` and the matcher all come from it. */
 export const RELAY_ROUTES = [
   route(endpoints.RS, forUser.signaling),
+  route(endpoints.RT, forUser.sessionInPath, { textBody: { contentTypes: [endpoints.RT.contentType] } }),
   route(endpoints.E1, forUser.warmup),
   route(endpoints.E11, forUser.costSummary),
   route(endpoints.E12, forUser.sessionCosts),

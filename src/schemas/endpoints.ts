@@ -5,10 +5,12 @@ import * as datasets from './datasets.js';
 import * as documents from './documents.js';
 import * as prompts from './prompts.js';
 import * as realtime from './realtime.js';
+import { SDPFRAG_CONTENT_TYPE, SDPFRAG_LIMITS } from './sdpfrag.js';
 import * as sessions from './sessions.js';
 
 /**
- * The table of every endpoint: E1–E20 plus realtime signaling (`RS`). The API client, the emulator
+ * The table of every endpoint: E1–E20 plus realtime signaling (`RS`, and `RT`: PATCH of the session
+ * resource its 201 names in `Location`). The API client, the emulator
  * (routing, validation, OpenAPI) and the relay (allowlist) are all driven by it.
  */
 export interface Endpoint {
@@ -29,6 +31,8 @@ export interface Endpoint {
   readonly auth: boolean;
   /** E3 and E10 can answer with Server-Sent Events when `stream: true`. */
   readonly streams?: boolean;
+  /** Media type of a body that is not JSON (RT: `application/trickle-ice-sdpfrag`); its schema is a string. */
+  readonly contentType?: string;
 }
 
 const id = z.string().check(z.minLength(1));
@@ -41,6 +45,7 @@ const define = <const T extends Record<string, Endpoint>>(t: T) => t;
 export const endpoints = define({
   E1: { id: 'E1', method: 'POST', path: '/v1/robots/{ai_id}/realtime/warmup', summary: 'Warm up the robot agent', params: aiUuid, body: realtime.RealtimeWarmupIn, bodyRequired: false, response: realtime.RealtimeWarmupOut, status: 200, auth: true },
   RS: { id: 'RS', method: 'POST', path: '/v1/robots/{ai_id}/realtime/sessions', summary: 'Realtime signaling: offer in, answer out', params: aiId, body: realtime.RealtimeSessionIn, response: realtime.RealtimeSessionOut, status: 201, auth: true },
+  RT: { id: 'RT', method: 'PATCH', path: '/v1/robots/{ai_id}/realtime/sessions/{session_id}', summary: 'Realtime session resource: trickled ICE candidates, end-of-candidates, ICE restart (WHIP-style sdpfrag); 204, or 200 with the answer fragment of a restart', params: z.strictObject({ ai_id: id, session_id: id }), body: z.string().check(z.minLength(1), z.maxLength(SDPFRAG_LIMITS.maxChars)), contentType: SDPFRAG_CONTENT_TYPE, response: z.string(), status: 204, auth: true },
   E2: { id: 'E2', method: 'PUT', path: '/v1/ais/{ai_id}/gen_prompt', summary: 'Update robot prompt information', params: aiId, body: prompts.GenPromptIn, response: prompts.GenPromptOut, status: 200, auth: true },
   E3: { id: 'E3', method: 'POST', path: '/v1/ais/gen_prompt', summary: 'Generate a robot prompt from a meta prompt', params: none, body: prompts.GenPromptIn, response: prompts.GenPromptOut, status: 200, auth: true, streams: true },
   E4: { id: 'E4', method: 'PUT', path: '/v1/datasets/{dataset_id}/files/refresh_list', summary: 'Refresh dataset files', params: z.strictObject({ dataset_id: id }), body: datasets.RefreshFilesIn, response: datasets.RefreshFilesOut, status: 200, auth: true },

@@ -14,3 +14,4 @@ export * from './datasets.js';
 export * from './documents.js';
 export * from './chat.js';
 export * from './endpoints.js';
+export * from './sdpfrag.js';

@@ -19,7 +19,7 @@ export interface RequestInput {
   query?: Record<string, unknown>;
   /** The decoded JSON body; `undefined` when there is none. */
   body?: unknown;
-  /** The JSON body as received; empty or blank means "no body". Takes precedence over `body`. */
+  /** The body as received (JSON; the text itself for an endpoint with a `contentType`); empty or blank means "no body". Takes precedence over `body`. */
   bodyText?: string;
 }
 
@@ -62,7 +62,10 @@ export function parseRequest<const E extends Endpoint>(endpoint: E, input: Reque
   let body: unknown;
   if (endpoint.body) {
     let raw = input.body;
-    if (input.bodyText !== undefined) {
+    if (input.bodyText !== undefined && endpoint.contentType) {
+      // A body of its own media type (RT's sdpfrag) is the text itself.
+      raw = input.bodyText === '' ? undefined : input.bodyText;
+    } else if (input.bodyText !== undefined) {
       raw = undefined;
       if (input.bodyText.trim() !== '') {
         const parsed = parseJsonText(input.bodyText);
@@ -70,7 +73,7 @@ export function parseRequest<const E extends Endpoint>(endpoint: E, input: Reque
         else detail.push(...parsed.detail);
       }
     }
-    const broken = input.bodyText !== undefined && raw === undefined && input.bodyText.trim() !== '';
+    const broken = input.bodyText !== undefined && !endpoint.contentType && raw === undefined && input.bodyText.trim() !== '';
     if (!broken) {
       if (raw === undefined && endpoint.bodyRequired !== false) detail.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
       else body = check(endpoint.body, raw ?? {}, 'body', detail);

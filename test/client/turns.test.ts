@@ -80,6 +80,19 @@ describe('TurnTracker', () => {
     expect(transcripts.at(-1)).toEqual({ turnId: 3, role: 'assistant', text: 'tial', final: false });
   });
 
+  it('marks a scripted question on its transcript and its turn, and only that turn', () => {
+    const { tracker, transcripts, turns } = setup();
+    tracker.handle({ v: 1, type: 'transcript.final', turn_id: 4, role: 'user', text: 'How long is the warranty?', scripted: true });
+    expect(transcripts[0]).toEqual({ turnId: 4, role: 'user', text: 'How long is the warranty?', final: true, scripted: true });
+    tracker.handle(completed(4));
+    tracker.handle({ v: 1, type: 'transcript.final', turn_id: 5, role: 'user', text: '[speech 1.2 s — no recognizer configured]', placeholder: true });
+    tracker.handle(completed(5));
+    expect(turns.map((t) => [t.id, t.scripted])).toEqual([[4, true], [5, undefined]]);
+    // Scripted turns that never complete are not remembered forever.
+    for (let id = 10; id < 510; id++) tracker.handle({ v: 1, type: 'transcript.final', turn_id: id, role: 'user', text: 'q', scripted: true });
+    expect((tracker as unknown as { scripted: Set<number> }).scripted.size).toBeLessThanOrEqual(64);
+  });
+
   it('remembers a bounded number of turns in progress', () => {
     const { tracker, transcripts } = setup();
     for (let id = 1; id <= 500; id++) tracker.handle({ v: 1, type: 'transcript.delta', turn_id: id, role: 'assistant', delta: 'x' });

@@ -57,10 +57,13 @@ interface Fixtures {
 interface WorkerFixtures {
   stack: DemoStack;
   micFile: string;
+  /** The emulator's answer voice (`builtin` keeps answers' timing independent of the machine; `flite` speaks English words). */
+  voice: 'builtin' | 'flite';
 }
 
 export const test = base.extend<Fixtures, WorkerFixtures>({
   micFile: ['e2e-silence.wav', { scope: 'worker', option: true }],
+  voice: ['builtin', { scope: 'worker', option: true }],
 
   // Adds the fake-microphone file to whatever the config launches Chromium with.
   launchOptions: [
@@ -76,8 +79,8 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
   ],
 
   stack: [
-    async ({}, use) => {
-      const stack = await startDemoStack({ emulatorPort: 0, relayPort: 0, pagePort: 0, agentBuildMs: 300, voice: 'builtin', watch: false, quiet: true });
+    async ({ voice }, use) => {
+      const stack = await startDemoStack({ emulatorPort: 0, relayPort: 0, pagePort: 0, agentBuildMs: 300, voice, watch: false, quiet: true });
       await use(stack);
       await stack.close();
     },

@@ -22,7 +22,7 @@ describe('every endpoint of the table', () => {
     expect(await res.json()).toEqual({ detail: 'Not authenticated' });
   });
 
-  it.each(all.filter((e) => e.body).map((e) => [e.id, e]))('%s answers 422 json_invalid for a malformed JSON body', async (_, e) => {
+  it.each(all.filter((e) => e.body && !e.contentType).map((e) => [e.id, e]))('%s answers 422 json_invalid for a malformed JSON body', async (_, e) => {
     const res = await t.raw(e.method, pathOf(e), { body: '{"a": tru' });
     expect(res.status).toBe(422);
     const body = HTTPValidationError.parse(await res.json());
@@ -43,10 +43,19 @@ describe('every endpoint of the table', () => {
     expect(detail).toContainEqual({ loc: ['query', 'not_a_param'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
   });
 
-  it.each(all.filter((e) => e.body && e.bodyRequired !== false).map((e) => [e.id, e]))('%s reports a missing body at loc [body]', async (_, e) => {
+  it.each(all.filter((e) => e.body && !e.contentType && e.bodyRequired !== false).map((e) => [e.id, e]))('%s reports a missing body at loc [body]', async (_, e) => {
     const res = await t.raw(e.method, pathOf(e));
     expect(res.status).toBe(422);
     expect((await res.json()).detail).toContainEqual({ loc: ['body'], msg: 'Field required', type: 'missing' });
+  });
+
+  it.each(all.filter((e) => e.contentType).map((e) => [e.id, e]))('%s (its own media type) answers 415 for JSON and 422 at loc [body] for an empty body', async (_, e) => {
+    const json = await t.raw(e.method, pathOf(e), { body: {} });
+    expect(json.status).toBe(415);
+    expect(await json.json()).toEqual({ detail: `Content-Type must be ${e.contentType}` });
+    const empty = await fetch(`${t.emu.url}${pathOf(e)}`, { method: e.method, headers: { authorization: `Bearer ${t.emu.apiKey}`, 'content-type': e.contentType! }, body: '' });
+    expect(empty.status).toBe(422);
+    expect((await empty.json()).detail[0].loc).toEqual(['body']);
   });
 
   it('unknown routes answer 404 {detail}', async () => {

@@ -7,6 +7,7 @@ import { createAgentBuilder, type ManagedAgentBuilder } from '../../emulator/src
 import type { EmulatorContext, Faults } from '../../emulator/src/context.js';
 import { seedStore } from '../../emulator/src/fixtures/seed.js';
 import { resample } from '../../emulator/src/realtime/pcm.js';
+import { ScriptQueue } from '../../emulator/src/script.js';
 import { createMemoryStore } from '../../emulator/src/store.js';
 import { decodeWav } from '../../emulator/src/wav.js';
 import { DATA_CHANNEL_LABEL, ServerEvent } from '../../src/schemas/realtime-events.js';
@@ -21,7 +22,7 @@ export async function makeContext(agentBuildMs = 300): Promise<{ ctx: EmulatorCo
   const agents = createAgentBuilder({ agentBuildMs, faults: () => faults });
   const fixtures = await seedStore(store, { apiKey: 'test-key', audioDir });
   const ctx: EmulatorContext = {
-    store, agents, faults, apiKey: 'test-key', agentBuildMs, audioDir, baseUrl: () => 'http://127.0.0.1:1',
+    store, agents, faults, apiKey: 'test-key', agentBuildMs, audioDir, script: new ScriptQueue(), baseUrl: () => 'http://127.0.0.1:1',
   };
   return {
     ctx, agents, robotId: fixtures.robotId,

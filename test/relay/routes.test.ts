@@ -10,6 +10,7 @@ describe('allowlist matching', () => {
   it('matches every allowed endpoint with its method and path, and extracts params', () => {
     const cases: [string, string, string, Record<string, string>][] = [
       ['RS', 'POST', `/v1/robots/${R}/realtime/sessions`, { ai_id: R }],
+      ['RT', 'PATCH', `/v1/robots/${R}/realtime/sessions/s-1`, { ai_id: R, session_id: 's-1' }],
       ['E1', 'POST', `/v1/robots/${R}/realtime/warmup`, { ai_id: R }],
       ['E11', 'GET', `/v1/robots/${R}/realtime-cost`, { ai_id: R }],
       ['E12', 'GET', `/v1/robots/${R}/realtime-cost/sessions`, { ai_id: R }],

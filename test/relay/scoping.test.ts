@@ -28,7 +28,9 @@ const service: FakeHandler = (req, res) => {
   // The last record repeats bob's granted id under alice's name: neither of them may see it.
   if (p.endsWith('/realtime/sessions')) {
     const body = JSON.parse(req.body);
-    return sendJson(res, 201, { session_id: body.session_id ?? 'generated', type: 'answer', sdp: 'v=0 answer' });
+    const id = body.session_id ?? 'generated';
+    res.setHeader('location', `${p}/${id}`);
+    return sendJson(res, 201, { session_id: id, type: 'answer', sdp: 'v=0 answer' });
   }
   if (p.endsWith('/realtime-cost/sessions'))
     return sendJson(res, 200, { bot_id: ROBOT, model: 'm', session_count: 5, total_cost: 1.5, sessions, all_users: ['alice', 'bob'] });
@@ -130,6 +132,44 @@ describe('signaling and warmup for role user', () => {
     const { session_id } = await res.json();
     expect((await as('alice', `/v1/robots/${ROBOT}/realtime-audio/download?session_id=${session_id}`)).status).toBe(200);
     expect((await as('bob', `/v1/robots/${ROBOT}/realtime-audio/download?session_id=${session_id}`)).status).toBe(404);
+  });
+});
+
+describe('the session resource (RT: PATCH with trickled candidates, ICE restarts) for role user', () => {
+  const FRAG = 'a=ice-ufrag:abcd\r\na=ice-pwd:abcdefghijklmnopqrstuvwx\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:0\r\na=candidate:1 1 udp 2122194687 192.0.2.2 40000 typ host\r\na=end-of-candidates\r\n';
+  const patch = (user: string, sid: string, body = FRAG, type = 'application/trickle-ice-sdpfrag') =>
+    as(user, `/v1/robots/${ROBOT}/realtime/sessions/${sid}`, { method: 'PATCH', headers: { 'content-type': type }, body });
+
+  it('forwards the caller\'s own session: body and media type as sent, the answer fragment back', async () => {
+    upstream.setHandler((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/trickle-ice-sdpfrag' });
+      res.end('a=ice-ufrag:wxyz\r\na=ice-pwd:zyxwvutsrqponmlkjihgfedc\r\n');
+    });
+    const res = await patch('alice', ids.aliceA);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/trickle-ice-sdpfrag');
+    expect(await res.text()).toContain('a=ice-ufrag:wxyz');
+    expect(upstream.seen).toHaveLength(1);
+    expect(upstream.seen[0]).toMatchObject({ method: 'PATCH', url: `/v1/robots/${ROBOT}/realtime/sessions/${ids.aliceA}`, body: FRAG });
+    expect(upstream.seen[0]!.headers['content-type']).toBe('application/trickle-ice-sdpfrag');
+    expect(upstream.seen[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it("answers 404 for another user's session, an unknown one or one no grant names, and forwards nothing", async () => {
+    for (const sid of [ids.bobA, ids.adminMade, 'made-up']) expect((await patch('alice', sid)).status, sid).toBe(404);
+    expect(upstream.seen).toHaveLength(0);
+  });
+
+  it('refuses another media type (415) and an empty fragment (422) before the upstream', async () => {
+    expect((await patch('alice', ids.aliceA, '{}', 'application/json')).status).toBe(415);
+    expect((await patch('alice', ids.aliceA, '')).status).toBe(422);
+    expect(upstream.seen).toHaveLength(0);
+  });
+
+  it('the 201 of signaling names the session resource under the relay prefix (Location)', async () => {
+    const res = await as('alice', `/v1/robots/${ROBOT}/realtime/sessions`, { method: 'POST', json: { type: 'offer', sdp: 'v=0' } });
+    const { session_id } = await res.json();
+    expect(res.headers.get('location')).toBe(`/api/voice/v1/robots/${ROBOT}/realtime/sessions/${session_id}`);
   });
 });
 

@@ -110,8 +110,8 @@ describe('422 helpers', () => {
     expect(S.fillPath(S.endpoints.E16.path, { dataset_id: DS, file_id: 'a/b' })).toBe(`/v1/datasets/${DS}/files/a%2Fb/metadata`);
   });
 
-  it('covers E1–E20 and signaling in the endpoint table', () => {
+  it('covers E1–E20 and signaling (offer RS, session resource RT) in the endpoint table', () => {
     const ids = Object.keys(S.endpoints).sort();
-    expect(ids).toEqual(['RS', ...Array.from({ length: 20 }, (_, i) => `E${i + 1}`)].sort());
+    expect(ids).toEqual(['RS', 'RT', ...Array.from({ length: 20 }, (_, i) => `E${i + 1}`)].sort());
   });
 });

@@ -51,6 +51,11 @@ export function route<const E extends Endpoint>(
   const run = async (c: Context, fixed: Record<string, string>): Promise<Response> => {
     if (sc.faults.latencyMs > 0) await sleep(sc.faults.latencyMs);
     if (endpoint.auth) requireBearer(c, sc.apiKey);
+    if (endpoint.body && endpoint.contentType) {
+      // A text body of its own media type (RT's sdpfrag): anything else is refused before parsing.
+      const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
+      if (type !== endpoint.contentType) throw new HttpError(415, `Content-Type must be ${endpoint.contentType}`);
+    }
     // The shared parser of kb-voice (also used by the API client and the relay): the same bad
     // request gets the same 422 everywhere.
     const parsed = parseRequest(endpoint, {

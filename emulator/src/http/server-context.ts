@@ -3,11 +3,13 @@ import type { EmulatorContext } from '../context.js';
 import type { DeletionQueue } from '../deletions.js';
 import type { Fixtures } from '../fixtures/seed.js';
 import type { Presigner } from '../presign.js';
-import type { RealtimeSessionIn, RealtimeSessionOut } from 'kb-voice/schemas';
+import type { RealtimeSessionIn, RealtimeSessionOut, SdpFragment } from 'kb-voice/schemas';
 
 /** The realtime voice service as the HTTP side uses it (implemented in ../realtime). */
 export interface RealtimeService {
   handleOffer(robotId: string, body: RealtimeSessionIn): Promise<RealtimeSessionOut>;
+  /** PATCH of a session resource: trickled candidates (null) or an ICE restart (the answer fragment). */
+  handlePatch(robotId: string, sessionId: string, fragment: SdpFragment): Promise<string | null>;
   endSession(sessionId: string): void;
   close(): Promise<void>;
 }

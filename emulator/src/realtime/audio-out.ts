@@ -29,14 +29,28 @@ export interface PlaybackResult {
 export interface PlaybackHooks {
   /** Called right after the first frame is sent. */
   onFirstFrame?(at: number): void;
-  /** Called after each frame with the fraction of the clip sent so far (0..1]. */
+  /** Called after each frame with the fraction sent of the audio appended so far (0..1]. */
   onProgress?(fraction: number): void;
+  /** Called after each frame with the number of samples sent so far. */
+  onSent?(samples: number): void;
 }
 
 /** One clip being played; `stop` ends it early. */
 export interface Playback {
   readonly done: Promise<PlaybackResult>;
   stop(reason: Exclude<PlaybackEnd, 'completed'>): void;
+}
+
+/**
+ * A clip whose audio arrives in pieces (e.g. one synthesized sentence at a time): `append` more
+ * 48 kHz samples while it plays, `finish` once the last piece is in. When playback catches up with
+ * what was appended it waits, and the clock restarts at the next append (no burst, no drift).
+ */
+export interface StreamingPlayback extends Playback {
+  append(samples: Int16Array): void;
+  finish(): void;
+  /** Resolves once at most `ms` of appended audio is left to send (or the clip ended). */
+  whenBufferedBelow(ms: number): Promise<void>;
 }
 
 export class PacedAudioOutput {
@@ -58,41 +72,84 @@ export class PacedAudioOutput {
 
   /** Plays 48 kHz mono samples; a clip already playing is stopped as `interrupted`. */
   play(samples: Int16Array, hooks: PlaybackHooks = {}): Playback {
+    const playback = this.stream(hooks);
+    playback.append(samples);
+    playback.finish();
+    return playback;
+  }
+
+  /** Starts a clip that is appended to while it plays; a clip already playing is stopped as `interrupted`. */
+  stream(hooks: PlaybackHooks = {}): StreamingPlayback {
     this.#current?.stop('interrupted');
-    const total = Math.ceil(samples.length / FRAME_SAMPLES);
-    let sent = 0;
+    const chunks: Int16Array[] = [];
+    let chunkIndex = 0;
+    let chunkOffset = 0;
+    let appended = 0;
+    let complete = false;
+    let sent = 0; // frames
     let start = performance.now();
+    let waiting = true; // no timer pending: waiting for audio
     let firstFrameAt: number | null = null;
     let timer: NodeJS.Timeout | undefined;
     let finish!: (r: PlaybackResult) => void;
     const done = new Promise<PlaybackResult>((resolve) => { finish = resolve; });
     let finished = false;
+    /** Waiters of whenBufferedBelow: [threshold in samples, resolve]. */
+    let lowWater: Array<[number, () => void]> = [];
+    const checkLowWater = () => {
+      if (!lowWater.length) return;
+      const buffered = appended - Math.min(appended, sent * FRAME_SAMPLES);
+      const ready = lowWater.filter(([below]) => finished || buffered <= below);
+      if (!ready.length) return;
+      lowWater = lowWater.filter((w) => !ready.includes(w));
+      for (const [, resolve] of ready) resolve();
+    };
 
     const end = (reason: PlaybackEnd) => {
       if (finished) return;
       finished = true;
+      checkLowWater();
       clearTimeout(timer);
       if (this.#current === handle) this.#current = undefined;
-      finish({ reason, sentMs: Math.min(sent * FRAME_MS, (samples.length / OUTPUT_SAMPLE_RATE) * 1000), firstFrameAt });
+      finish({ reason, sentMs: Math.min(sent * FRAME_MS, (appended / OUTPUT_SAMPLE_RATE) * 1000), firstFrameAt });
     };
+
+    /** Frames that can be sent now: whole ones, plus a zero-padded last one once the clip is complete. */
+    const available = () => (complete ? Math.ceil(appended / FRAME_SAMPLES) : Math.floor(appended / FRAME_SAMPLES));
 
     const sendFrame = () => {
       const frame = new Int16Array(FRAME_SAMPLES);
-      frame.set(samples.subarray(sent * FRAME_SAMPLES, (sent + 1) * FRAME_SAMPLES));
+      let filled = 0;
+      while (filled < FRAME_SAMPLES && chunkIndex < chunks.length) {
+        const chunk = chunks[chunkIndex]!;
+        const take = Math.min(FRAME_SAMPLES - filled, chunk.length - chunkOffset);
+        frame.set(chunk.subarray(chunkOffset, chunkOffset + take), filled);
+        filled += take;
+        chunkOffset += take;
+        if (chunkOffset >= chunk.length) {
+          chunks[chunkIndex] = EMPTY; // sent: let it be collected
+          chunkIndex++;
+          chunkOffset = 0;
+        }
+      }
       this.#sink.onData({ samples: frame, sampleRate: OUTPUT_SAMPLE_RATE, bitsPerSample: 16, channelCount: 1, numberOfFrames: FRAME_SAMPLES });
       sent++;
       if (firstFrameAt === null) {
         firstFrameAt = performance.now();
         hooks.onFirstFrame?.(firstFrameAt);
       }
-      hooks.onProgress?.(sent / total);
+      const sentSamples = Math.min(appended, sent * FRAME_SAMPLES);
+      hooks.onProgress?.(appended ? sentSamples / appended : 1);
+      hooks.onSent?.(sentSamples);
+      checkLowWater();
     };
 
     const tick = () => {
+      timer = undefined;
       if (finished) return;
       let now = performance.now();
       if (now - (start + sent * FRAME_MS) > MAX_LAG_MS) start = now - sent * FRAME_MS;
-      const due = Math.min(total, Math.floor((now - start) / FRAME_MS) + 1);
+      const due = Math.min(available(), Math.floor((now - start) / FRAME_MS) + 1);
       try {
         while (sent < due && !finished) sendFrame();
       } catch {
@@ -100,15 +157,47 @@ export class PacedAudioOutput {
         return end('ended');
       }
       if (finished) return;
-      if (sent >= total) return end('completed');
+      if (complete && sent >= available()) return end('completed');
+      if (sent >= available()) {
+        waiting = true; // underrun: the next append restarts the clock
+        return;
+      }
       now = performance.now();
       timer = setTimeout(tick, Math.max(0, start + sent * FRAME_MS - now));
     };
 
+    const resume = () => {
+      if (!waiting || finished) return;
+      waiting = false;
+      start = performance.now() - sent * FRAME_MS;
+      tick();
+    };
+
     const handle = { stop: (reason: Exclude<PlaybackEnd, 'completed'>) => end(reason) };
     this.#current = handle;
-    if (total === 0) end('completed');
-    else tick();
-    return { done, stop: handle.stop };
+    return {
+      done,
+      stop: handle.stop,
+      append(samples) {
+        if (finished || complete || samples.length === 0) return;
+        chunks.push(samples);
+        appended += samples.length;
+        resume();
+      },
+      finish() {
+        if (finished || complete) return;
+        complete = true;
+        if (sent >= available()) end('completed');
+        else resume();
+      },
+      whenBufferedBelow(ms) {
+        return new Promise<void>((resolve) => {
+          lowWater.push([(ms / 1000) * OUTPUT_SAMPLE_RATE, resolve]);
+          checkLowWater();
+        });
+      },
+    };
   }
 }
+
+const EMPTY = new Int16Array(0);

@@ -3,13 +3,15 @@ import { answerFromDataset, estimateTokens } from '../knowledge.js';
 import type { Store } from '../store.js';
 import type { Pcm } from './pcm.js';
 import { findEspeak, synthesizeEspeak } from './tts-espeak.js';
+import { fliteSpeaks, sharedFlitePool, synthesizeFlite, type FliteVoice } from './tts-flite.js';
 import { synthesizeFormant } from './tts-formant.js';
 
 /**
  * What listens, thinks and speaks in the emulator's realtime sessions. The defaults work offline:
  * no recognizer (spoken questions become a placeholder that states their duration), answers from
- * the robot's dataset, and speech from espeak-ng when it is on PATH or a built-in formant voice
- * otherwise. Plug real engines in with `createRealtimeService(ctx, { brain: { recognize } })`.
+ * the robot's dataset, and speech from Flite for English (a WASI build, run in worker threads),
+ * espeak-ng for other languages when it is on PATH, or a built-in formant voice otherwise. Plug
+ * real engines in with `createRealtimeService(ctx, { brain: { recognize } })`.
  */
 export interface Brain {
   /**
@@ -51,17 +53,38 @@ export interface BrainAnswer {
 }
 
 export interface SynthesizeInput {
+  /** One sentence of the answer (answers are spoken sentence by sentence). */
   text: string;
   language: string;
   signal: AbortSignal;
+  /**
+   * True for the first sentence of an answer, which the caller is waiting to hear; false for the
+   * next ones, which have ~1.5 s of audio still playing ahead of them. A synthesizer with a queue
+   * may serve urgent ones first.
+   */
+  urgent?: boolean;
 }
 
-/** Which voice the default `synthesize` uses: `auto` = espeak-ng when found on PATH, else built-in. */
-export type VoiceChoice = 'auto' | 'espeak' | 'builtin';
+/**
+ * Which voice the default `synthesize` uses, by session language:
+ * - `auto` (default): Flite for English; other languages espeak-ng when on PATH, else built-in.
+ * - `flite`: Flite for English, built-in for other languages (never depends on PATH).
+ * - `espeak`: espeak-ng for every language (fails when it is not on PATH).
+ * - `builtin`: the built-in formant voice (speech-like babble, no words) for every language.
+ */
+export type VoiceChoice = 'auto' | 'flite' | 'espeak' | 'builtin';
 
 export interface DefaultBrainOptions {
   store: Store;
   voice?: VoiceChoice;
+  /** Flite voice for English (default `slt`, 16 kHz; `kal16` costs about a third as much CPU per sentence and sounds more robotic). */
+  fliteVoice?: FliteVoice;
+}
+
+/** The default brain, plus a warm-up of the synthesizer a session language will use. */
+export interface DefaultBrain extends Brain {
+  /** Loads and warms the synthesizer `language` will use (Flite's workers), so a first answer does not pay it. */
+  prepare(language: string): Promise<void>;
 }
 
 /** Placeholder recorded for speech no recognizer turned into words. */
@@ -93,11 +116,16 @@ export function placeholderAnswer(store: Store, robotId: string, language: strin
 }
 
 /** The offline default brain. */
-export function createDefaultBrain(options: DefaultBrainOptions): Brain {
+export function createDefaultBrain(options: DefaultBrainOptions): DefaultBrain {
   const { store } = options;
   const voice = options.voice ?? 'auto';
+  const fliteVoice = options.fliteVoice ?? 'slt';
+  const usesFlite = (language: string) => (voice === 'auto' || voice === 'flite') && fliteSpeaks(language);
   let espeak: string | null | undefined;
   return {
+    async prepare(language) {
+      if (usesFlite(language)) await (await sharedFlitePool()).warm(fliteVoice);
+    },
     async recognize() {
       return null;
     },
@@ -106,7 +134,15 @@ export function createDefaultBrain(options: DefaultBrainOptions): Brain {
       return answerFromDataset(store, input.robotId, input.question, input.language);
     },
     async synthesize(input) {
-      if (voice !== 'builtin') {
+      if (usesFlite(input.language)) {
+        try {
+          return await synthesizeFlite(input.text, { voice: fliteVoice, signal: input.signal, urgent: input.urgent ?? true });
+        } catch (err) {
+          if (voice === 'flite' || input.signal.aborted) throw err;
+          // auto: a missing or broken Flite falls back to the voices below.
+        }
+      }
+      if (voice === 'auto' || voice === 'espeak') {
         espeak ??= findEspeak();
         if (espeak) {
           try {

@@ -1,6 +1,8 @@
 import wrtc from '@roamhq/wrtc';
 import Peer from 'simple-peer';
-import { DATA_CHANNEL_LABEL } from 'kb-voice/schemas';
+import { DATA_CHANNEL_LABEL, type SdpFragment } from 'kb-voice/schemas';
+import { RealtimeOfferError } from './errors.js';
+import { ANSWER_GATHER_MS, SessionIce } from './ice.js';
 import type { ClientEvent } from 'kb-voice/schemas';
 import type { EmulatorContext } from '../context.js';
 import { OUTPUT_SAMPLE_RATE, PacedAudioOutput, type Playback } from './audio-out.js';
@@ -9,21 +11,14 @@ import { resample, toMono } from './pcm.js';
 import { encodeServerEvent, parseClientMessage, type OutgoingEvent } from './protocol.js';
 import type { Recorder } from './recorder.js';
 import { runTurn, type TurnInput } from './turn.js';
+import { releaseBeforeExit } from './wrtc-exit.js';
 import { VAD_SAMPLE_RATE, VoiceActivityDetector, type VadOptions, type VadEvent } from './vad.js';
 
 const { RTCAudioSink, RTCAudioSource } = wrtc.nonstandard;
 
-/** Thrown by signaling when the offer cannot be answered; `status` is the HTTP status to answer. */
-export class RealtimeOfferError extends Error {
-  readonly code: 'invalid_offer' | 'session_conflict' | 'signaling_timeout';
-  readonly status: number;
-  constructor(code: RealtimeOfferError['code'], status: number, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'RealtimeOfferError';
-    this.code = code;
-    this.status = status;
-  }
-}
+
+
+export { RealtimeOfferError };
 
 export interface ConnectionOptions {
   ctx: EmulatorContext;
@@ -70,12 +65,15 @@ export class RealtimeConnection {
   #sink: InstanceType<typeof RTCAudioSink> | undefined;
   #nextTurnId: number;
   #listeningTurn: number | undefined;
+  /** The scripted words taken for the utterance being heard (QA script), if any. */
+  #scripted: string | undefined;
   #current: ActiveTurn | undefined;
   /** Inputs heard while an answer ran with interruptions off: the next turns, in order. */
   readonly #queued: TurnInput[] = [];
   readonly #running = new Set<Promise<void>>();
   #closed = false;
   #ready = false;
+  #ice!: SessionIce;
 
   private constructor(opts: ConnectionOptions, vad: VoiceActivityDetector) {
     this.#opts = opts;
@@ -83,12 +81,17 @@ export class RealtimeConnection {
     this.robotId = opts.robotId;
     this.#nextTurnId = opts.firstTurnId;
     this.#vad = vad;
+    releaseBeforeExit(this.#source);
     this.#track = this.#source.createTrack();
     this.#output = new PacedAudioOutput(this.#source);
     this.#peer = new Peer({
       initiator: false,
       wrtc,
       trickle: false,
+      // The answer carries what was gathered within this long of the first candidate: the host UDP
+      // candidates of every interface come together within a few ms, while libwebrtc's later
+      // allocation steps take ~100 ms more when the offer had no candidates yet (a trickled one).
+      iceCompleteTimeout: ANSWER_GATHER_MS,
       channelName: DATA_CHANNEL_LABEL,
       // Loopback/LAN only and offline: host candidates, no STUN lookups.
       config: { iceServers: [] },
@@ -111,6 +114,7 @@ export class RealtimeConnection {
     }
     const vad = await VoiceActivityDetector.create(opts.vad);
     const conn = new RealtimeConnection(opts, vad);
+    conn.#ice = new SessionIce(conn.#peer, offerSdp);
     try {
       const sdp = await conn.#answer(offerSdp, opts.answerTimeoutMs ?? 10000);
       return { connection: conn, sdp };
@@ -152,6 +156,14 @@ export class RealtimeConnection {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /**
+   * A PATCH of the session resource: trickled candidates (null) or an ICE restart in place (the
+   * answer fragment); see {@link SessionIce}.
+   */
+  patch(fragment: SdpFragment): Promise<string | null> {
+    return this.#ice.patch(fragment);
   }
 
   /** Milliseconds since the peer was created (event `at_ms`). */
@@ -196,6 +208,7 @@ export class RealtimeConnection {
     if (event.type === 'start') {
       const turnId = this.#nextTurnId++;
       this.#listeningTurn = turnId;
+      this.#scripted = this.#opts.ctx.script.take(this.sessionId);
       this.send({ type: 'input.speech_started', turn_id: turnId, at_ms: this.#now() });
       // Barge-in: the user talks over the assistant (unless interruptions are off).
       if (this.#current && this.#bargeIn) this.#interrupt(this.#current);
@@ -203,9 +216,11 @@ export class RealtimeConnection {
     }
     const turnId = this.#listeningTurn ?? this.#nextTurnId++;
     this.#listeningTurn = undefined;
+    const scripted = this.#scripted;
+    this.#scripted = undefined;
     const endOfInput = performance.now();
     this.send({ type: 'input.speech_stopped', turn_id: turnId, at_ms: this.#now(), duration_ms: Math.round(event.speechMs) });
-    this.#start({ kind: 'voice', turnId, audio: event.audio, sampleRate: VAD_SAMPLE_RATE, speechMs: event.speechMs, endOfInput });
+    this.#start({ kind: 'voice', turnId, audio: event.audio, sampleRate: VAD_SAMPLE_RATE, speechMs: event.speechMs, endOfInput, ...(scripted !== undefined ? { scripted } : {}) });
   }
 
   #onMessage(data: unknown): void {
@@ -266,8 +281,8 @@ export class RealtimeConnection {
       language: this.#opts.language,
       send: (e) => this.send(e),
       isOpen: () => !this.#closed,
-      play: (samples, hooks) => {
-        const playback = this.#output.play(samples, hooks);
+      stream: (hooks) => {
+        const playback = this.#output.stream(hooks);
         turn.playback = playback;
         return playback;
       },

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { RealtimeSessionIn, RealtimeSessionOut } from 'kb-voice/schemas';
+import type { RealtimeSessionIn, RealtimeSessionOut, SdpFragment } from 'kb-voice/schemas';
+import { notFound } from '../http/errors.js';
 import type { EmulatorContext } from '../context.js';
 import { createDefaultBrain, type Brain, type VoiceChoice } from './brain.js';
+import type { FliteVoice } from './tts-flite.js';
 import { RealtimeConnection, RealtimeOfferError } from './connection.js';
 import { Recorder } from './recorder.js';
 import type { VadOptions } from './vad.js';
@@ -11,6 +13,8 @@ export { createDefaultBrain, speechPlaceholder, placeholderAnswer } from './brai
 export { RealtimeOfferError } from './connection.js';
 export { synthesizeFormant } from './tts-formant.js';
 export { findEspeak, synthesizeEspeak } from './tts-espeak.js';
+export { synthesizeFlite, fliteSpeaks, FliteError, FLITE_VOICES, type FliteVoice, type FliteSynthesizeOptions } from './tts-flite.js';
+export { speechSentences } from './speech.js';
 export { VoiceActivityDetector, VAD_SAMPLE_RATE, type VadOptions, type VadEvent } from './vad.js';
 export type { Pcm } from './pcm.js';
 
@@ -23,6 +27,12 @@ export interface RealtimeService {
    * or being deleted, 504 no answer in time).
    */
   handleOffer(robotId: string, body: RealtimeSessionIn): Promise<RealtimeSessionOut>;
+  /**
+   * Applies a PATCH of the session resource: trickled candidates and end-of-candidates (null: 204),
+   * or an ICE restart when the fragment brings new credentials (the answer fragment: 200). Throws
+   * HttpError 404 when the robot has no live connection of that session.
+   */
+  handlePatch(robotId: string, sessionId: string, fragment: SdpFragment): Promise<string | null>;
   /** Ends the live connection of a session, if any (e.g. when E15 deletes it). */
   endSession(sessionId: string): void;
   /** Ends every connection and frees native resources. */
@@ -35,15 +45,20 @@ export interface RealtimeServiceOptions {
    * their offline defaults.
    */
   brain?: Partial<Brain>;
-  /** Voice of the default `synthesize`: `auto` (espeak-ng when on PATH, else built-in), `espeak`, `builtin`. */
+  /**
+   * Voice of the default `synthesize`: `auto` (Flite for English; espeak-ng for other languages
+   * when on PATH, else built-in), `flite` (Flite for English, built-in otherwise), `espeak`, `builtin`.
+   */
   voice?: VoiceChoice;
+  /** Flite voice for English answers (default `slt`). */
+  fliteVoice?: FliteVoice;
   /** Voice-activity detection tuning (defaults: mode 2, speech after 100 ms, silence after 600 ms). */
   vad?: VadOptions;
 }
 
 /** Creates the realtime service of an emulator context. */
 export function createRealtimeService(ctx: EmulatorContext, options: RealtimeServiceOptions = {}): RealtimeService {
-  const defaults = createDefaultBrain({ store: ctx.store, voice: options.voice ?? 'auto' });
+  const defaults = createDefaultBrain({ store: ctx.store, voice: options.voice ?? 'auto', ...(options.fliteVoice ? { fliteVoice: options.fliteVoice } : {}) });
   const brain: Brain = {
     recognize: options.brain?.recognize?.bind(options.brain) ?? defaults.recognize,
     answer: options.brain?.answer?.bind(options.brain) ?? defaults.answer,
@@ -65,6 +80,8 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
       }
       if (existing?.deleting) throw new RealtimeOfferError('session_conflict', 409, 'the session is being deleted');
       const language = body.language ?? existing?.language ?? 'ja';
+      // Warm the default voice while the call connects, so the first answer does not pay it.
+      if (!options.brain?.synthesize) void defaults.prepare(language).catch(() => {});
 
       const previous = live.get(sessionId);
       if (previous) {
@@ -94,6 +111,12 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
       }
       live.set(sessionId, connection);
       return { session_id: sessionId, type: 'answer', sdp };
+    },
+
+    async handlePatch(robotId, sessionId, fragment) {
+      const connection = live.get(sessionId);
+      if (!connection || connection.robotId !== robotId || connection.closed) throw notFound('Session');
+      return connection.patch(fragment);
     },
 
     endSession(sessionId) {

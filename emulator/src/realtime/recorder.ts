@@ -130,7 +130,7 @@ export class Recorder {
       llm_can_answer: turn.references.length > 0,
       title: s.title || turn.question.slice(0, 80),
       model: robot?.model ?? null,
-      question_metadata: { input: turn.input, interrupted: turn.interrupted, agent_build_ms: turn.agentBuildMs },
+      question_metadata: { input: turn.input, interrupted: turn.interrupted, agent_build_ms: turn.agentBuildMs, ...(turn.scripted ? { scripted: true } : {}) },
       status: 'finished',
       default_dataset_id: robot?.dataset_id ?? null,
       tags: [],
@@ -158,4 +158,6 @@ export interface RecordedTurn {
   inputTextTokens?: number;
   outputTextTokens?: number;
   interrupted: boolean;
+  /** The question's words came from QA's script rather than a recognizer. */
+  scripted?: boolean;
 }

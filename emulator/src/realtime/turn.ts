@@ -1,21 +1,26 @@
 import type { AgentBuilder } from '../context.js';
-import type { PlaybackHooks, Playback } from './audio-out.js';
+import type { PlaybackHooks, StreamingPlayback } from './audio-out.js';
 import { speechPlaceholder, type Brain } from './brain.js';
 import type { ActiveTurn } from './connection.js';
-import { resample } from './pcm.js';
+import { SYNTHESIS_LEAD_MS, speakSentences } from './speech.js';
 import type { OutgoingEvent } from './protocol.js';
 import type { Recorder } from './recorder.js';
 
 /**
  * One conversational turn, from the end of the user's input to `turn.completed`:
- * transcript of the question → agent build (first task of a cold robot) → answer → speech, with
- * the answer's words streamed as `transcript.delta` in step with the audio actually sent, then the
+ * transcript of the question → agent build (first task of a cold robot) → answer → speech, one
+ * sentence at a time (the next is synthesized while the current one plays its last 1.5 s), with the answer's
+ * words streamed as `transcript.delta` in step with the audio actually sent, then the
  * recording of message, usage and audio. Barge-in or `response.interrupt` aborts the turn: speech
  * stops (`interrupted`) or never starts, and the turn is recorded with `interrupted: true`.
  */
 
 export type TurnInput =
-  | { kind: 'voice'; turnId: number; audio: Int16Array; sampleRate: number; speechMs: number; endOfInput: number }
+  | {
+      kind: 'voice'; turnId: number; audio: Int16Array; sampleRate: number; speechMs: number; endOfInput: number;
+      /** The words QA scripted for this utterance (`PUT /_emulator/script`): used instead of recognition. */
+      scripted?: string;
+    }
   | { kind: 'text'; turnId: number; text: string; endOfInput: number };
 
 export interface TurnDeps {
@@ -28,7 +33,8 @@ export interface TurnDeps {
   outputSampleRate: number;
   send(event: OutgoingEvent): void;
   isOpen(): boolean;
-  play(samples: Int16Array, hooks: PlaybackHooks): Playback;
+  /** Starts the answer's audio; sentences are appended to it as they are synthesized. */
+  stream(hooks: PlaybackHooks): StreamingPlayback;
 }
 
 /** Splits an answer into the pieces sent as deltas; joined, they give the answer back exactly. */
@@ -44,20 +50,30 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
   // 1. The question.
   let question: string;
   let placeholder = false;
+  let scripted = false;
   if (input.kind === 'voice') {
     const userAudio = recorder.recordAudio(deps.sessionId, 'user', input.audio, input.sampleRate);
-    const words = await brain.recognize({
-      audio: { samples: input.audio, sampleRate: input.sampleRate },
-      language: deps.language,
-      durationMs: input.speechMs,
-    });
-    placeholder = words === null || words.trim() === '';
-    question = placeholder ? speechPlaceholder(input.speechMs) : words!.trim();
+    if (input.scripted !== undefined) {
+      // QA said what this utterance is: no recognizer is asked, and the turn says so.
+      scripted = true;
+      question = input.scripted;
+    } else {
+      const words = await brain.recognize({
+        audio: { samples: input.audio, sampleRate: input.sampleRate },
+        language: deps.language,
+        durationMs: input.speechMs,
+      });
+      placeholder = words === null || words.trim() === '';
+      question = placeholder ? speechPlaceholder(input.speechMs) : words!.trim();
+    }
     await userAudio;
   } else {
     question = input.text;
   }
-  send({ type: 'transcript.final', turn_id: turnId, role: 'user', text: question, ...(placeholder ? { placeholder: true } : {}) });
+  send({
+    type: 'transcript.final', turn_id: turnId, role: 'user', text: question,
+    ...(placeholder ? { placeholder: true } : {}), ...(scripted ? { scripted: true } : {}),
+  });
 
   // 2. The first task of a cold robot pays the agent build.
   const { paidMs } = await deps.agents.ensureBuilt(deps.robotId);
@@ -73,30 +89,62 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
     signal,
   });
 
-  // 4. Speech.
+  // 4. Speech, sentence by sentence.
   let firstFrameAt: number | null = null;
   let outputMs = 0;
   let reason: 'completed' | 'interrupted' | 'ended' | null = null;
   if (!signal.aborted && deps.isOpen()) {
-    const speech = await brain.synthesize({ text: answer.answer, language: deps.language, signal });
-    if (!signal.aborted && deps.isOpen()) {
-      const samples = resample(speech.samples, speech.sampleRate, deps.outputSampleRate);
-      const pieces = deltaPieces(answer.answer);
-      let sentPieces = 0;
-      const flushTo = (count: number) => {
-        for (; sentPieces < count; sentPieces++) send({ type: 'transcript.delta', turn_id: turnId, role: 'assistant', delta: pieces[sentPieces]! });
-      };
-      send({ type: 'output.speech_started', turn_id: turnId });
-      const playback = deps.play(samples, {
-        onFirstFrame: (at) => { firstFrameAt = at; },
-        onProgress: (fraction) => flushTo(Math.floor(fraction * pieces.length)),
-      });
+    /** Each sentence's pieces (deltas) and where its audio starts and ends in the clip. */
+    const spans: Array<{ from: number; to: number; pieces: string[] }> = [];
+    const pieces: string[] = [];
+    const chunks: Int16Array[] = [];
+    let appended = 0;
+    let flushed = 0; // pieces sent, counted over all sentences
+    const flushTo = (sentSamples: number, all = false) => {
+      let target = 0;
+      for (const span of spans) {
+        if (all || sentSamples >= span.to) target += span.pieces.length;
+        else if (sentSamples > span.from) target += Math.floor(((sentSamples - span.from) / (span.to - span.from)) * span.pieces.length);
+      }
+      for (; flushed < target; flushed++) send({ type: 'transcript.delta', turn_id: turnId, role: 'assistant', delta: pieces[flushed]! });
+    };
+    let playback: StreamingPlayback | undefined;
+    try {
+      for await (const sentence of speakSentences(brain.synthesize, answer.answer, deps.language, deps.outputSampleRate, signal)) {
+        if (signal.aborted || !deps.isOpen()) break;
+        if (!playback) {
+          send({ type: 'output.speech_started', turn_id: turnId });
+          playback = deps.stream({
+            onFirstFrame: (at) => { firstFrameAt = at; },
+            onSent: (samples) => flushTo(samples),
+          });
+        }
+        const sentencePieces = deltaPieces(sentence.text);
+        spans.push({ from: appended, to: appended + sentence.samples.length, pieces: sentencePieces });
+        pieces.push(...sentencePieces);
+        chunks.push(sentence.samples);
+        appended += sentence.samples.length;
+        playback.append(sentence.samples);
+        // The next sentence is synthesized when this one is nearly played out, not before.
+        await playback.whenBufferedBelow(SYNTHESIS_LEAD_MS);
+      }
+    } catch (err) {
+      // A later sentence failed to synthesize: what is playing stops, and the turn fails (turn_failed).
+      if (playback) {
+        playback.stop('interrupted');
+        send({ type: 'output.speech_stopped', turn_id: turnId, reason: 'interrupted' });
+      }
+      throw err;
+    }
+    if (playback) {
+      playback.finish();
       const result = await playback.done;
       reason = result.reason;
       outputMs = result.sentMs;
-      if (reason === 'completed') flushTo(pieces.length);
+      if (reason === 'completed') flushTo(appended, true);
       send({ type: 'output.speech_stopped', turn_id: turnId, reason });
-      await recorder.recordAudio(deps.sessionId, 'assistant', samples.subarray(0, Math.round((outputMs / 1000) * deps.outputSampleRate)), deps.outputSampleRate);
+      const spoken = concat(chunks, Math.round((outputMs / 1000) * deps.outputSampleRate));
+      await recorder.recordAudio(deps.sessionId, 'assistant', spoken, deps.outputSampleRate);
     }
   }
   send({ type: 'transcript.final', turn_id: turnId, role: 'assistant', text: answer.answer });
@@ -115,6 +163,7 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
     agentBuildMs: paidMs,
     inputAudioMs,
     outputAudioMs: outputMs,
+    scripted,
     ...(answer.inputTokens !== undefined ? { inputTextTokens: answer.inputTokens } : {}),
     ...(answer.outputTokens !== undefined ? { outputTextTokens: answer.outputTokens } : {}),
     interrupted,
@@ -133,4 +182,16 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
     output_duration_ms: Math.round(outputMs),
     interrupted,
   });
+}
+
+/** The first `length` samples of the chunks, as one array. */
+function concat(chunks: Int16Array[], length: number): Int16Array {
+  const out = new Int16Array(Math.min(length, chunks.reduce((n, c) => n + c.length, 0)));
+  let at = 0;
+  for (const c of chunks) {
+    if (at >= out.length) break;
+    out.set(c.subarray(0, out.length - at), at);
+    at += c.length;
+  }
+  return out;
 }

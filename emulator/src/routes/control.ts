@@ -5,6 +5,7 @@ import { validate } from 'kb-voice/schemas';
 import { HttpError } from '../http/errors.js';
 import { parseJson } from '../http/route.js';
 import type { ServerContext } from '../http/server-context.js';
+import { ScriptIn, ScriptLimitError } from '../script.js';
 
 /** PUT /_emulator/faults body (CONTRACT.md). */
 export const FaultsIn = z.strictObject({
@@ -42,6 +43,23 @@ export function registerControlRoutes(app: Hono, sc: ServerContext): void {
     if (parsed.value.warmup !== undefined) sc.faults.warmup = parsed.value.warmup;
     if (parsed.value.latencyMs !== undefined) sc.faults.latencyMs = parsed.value.latencyMs;
     return c.json(sc.faults);
+  });
+
+  app.get('/_emulator/script', (c) => c.json(sc.script.snapshot()));
+
+  // QA's next spoken words (src/emulator/script.ts): replaces the queue of a session or the emulator-wide one.
+  app.put('/_emulator/script', async (c) => {
+    const raw = parseJson(await c.req.text());
+    if (!raw.ok) throw new HttpError(422, raw.detail);
+    const parsed = validate(ScriptIn, raw.value, 'body');
+    if (!parsed.ok) throw new HttpError(422, parsed.detail);
+    try {
+      sc.script.set(parsed.value.session_id, parsed.value.utterances);
+    } catch (err) {
+      if (err instanceof ScriptLimitError) throw new HttpError(422, [{ loc: ['body', 'session_id'], msg: err.message, type: 'value_error' }]);
+      throw err;
+    }
+    return c.json(sc.script.snapshot());
   });
 
   app.post('/_emulator/reset', async (c) => c.json(await sc.reset()));

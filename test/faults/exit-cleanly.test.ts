@@ -1,0 +1,81 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { FakeMicrophone } from 'kb-voice-emulator';
+import { describe, expect, it } from 'vitest';
+
+// Issue 14: the README's Node QA script (FakeMicrophone driving a VoiceSession against the
+// emulator) died with SIGSEGV at exit in every run once it ended the session: @roamhq/wrtc objects
+// still alive when Node tears the environment down are finalized newest first, so an
+// RTCAudioSource or RTCRtpReceiver outlived the track it references (emulator/src/realtime/wrtc-exit.ts).
+// The script closes what it opened and never calls process.exit(): it must end by itself, code 0,
+// no signal, and not hang (no handle left open). Several runs: the crash depended on no timing, but
+// a fix that only lowers its odds must not pass.
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const script = fileURLToPath(new URL('./fixtures/qa-script.ts', import.meta.url));
+
+interface Exit { code: number | null; signal: NodeJS.Signals | null; output: string; hung: boolean }
+
+function runScript(scenario: string): Promise<Exit> {
+  return new Promise((resolve) => {
+    // tsx resolves kb-voice and kb-voice-emulator to their sources (tsconfig.json paths), as vitest does.
+    const child = spawn(process.execPath, ['--import', 'tsx', script, scenario], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (b: Buffer) => (output += b));
+    child.stderr.on('data', (b: Buffer) => (output += b));
+    let hung = false;
+    const timer = setTimeout(() => {
+      hung = true;
+      child.kill('SIGKILL');
+    }, 45_000);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, output, hung });
+    });
+  });
+}
+
+describe('a Node QA script exits by itself', () => {
+  for (const [scenario, runs] of [['voice', 3], ['text', 2]] as const) {
+    it(`${scenario} call, then end + close: exit code 0 in each of ${runs} runs`, async () => {
+      // Side by side: the runs mostly wait on real-time audio, and the crash needed no particular timing.
+      const exits = await Promise.all(Array.from({ length: runs }, () => runScript(scenario)));
+      exits.forEach((exit, i) => {
+        expect({ run: i + 1, code: exit.code, signal: exit.signal, hung: exit.hung }, exit.output).toEqual({ run: i + 1, code: 0, signal: null, hung: false });
+        expect(exit.output).toContain('answer: true');
+        expect(exit.output).toContain('closed');
+      });
+    }, 120_000);
+  }
+});
+
+describe('the exit-time collection', () => {
+  it('is bounded: a holder the app keeps alive does not keep the process running', async () => {
+    const code = [
+      "import { releaseBeforeExit } from './emulator/src/realtime/wrtc-exit.ts';",
+      'globalThis.kept = {};',
+      'releaseBeforeExit(globalThis.kept);',
+      "let n = 0; process.on('beforeExit', () => n++);",
+      "process.on('exit', () => console.log(`beforeExit ${n} times`));",
+    ].join('\n');
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: root });
+    let output = '';
+    child.stdout.on('data', (b: Buffer) => (output += b));
+    const exitCode = await new Promise((resolve) => child.on('exit', resolve));
+    expect(exitCode).toBe(0);
+    expect(output.trim()).toBe('beforeExit 6 times'); // 5 collections, then it lets the process end
+  }, 60_000);
+});
+
+describe('FakeMicrophone.close()', () => {
+  it('releases its source: a closed microphone opens no more tracks', async () => {
+    const mic = new FakeMicrophone();
+    const stream = await mic.open();
+    mic.close();
+    await expect(mic.open()).rejects.toThrow(/closed/);
+    expect(mic.opened).toEqual([undefined]);
+    // Speaking into a closed microphone ends at once instead of waiting for frames never sent.
+    await mic.play(new Int16Array(4800));
+    expect(stream.getTracks()).toHaveLength(1);
+  });
+});
