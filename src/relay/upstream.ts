@@ -159,7 +159,8 @@ export class Upstream {
         onLeak();
         throw new RelayError(502, 'Upstream response failed', new SecretWithheld().message);
       }
-      return { status, headers: { ...headers, 'content-length': String(reply.body.byteLength) }, body: reply.body };
+      headers['content-length'] = String(reply.body.byteLength);
+      return { status, headers, body: reply.body };
     }
     const iterator = reply.body[Symbol.asyncIterator]();
     if (headers['content-type']?.startsWith('text/event-stream')) {
