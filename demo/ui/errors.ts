@@ -25,6 +25,7 @@ const VOICE_MESSAGES: Record<string, string> = {
   signaling_failed: 'The call could not be set up: the voice service refused or did not answer the connection request.',
   connection_failed: 'The audio connection could not be established (WebRTC failed).',
   connection_lost: 'The connection was lost and could not be restored in time.',
+  session_reset: 'The voice service restarted during the call and lost its earlier part: the call goes on, its turn numbers start again at 1.',
   protocol_error: 'The voice service sent a message this page does not understand.',
   playback_blocked: 'The browser blocked sound playback. Press "Enable sound" to hear the assistant.',
   not_connected: 'There is no active call: start one first.',

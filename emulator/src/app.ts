@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { DEFAULT_MAX_BODY_BYTES, limitBody } from './http/body-limit.js';
 import { HttpError } from './http/errors.js';
 import type { ServerContext } from './http/server-context.js';
 import { openApiDocument } from './openapi.js';
@@ -19,6 +20,7 @@ import { registerSessionRoutes } from './routes/sessions.js';
  */
 export function createEmulatorApp(sc: ServerContext): Hono {
   const app = new Hono();
+  app.use(limitBody(sc.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
   registerControlRoutes(app, sc);
   registerRealtimeRoutes(app, sc);
   registerOpenAIRealtimeRoutes(app, sc);
@@ -38,6 +40,7 @@ export function createEmulatorApp(sc: ServerContext): Hono {
     if (error instanceof RealtimeOfferError) {
       // A bad SDP is a validation problem of the body; other signaling failures keep their status.
       if (error.status === 422) return c.json({ detail: [{ loc: ['body', 'sdp'], msg: error.message, type: 'value_error' }] }, 422);
+      if (error.retryAfterSeconds !== undefined) c.header('retry-after', String(error.retryAfterSeconds));
       return c.json({ detail: error.message }, error.status as 400);
     }
     console.error('[kb-voice emulator] unhandled error', error);

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_AGENT_BUILD_MS, DEFAULT_API_KEY, startEmulator } from './index.js';
+import { DEFAULT_AGENT_BUILD_MS, DEFAULT_API_KEY, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REALTIME_SESSIONS, startEmulator } from './index.js';
 
 const HELP = `Usage: kb-voice-emulator [--port 8787] [--host 127.0.0.1] [--api-key KEY] [--agent-build-ms ${DEFAULT_AGENT_BUILD_MS}]
 
@@ -11,6 +11,8 @@ Options:
   --host HOST          interface to bind (default 127.0.0.1)
   --api-key KEY        API key to accept (default ${DEFAULT_API_KEY})
   --agent-build-ms N   time the first realtime task pays without warmup (default ${DEFAULT_AGENT_BUILD_MS})
+  --max-body-bytes N   largest request body, 413 above (default ${DEFAULT_MAX_BODY_BYTES})
+  --max-sessions N     concurrent realtime sessions, 503 + Retry-After above (default ${DEFAULT_MAX_REALTIME_SESSIONS})
   -h, --help           show this help
 `;
 
@@ -26,6 +28,11 @@ function integer(name: string, value: string | undefined, fallback: number, max:
   return n;
 }
 
+function atLeastOne(name: string, n: number): number {
+  if (n < 1) throw new UsageError(`--${name} must be at least 1, got ${n}`);
+  return n;
+}
+
 /** Parses the emulator command's arguments. */
 export function parseEmulatorArgs(argv: string[]) {
   let values;
@@ -37,6 +44,8 @@ export function parseEmulatorArgs(argv: string[]) {
         host: { type: 'string' },
         'api-key': { type: 'string' },
         'agent-build-ms': { type: 'string' },
+        'max-body-bytes': { type: 'string' },
+        'max-sessions': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -52,6 +61,8 @@ export function parseEmulatorArgs(argv: string[]) {
     host: values.host ?? '127.0.0.1',
     apiKey: values['api-key'] ?? DEFAULT_API_KEY,
     agentBuildMs: integer('agent-build-ms', values['agent-build-ms'], DEFAULT_AGENT_BUILD_MS, 600_000),
+    maxBodyBytes: atLeastOne('max-body-bytes', integer('max-body-bytes', values['max-body-bytes'], DEFAULT_MAX_BODY_BYTES, 2 ** 31)),
+    maxRealtimeSessions: atLeastOne('max-sessions', integer('max-sessions', values['max-sessions'], DEFAULT_MAX_REALTIME_SESSIONS, 10_000)),
   };
 }
 
@@ -78,7 +89,10 @@ export async function runEmulatorCommand(argv: string[]): Promise<number | void>
   // A closed stdout (e.g. piped into `head`) must not take the server down.
   process.stdout.on('error', () => {});
   process.stderr.on('error', () => {});
-  const emulator = await startEmulator({ port: args.port, host: args.host, apiKey: args.apiKey, agentBuildMs: args.agentBuildMs });
+  const emulator = await startEmulator({
+    port: args.port, host: args.host, apiKey: args.apiKey, agentBuildMs: args.agentBuildMs,
+    maxBodyBytes: args.maxBodyBytes, maxRealtimeSessions: args.maxRealtimeSessions,
+  });
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;

@@ -1,15 +1,16 @@
 import { createAdaptorServer } from '@hono/node-server';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { createAgentBuilder } from './agents.js';
 import { createEmulatorApp } from './app.js';
+import { createAudioDir } from './audio-dir.js';
 import type { Faults } from './context.js';
 import { DeletionQueue } from './deletions.js';
 import { seedStore, type Fixtures } from './fixtures/seed.js';
+import { DEFAULT_MAX_BODY_BYTES } from './http/body-limit.js';
 import type { ServerContext } from './http/server-context.js';
 import { DEFAULT_URL_TTL_MS, Presigner } from './presign.js';
 import { createRealtimeService, type RealtimeServiceOptions } from './realtime/index.js';
@@ -39,6 +40,13 @@ export interface EmulatorOptions {
   store?: Store;
   /** Options of the realtime voice service (brain parts, voice, VAD). */
   realtime?: RealtimeServiceOptions;
+  /** Largest request body accepted, in bytes (413 `{ detail }` above); default 1 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * Most realtime sessions connected or being answered at once (503 with `Retry-After` above);
+   * default 64.
+   */
+  maxRealtimeSessions?: number;
 }
 
 /** A running emulator. */
@@ -71,8 +79,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const apiKey = options.apiKey ?? DEFAULT_API_KEY;
   const agentBuildMs = options.agentBuildMs ?? DEFAULT_AGENT_BUILD_MS;
   if (!Number.isFinite(agentBuildMs) || agentBuildMs < 0) throw new RangeError(`agentBuildMs must be >= 0, got ${agentBuildMs}`);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new RangeError(`maxBodyBytes must be an integer >= 1, got ${maxBodyBytes}`);
+  const maxSessions = options.maxRealtimeSessions ?? options.realtime?.maxSessions;
   const store = options.store ?? createMemoryStore();
-  const audioDir = await mkdtemp(join(tmpdir(), 'kb-voice-emulator-'));
+  // Named after this process: a later start removes it if this process dies without close().
+  const audioDir = await createAudioDir();
   const faults: Faults = { warmup: 'ok', latencyMs: 0 };
   const agents = createAgentBuilder({ agentBuildMs, faults: () => faults });
   let baseUrl = '';
@@ -84,6 +96,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     presigner: new Presigner(options.audioUrlTtlMs ?? DEFAULT_URL_TTL_MS),
     deletions: new DeletionQueue(store),
     fileLearningMs: options.fileLearningMs ?? 4000,
+    maxBodyBytes,
   } as ServerContext;
   const clearStore = async () => {
     for (const c of Object.values(store) as { clear(): void }[]) c.clear();
@@ -91,7 +104,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   };
   try {
     sc.fixtures = await seedStore(store, { apiKey, audioDir });
-    sc.realtime = createRealtimeService(sc, options.realtime);
+    sc.realtime = createRealtimeService(sc, { ...options.realtime, ...(maxSessions !== undefined ? { maxSessions } : {}) });
   } catch (error) {
     await rm(audioDir, { recursive: true, force: true });
     throw error;

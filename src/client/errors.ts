@@ -22,6 +22,11 @@ export type VoiceErrorCode =
   | 'connection_failed'
   /** An established call dropped and could not be restored within `reconnectTimeoutMs`. */
   | 'connection_lost'
+  /**
+   * A warning, the call goes on: a reconnection reached a service that had lost the session's state
+   * (e.g. it restarted). Turns already received are kept; the service's turn numbers start again at 1.
+   */
+  | 'session_reset'
   /** The peer sent a data-channel message that is not protocol v1 (or broke a protocol rule or limit). */
   | 'protocol_error'
   /** The service reported an error event on the data channel (`serverCode` says which). */

@@ -4,13 +4,16 @@ import type { IceSignaling } from './transport.js';
 
 /** One finished question/answer exchange, from the service's `turn.completed` event. */
 export interface Turn {
-  /** Turn number within the session, from 1. */
+  /**
+   * The service's turn number within the session, from 1. It starts again from 1 after a
+   * `session_reset` warning; `messageId` is what identifies a turn.
+   */
   id: number;
   input: 'voice' | 'text';
   /** What the user said (transcript) or typed. */
   question: string;
   answer: string;
-  /** Id of the stored session message (E17, E6). */
+  /** Id of the stored session message (E17, E6): unique, the turn's identity. */
   messageId: string;
   /** From the end of the user's input to the first audio of the answer (ms); null when no answer audio played (cut or barged in before it). */
   firstResponseMs: number | null;

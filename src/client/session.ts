@@ -19,6 +19,9 @@ import { TurnTracker } from './turns.js';
 /** How long the link may take to carry a ping and its pong after an ICE restart before a new offer is made. */
 const RESTART_PROBE_MS = 3000;
 
+/** Longest wait between the signaling answer and the E1 warmup when the connection is slow. */
+const WARMUP_DEFER_MS = 250;
+
 /**
  * A voice call with a knowledge-base robot: microphone, WebRTC connection, warmup, protocol
  * events, turns, recovery and the report afterwards. One instance is one call; make a new one for
@@ -42,6 +45,8 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private _error: VoiceSessionError | undefined;
   private _iceSignaling: IceSignaling | undefined;
   private restartedAt = 0;
+  /** Pending deferred E1 warmup (see fireWarmupSoon). */
+  private warmupTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly options: VoiceSessionOptions;
   private readonly provider: TransportProvider;
   private readonly dialect: Dialect;
@@ -308,7 +313,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
         if (!this._sessionId) {
           this._sessionId = id;
           for (const waiter of this.sessionIdWaiters.splice(0)) waiter.resolve(id);
-          this.fireWarmup(id);
+          this.fireWarmupSoon(id);
         }
       });
       return conn;
@@ -319,6 +324,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   }
 
   private connected(conn: Connection): void {
+    this.fireWarmupNow();
     this.setState({ status: 'connected', sessionId: conn.sessionId! });
     this.heartbeat.start();
     this.levels.start();
@@ -398,6 +404,8 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   }
 
   private teardown(): void {
+    clearTimeout(this.warmupTimer);
+    this.warmupTimer = undefined;
     this.heartbeat.stop();
     this.levels.close();
     this.meters?.close();
@@ -428,6 +436,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     switch (event.type) {
       case 'session.ready':
         this._agentReady = event.agent_ready;
+        this.tracker.ready(event.resumed);
         conn.gotReady();
         return;
       case 'pong':
@@ -463,6 +472,27 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private setWarmup(status: WarmupStatus): void {
     this._warmup = status;
     this.emit('warmup', status);
+  }
+
+  /**
+   * The E1 warmup goes out once the call is connected, or WARMUP_DEFER_MS after the answer if the
+   * connection takes longer (TURN, slow ICE): sent together with the answer, its request and the
+   * service's work on it measurably delayed the ICE/DTLS handshake (~14 ms of ~125 ms in Chromium),
+   * while the agent build it starts takes seconds, so a ~0.1 s later start costs nothing.
+   */
+  private fireWarmupSoon(sessionId: string): void {
+    this.warmupTimer = setTimeout(() => this.fireWarmupNow(), WARMUP_DEFER_MS);
+    this.pendingWarmupSessionId = sessionId;
+  }
+
+  private pendingWarmupSessionId: string | undefined;
+
+  private fireWarmupNow(): void {
+    clearTimeout(this.warmupTimer);
+    this.warmupTimer = undefined;
+    const sessionId = this.pendingWarmupSessionId;
+    this.pendingWarmupSessionId = undefined;
+    if (sessionId !== undefined) this.fireWarmup(sessionId);
   }
 
   private fireWarmup(sessionId: string): void {

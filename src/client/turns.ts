@@ -16,6 +16,13 @@ const MAX_OPEN_TURNS = 64;
  * Follows protocol events and turns them into session events: speaking flags, transcripts and
  * finished turns. It lives as long as the session (not the connection), so a reconnection never
  * loses turns already tracked, and a turn the service reports twice is kept once.
+ *
+ * A turn is identified by the service's `message_id` (or, without one, by connection and turn
+ * number), never by its number alone: a service that lost the session's state (it restarted)
+ * numbers turns from 1 again, and those turns are new.
+ * Such a reset is reported once per connection as a `session_reset` error (a warning: the call
+ * goes on), from `session.ready` carrying `resumed: false` or, when the service does not say, from
+ * a new turn whose number was already used before the reconnection.
  */
 export class TurnTracker {
   readonly turns: Turn[] = [];
@@ -31,6 +38,14 @@ export class TurnTracker {
   /** Turns whose transcript hit the cap (reported once each). */
   private readonly truncated = new Set<number>();
   private readonly maxChars: number;
+  /** Turns kept, by message id (or connection number and turn number when the service sent no id). */
+  private readonly seen = new Set<string>();
+  private connection = 0;
+  /** Highest turn number of the service's current numbering, and what it was when the link last dropped. */
+  private highestTurnId = 0;
+  private numberedBeforeDrop = 0;
+  private dropped = false;
+  private resetReported = false;
 
   constructor(private readonly events: EventEmitter<SessionEvents>, limits: TurnLimits = {}) {
     this.maxChars = limits.maxTranscriptChars ?? 65536;
@@ -73,11 +88,18 @@ export class TurnTracker {
         return;
       }
       case 'turn.completed': {
-        if (this.turns.some((t) => t.id === event.turn_id)) return;
+        // A service that recorded nothing (e.g. the session is being deleted) sends no message id.
+        const key = event.message_id || `${this.connection}:${event.turn_id}`;
+        if (this.seen.has(key)) return;
         if (!this.open.delete(event.turn_id)) {
           this.events.emit('error', new VoiceSessionError('protocol_error', `turn.completed for turn ${event.turn_id}, which never started: ignored`));
           return;
         }
+        if (event.turn_id <= this.numberedBeforeDrop) {
+          this.reportReset(`turn ${event.turn_id} arrived again with a new message id after the reconnection`);
+        }
+        this.highestTurnId = Math.max(this.highestTurnId, event.turn_id);
+        this.seen.add(key);
         const turn: Turn = Object.freeze({
           id: event.turn_id,
           input: event.input,
@@ -101,11 +123,32 @@ export class TurnTracker {
     }
   }
 
+  /** A connection's `session.ready`: after a drop, `resumed: false` says the service started the session afresh. */
+  ready(resumed: boolean | undefined): void {
+    if (this.dropped && resumed === false) this.reportReset('the service answered the reconnection with a fresh session (resumed: false)');
+  }
+
   /** The connection dropped: nobody is audibly speaking any more, and half-received transcripts restart. */
   connectionLost(): void {
     this.setUser(false);
     this.setAssistant(false);
     this.partial.clear();
+    this.dropped = true;
+    this.connection++;
+    this.numberedBeforeDrop = this.highestTurnId;
+    this.resetReported = false;
+  }
+
+  /** The service lost the session's state: its numbering starts over, and the caller hears it once. */
+  private reportReset(why: string): void {
+    this.numberedBeforeDrop = 0;
+    this.highestTurnId = 0;
+    if (this.resetReported) return;
+    this.resetReported = true;
+    this.events.emit('error', new VoiceSessionError(
+      'session_reset',
+      `The call was restored, but the service no longer had this session's state (${why}): turns so far are kept here, the service's turn numbers start again from 1`,
+    ));
   }
 
   private started(turnId: number): void {

@@ -36,39 +36,40 @@ function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
 }
 
 const encoder = new TextEncoder();
-/** Encoded secrets per secrets list (a relay keeps one list for its lifetime). */
-const encoded = new WeakMap<readonly string[], Uint8Array[]>();
+const EMPTY = new Uint8Array(0);
+/** Encoded secrets and the longest one's length, per secrets list (a relay keeps one list for its lifetime). */
+const encoded = new WeakMap<readonly string[], { needles: Uint8Array[]; longest: number }>();
 
 /** Finds secrets in a byte stream read chunk by chunk (see the module comment). */
 export class SecretScanner {
   readonly #needles: Uint8Array[];
   readonly #keep: number;
   /** Decoded bytes kept from earlier chunks (a secret split across chunks). */
-  #tail = new Uint8Array(0);
+  #tail = EMPTY;
   /** Raw bytes of an escape cut by the chunk boundary. */
-  #pending = new Uint8Array(0);
+  #pending = EMPTY;
 
   constructor(secrets: readonly string[]) {
-    let needles = encoded.get(secrets);
-    if (!needles) encoded.set(secrets, (needles = secrets.filter(Boolean).map((s) => encoder.encode(s))));
-    this.#needles = needles;
-    this.#keep = needles.length ? Math.max(...needles.map((n) => n.length)) - 1 : 0;
-  }
-
-  get active(): boolean {
-    return this.#needles.length > 0;
+    let known = encoded.get(secrets);
+    if (!known) {
+      const needles = secrets.filter(Boolean).map((s) => encoder.encode(s));
+      encoded.set(secrets, (known = { needles, longest: Math.max(1, ...needles.map((n) => n.length)) }));
+    }
+    this.#needles = known.needles;
+    this.#keep = known.longest - 1;
   }
 
   /** Whether `chunk`, after the bytes seen before it, completes a secret. Call with no chunk at the end. */
   leaks(chunk?: Uint8Array): boolean {
     const final = chunk === undefined;
-    let raw = chunk ?? new Uint8Array(0);
+    let raw = chunk ?? EMPTY;
     if (this.#pending.length) {
       raw = new Uint8Array(this.#pending.length + (chunk?.length ?? 0));
       raw.set(this.#pending);
       if (chunk) raw.set(chunk, this.#pending.length);
-      this.#pending = new Uint8Array(0);
+      this.#pending = EMPTY;
     }
+    if (final && raw.length === 0) return false;
     const decoded = this.#decode(raw, final);
     let window = decoded;
     if (this.#tail.length) {
@@ -76,8 +77,8 @@ export class SecretScanner {
       window.set(this.#tail);
       window.set(decoded, this.#tail.length);
     }
-    if (this.#needles.some((n) => indexOf(window, n) >= 0)) return true;
-    this.#tail = window.slice(Math.max(0, window.length - this.#keep));
+    for (const n of this.#needles) if (indexOf(window, n) >= 0) return true;
+    if (!final) this.#tail = window.slice(Math.max(0, window.length - this.#keep));
     return false;
   }
 
@@ -142,39 +143,33 @@ export class SecretWithheld extends Error {
 }
 
 /**
- * A body passed through chunk by chunk (no buffering) that errors before the chunk that would
+ * A body passed through chunk by chunk (no buffering) that throws before the chunk that would
  * complete a secret, so a secret echoed by the upstream never fully reaches the caller. `first` is
- * what was already read (and scanned) by the caller of this function, `pendingRead` a read it started.
+ * what was already read (and scanned), `pending` a read already started on `iterator`.
  */
-export function guardStream(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
+export async function* guardBody(
+  iterator: AsyncIterator<Uint8Array>,
   scanner: SecretScanner,
   onLeak: () => void,
   first?: Uint8Array,
-  pendingRead?: Promise<ReadableStreamReadResult<Uint8Array>>,
-): ReadableStream<Uint8Array> {
-  let head = first?.byteLength ? first : undefined;
-  let pending = pendingRead;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (head) {
-        controller.enqueue(head);
-        head = undefined;
-        return;
-      }
-      const next = pending ?? reader.read();
+  pending?: Promise<IteratorResult<Uint8Array>>,
+): AsyncGenerator<Uint8Array> {
+  let done = false;
+  try {
+    if (first?.byteLength) yield first;
+    for (;;) {
+      const next = await (pending ?? iterator.next());
       pending = undefined;
-      const { done, value } = await next;
-      if (scanner.leaks(done ? undefined : value)) {
+      if (scanner.leaks(next.done ? undefined : next.value)) {
         onLeak();
-        void reader.cancel().catch(() => {});
-        return controller.error(new SecretWithheld());
+        throw new SecretWithheld();
       }
-      if (done) return controller.close();
-      controller.enqueue(value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
+      if (next.done) break;
+      yield next.value;
+    }
+    done = true;
+  } finally {
+    // Cut, failed or abandoned by the caller: the upstream connection is dropped.
+    if (!done) void iterator.return?.()?.catch(() => {});
+  }
 }

@@ -7,6 +7,8 @@ import { containsSecret } from './guard.js';
  * internal header of the upstream are dropped by construction.
  */
 
+type HeaderGetter = (name: string) => string | null;
+
 /** Caller headers passed to the upstream (unless the caller's `Connection` header names them). `x-request-id` is the relay's request id. */
 export const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'user-agent', 'x-request-id'] as const;
 
@@ -20,13 +22,13 @@ export const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-language', 'c
  * Headers for the upstream request: the allowlisted caller headers, the request id, the bearer key,
  * and `accept-encoding: identity`, so the body comes back as bytes the secret guard can scan.
  */
-export function upstreamRequestHeaders(incoming: Headers, apiKey: string, contentType: string | undefined, requestId: string): Record<string, string> {
-  const connection = incoming.get('connection');
-  const hopByHop = connection ? new Set(connection.split(',').map((t) => t.trim().toLowerCase()).filter(Boolean)) : undefined;
+export function upstreamRequestHeaders(incoming: HeaderGetter, apiKey: string, contentType: string | undefined, requestId: string): Record<string, string> {
+  const connection = incoming('connection')?.toLowerCase();
+  const hopByHop = connection?.split(',').map((t) => t.trim());
   const out: Record<string, string> = {};
   for (const name of FORWARDED_REQUEST_HEADERS) {
-    const value = incoming.get(name);
-    if (value !== null && !hopByHop?.has(name)) out[name] = value;
+    const value = incoming(name);
+    if (value !== null && !hopByHop?.includes(name)) out[name] = value;
   }
   out['x-request-id'] = requestId;
   out['accept-encoding'] = 'identity';
@@ -36,13 +38,12 @@ export function upstreamRequestHeaders(incoming: Headers, apiKey: string, conten
 }
 
 /** Headers for the caller's response: the allowlisted upstream headers, minus any value holding a secret. */
-export function callerResponseHeaders(upstream: Headers, secrets: readonly string[]): Record<string, string> {
+export function callerResponseHeaders(upstream: HeaderGetter, secrets: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of RETURNED_RESPONSE_HEADERS) {
-    const value = upstream.get(name);
+    const value = upstream(name);
     if (value !== null && !containsSecret(value, secrets)) out[name] = value;
   }
   out['cache-control'] = 'no-store';
   return out;
 }
-

@@ -3,8 +3,8 @@ import type { RelayLogEntry, RelayLogger } from './types.js';
 /** A caller-chosen request id is kept when it is this tame; otherwise the relay makes one. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export const requestIdOf = (headers: Headers) => {
-  const given = headers.get('x-request-id');
+export const requestIdOf = (header: (name: string) => string | null) => {
+  const given = header('x-request-id');
   return given !== null && SAFE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
 };
 
@@ -29,10 +29,10 @@ const consoleLogger: RelayLogger = (e) => {
 /** The relay's logger: the configured one or the console, with every secret scrubbed from every string field. */
 export function createLog(logger: RelayLogger | undefined, secrets: readonly string[]): RelayLogger {
   const sink = logger ?? consoleLogger;
-  const scrub = (text: string) => secrets.reduce((t, s) => (s ? t.split(s).join('[redacted]') : t), text);
+  const scrub = (text: string) => secrets.reduce((t, s) => (s && t.includes(s) ? t.split(s).join('[redacted]') : t), text);
   return (entry) => {
     const clean = { ...entry } as Record<string, unknown>;
-    for (const [k, v] of Object.entries(clean)) if (typeof v === 'string') clean[k] = scrub(v);
+    for (const k in clean) if (typeof clean[k] === 'string') clean[k] = scrub(clean[k]);
     sink(clean as unknown as RelayLogEntry);
   };
 }

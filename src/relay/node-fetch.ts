@@ -1,7 +1,9 @@
 import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import type * as Zlib from 'node:zlib';
+import type { HeaderList, Transport } from './message.js';
 import type { UpstreamFetch } from './upstream.js';
+import { toFetch } from './web.js';
 
 interface NodeModules {
   http: typeof Http;
@@ -11,6 +13,7 @@ interface NodeModules {
 }
 
 let modules: Promise<NodeModules> | undefined;
+let loaded: NodeModules | undefined;
 
 /** `node:http(s)` and `node:zlib`, loaded through non-literal specifiers so edge bundles never see them. */
 function load(): Promise<NodeModules> {
@@ -19,91 +22,76 @@ function load(): Promise<NodeModules> {
     const http = (await import(/* @vite-ignore */ h)) as typeof Http;
     const https = (await import(/* @vite-ignore */ s)) as typeof Https;
     const zlib = (await import(/* @vite-ignore */ z)) as typeof Zlib;
-    return { http, https, zlib, agents: { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) } };
+    return (loaded = { http, https, zlib, agents: { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) } });
   })());
 }
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
-/** A Node readable as a web stream with backpressure; an early close is an error (the body is incomplete). */
-function webStream(source: NodeJS.ReadableStream & { destroy(error?: Error): void }): ReadableStream<Uint8Array> {
-  let done = false;
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        source.on('data', (chunk: Buffer) => {
-          if (done) return;
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if ((controller.desiredSize ?? 0) <= 0) source.pause();
-        });
-        source.on('end', () => {
-          if (!done) controller.close();
-          done = true;
-        });
-        source.on('error', (e: Error) => {
-          if (!done) controller.error(e);
-          done = true;
-        });
-        source.on('close', () => {
-          if (!done) controller.error(new Error('upstream connection closed'));
-          done = true;
-        });
-      },
-      pull: () => void source.resume(),
-      cancel() {
-        done = true;
-        source.destroy();
-      },
-    },
-    { highWaterMark: 65_536, size: (c) => c.byteLength },
-  );
+/** Node's parsed response headers as a `HeaderList` (names are lower case already). */
+class NodeHeaders implements HeaderList {
+  constructor(private readonly h: Http.IncomingHttpHeaders) {}
+  get(name: string): string | null {
+    const v = this.h[name];
+    return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+  }
+  forEach(callback: (value: string, name: string) => void): void {
+    for (const name of Object.keys(this.h)) callback(this.get(name)!, name);
+  }
 }
 
 /**
- * A `fetch(url, init)` for the upstream leg built on `node:http`/`node:https` with keep-alive
- * agents: in Node it costs about a third of the CPU of the global (undici) fetch per request. As
- * fetch does, it decodes `gzip`, `deflate` and `br` bodies (keeping the `Content-Encoding` header),
- * streams the body with backpressure, and aborting `init.signal` destroys the connection. Supports
- * string or byte bodies and record headers (what the relay sends). The relay's default in Node.
+ * The relay's upstream transport in Node: `node:http`/`node:https` with keep-alive agents (a
+ * fraction of the CPU of the global fetch per request). As fetch does, it decodes `gzip`, `deflate`
+ * and `br` bodies (keeping the `Content-Encoding` header); the body is the response stream itself
+ * (backpressure for free); an early close is an error; `abort` destroys the connection.
+ */
+export const nodeTransport: Transport = async (request, control) => {
+  const m = loaded ?? (await load());
+  const target = new URL(request.url);
+  const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body.byteLength) };
+  let finished = false;
+  const res = await new Promise<Http.IncomingMessage>((resolve, reject) => {
+    const lib = target.protocol === 'https:' ? m.https : m.http;
+    const req = lib.request(
+      { protocol: target.protocol, hostname: target.hostname.replace(/^\[|\]$/g, ''), port: target.port || undefined, path: target.pathname + target.search, method: request.method, headers, agent: m.agents[target.protocol] },
+      resolve,
+    );
+    control.abort = () => void (finished || req.destroy(new Error('aborted')));
+    req.on('error', reject);
+    req.end(request.body);
+  });
+  res.once('end', () => (finished = true));
+  const status = res.statusCode ?? 502;
+  const cancel = () => void (finished || res.destroy());
+  if (NULL_BODY.has(status) || request.method === 'HEAD') {
+    res.resume();
+    return { status, headers: new NodeHeaders(res.headers), body: null, cancel };
+  }
+  const coding = res.headers['content-encoding']?.trim().toLowerCase();
+  const decoder = coding === 'gzip' || coding === 'x-gzip' ? m.zlib.createGunzip() : coding === 'deflate' ? m.zlib.createInflate() : coding === 'br' ? m.zlib.createBrotliDecompress() : null;
+  if (decoder) {
+    res.on('error', (e) => decoder.destroy(e));
+    res.on('close', () => !res.complete && decoder.destroy(new Error('upstream connection closed')));
+    res.pipe(decoder);
+  }
+  if (!decoder && res.complete) {
+    // The whole body came with the headers (usual for small answers): handed over as bytes.
+    const parts: Buffer[] = [];
+    for (let c = res.read() as Buffer | null; c !== null; c = res.read() as Buffer | null) parts.push(c);
+    const all = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    return { status, headers: new NodeHeaders(res.headers), body: new Uint8Array(all.buffer, all.byteOffset, all.byteLength), cancel };
+  }
+  return { status, headers: new NodeHeaders(res.headers), body: decoder ?? res, cancel: () => (decoder?.destroy(), cancel()) };
+};
+
+/**
+ * The Node transport as a standard `fetch(url, init)` (string or byte bodies, record headers,
+ * `init.signal` aborts): the relay's default in Node, exported for wrapping (e.g. to record the
+ * upstream requests). A relay given this fetch uses the transport directly, without web objects.
  */
 export function createNodeFetch(): UpstreamFetch {
-  return async (url, init) => {
-    const m = await load();
-    const target = new URL(url);
-    const signal = init.signal ?? undefined;
-    if (signal?.aborted) throw new Error('aborted');
-    const headers: Record<string, string> = { ...(init.headers as Record<string, string> | undefined) };
-    const body = init.body as string | Uint8Array | null | undefined;
-    if (body !== undefined && body !== null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-    const method = init.method ?? 'GET';
-    const res = await new Promise<Http.IncomingMessage>((resolve, reject) => {
-      const lib = target.protocol === 'https:' ? m.https : m.http;
-      const req = lib.request(
-        { protocol: target.protocol, hostname: target.hostname.replace(/^\[|\]$/g, ''), port: target.port || undefined, path: target.pathname + target.search, method, headers, agent: m.agents[target.protocol] },
-        resolve,
-      );
-      const abort = () => req.destroy(new Error('aborted'));
-      signal?.addEventListener('abort', abort, { once: true });
-      req.once('close', () => signal?.removeEventListener('abort', abort));
-      req.on('error', reject);
-      req.end(body ?? undefined);
-    });
-    const out = new Headers();
-    for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) out.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-    const status = res.statusCode ?? 502;
-    if (NULL_BODY.has(status) || method === 'HEAD') {
-      res.resume();
-      return new Response(null, { status, headers: out });
-    }
-    const coding = out.get('content-encoding')?.trim().toLowerCase();
-    const decoder = coding === 'gzip' || coding === 'x-gzip' ? m.zlib.createGunzip() : coding === 'deflate' ? m.zlib.createInflate() : coding === 'br' ? m.zlib.createBrotliDecompress() : null;
-    if (decoder) {
-      res.on('error', (e) => decoder.destroy(e));
-      res.on('close', () => !res.complete && decoder.destroy(new Error('upstream connection closed')));
-      res.pipe(decoder);
-    }
-    return new Response(webStream(decoder ?? res), { status, headers: out });
-  };
+  return toFetch(nodeTransport);
 }
 
 /** Whether this runtime is Node itself (not Bun, Deno or a Workers runtime with Node compatibility). */

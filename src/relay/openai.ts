@@ -88,11 +88,9 @@ export const openaiCall: UserPolicy = async (f) => {
   });
   const callId = response.headers.get('location')?.split('/').pop();
   if (callId !== sessionId) {
-    void response.body?.cancel().catch(() => {});
+    response.cancel();
     throw new RelayError(502, 'Invalid upstream response', 'upstream did not create the call under the granted id');
   }
   const answer = await f.passThrough(response);
-  const headers = new Headers(answer.headers);
-  headers.set('location', `${f.prefix}/v1/robots/${encodeURIComponent(f.params.ai_id!)}/realtime/calls/${callId}`);
-  return new Response(answer.body, { status: 201, headers });
+  return { ...answer, headers: { ...answer.headers, location: `${f.prefix}/v1/robots/${encodeURIComponent(f.params.ai_id!)}/realtime/calls/${callId}` } };
 };

@@ -1,14 +1,16 @@
 import { fillPath, objectToQuery, parseRequest, queryFromUrl, type Endpoint } from '../schemas/index.js';
 import { readBoundedBody } from './body.js';
 import { Cors } from './cors.js';
-import { errorResponse, jsonResponse, RelayError, describeDetail } from './errors.js';
+import { errorReply, jsonReply, RelayError, describeDetail } from './errors.js';
 import { SessionGrants } from './grant.js';
 import { createLog, requestIdOf } from './log.js';
-import { createNodeFetch, isNode } from './node-fetch.js';
+import type { Incoming, Reply } from './message.js';
+import { isNode, nodeTransport } from './node-fetch.js';
 import { allowedMethods, compileRoutes, matchRoute, normalizePrefix, RELAY_ROUTES, type RelayRoute, type RouteMatch } from './routes.js';
 import type { Forwarding } from './scope.js';
 import type { RateLimitDecision, Relay, RelayCaller, RelayEndpointId, RelayOptions, RelayRole } from './types.js';
 import { describe, Upstream } from './upstream.js';
+import { fromFetch, fromRequest, toResponse } from './web.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_BODY_BYTES = 65_536;
@@ -42,24 +44,9 @@ const isCaller = (c: unknown): c is RelayCaller =>
 
 const allowedBy = (d: RateLimitDecision) => (typeof d === 'boolean' ? { allowed: d } : d);
 
-/**
- * What a Node adapter passes as `env`: the raw request target (which `Request.url` has normalised
- * already) and, when the adapter cannot hand the body over, why.
- */
-interface AdapterEnv {
-  incoming?: { url?: unknown; originalUrl?: unknown };
-  relayBodyError?: unknown;
-}
-
-/** The raw pathname of the request: from a Node adapter's `incoming` when there is one, else the URL's. */
-function rawPathOf(url: URL, env: unknown): string {
-  const incoming = (env as AdapterEnv | undefined)?.incoming;
-  const target = typeof incoming?.originalUrl === 'string' ? incoming.originalUrl : typeof incoming?.url === 'string' ? incoming.url : undefined;
-  if (target === undefined) return url.pathname;
-  if (!target.startsWith('/')) throw new RelayError(400, 'Bad request target', `request target ${JSON.stringify(target.slice(0, 100))} is not a path`);
-  const q = target.indexOf('?');
-  return q < 0 ? target : target.slice(0, q);
-}
+/** The pipeline of each relay, for its runtime adapters (node.ts takes it to skip web objects). */
+const pipelines = new WeakMap<Relay, (request: Incoming) => Promise<Reply>>();
+export const pipelineOf = (relay: Relay) => pipelines.get(relay);
 
 /**
  * Creates the backend relay: a web-standard `fetch(request)` handler that lets a browser reach the
@@ -96,10 +83,9 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
     apiKey: options.apiKey,
     secrets,
     timeoutMs: positive('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-    fetch: options.fetch ?? (isNode() ? createNodeFetch() : (url, init) => fetch(url, init)),
+    transport: options.fetch ? fromFetch(options.fetch) : isNode() ? nodeTransport : fromFetch((url, init) => fetch(url, init)),
     onLeak: (requestId) => log({ level: 'error', message: 'upstream body contained a secret; answer withheld or stream cut', requestId }),
   });
-  const authorize = options.authorize ?? (() => LOCAL_ADMIN);
   if (!options.authorize) log({ level: 'warn', message: 'no authorize hook: every caller is treated as admin (local QA only); pass authorize in production' });
 
   interface Trace {
@@ -111,84 +97,85 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
   }
 
   /** Path, query and body of the request, parsed with the shared parser; refusals thrown. */
-  async function parse(request: Request, url: URL, match: RouteMatch, env: unknown) {
+  async function parse(request: Incoming, search: string, match: RouteMatch) {
     const { endpoint, textBody } = match.route;
-    const type = request.headers.get('content-type') ?? '';
+    const type = request.header('content-type') ?? '';
     let bodyText: string | undefined;
     if (endpoint.body || textBody) {
-      const adapterError = (env as AdapterEnv | undefined)?.relayBodyError;
-      if (typeof adapterError === 'string') throw new RelayError(500, 'Relay misconfigured: the request body was consumed before the relay', adapterError);
       bodyText = await readBoundedBody(request, maxBodyBytes);
       // Requiring JSON (or the route's own types) also forces a CORS preflight on cross-site browser requests.
       const accepted = textBody ? textBody.contentTypes.some((t) => type.split(';')[0]!.trim().toLowerCase() === t) : JSON_TYPE.test(type);
       const expected = textBody ? textBody.contentTypes.join(' or ') : 'application/json';
       if (bodyText.trim() !== '' && !accepted) throw new RelayError(415, `Content-Type must be ${expected}`, `content-type ${JSON.stringify(type || '(none)')} is not ${expected}`);
     }
-    const parsed = parseRequest(endpoint as Endpoint, { params: match.params, query: queryFromUrl(endpoint, url.searchParams), ...(endpoint.body && bodyText !== undefined ? { bodyText } : {}) });
+    const parsed = parseRequest(endpoint as Endpoint, { params: match.params, query: queryFromUrl(endpoint, new URLSearchParams(search)), ...(endpoint.body && bodyText !== undefined ? { bodyText } : {}) });
     const detail = parsed.ok ? [] : [...parsed.detail];
     if (textBody && !bodyText?.trim()) detail.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
     if (!parsed.ok || detail.length) throw new RelayError(422, detail, describeDetail(detail));
-    // The content type as sent, parameters included (a multipart body needs its boundary).
-    const text = textBody && bodyText !== undefined ? { type: type.trim(), text: bodyText } : undefined;
+    const text = textBody && bodyText !== undefined ? { type: type.split(';')[0]!.trim().toLowerCase(), text: bodyText } : undefined;
     return { ...(parsed.value as { params: Record<string, string>; query: Record<string, unknown> | undefined; body: Record<string, unknown> | undefined }), text };
   }
 
-  async function handle(request: Request, env: unknown, trace: Trace): Promise<Response> {
-    const url = new URL(request.url);
-    const rawPath = rawPathOf(url, env);
-    const origin = request.headers.get('origin');
+  async function handle(request: Incoming, trace: Trace): Promise<Reply> {
+    const { target, method } = request;
+    if (!target.startsWith('/')) throw new RelayError(400, 'Bad request target', `request target ${JSON.stringify(target.slice(0, 100))} is not a path`);
+    const q = target.indexOf('?');
+    const rawPath = q < 0 ? target : target.slice(0, q);
+    const origin = request.header('origin');
 
-    if (request.method === 'OPTIONS') {
-      const wanted = request.headers.get('access-control-request-method');
+    if (method === 'OPTIONS') {
+      const wanted = request.header('access-control-request-method');
       const methods = allowedMethods(rawPath, prefix, table);
       if (origin === null || wanted === null || !methods.includes(wanted)) throw new RelayError(404, 'Not found', `preflight for ${wanted ?? '(no method)'} on a path off the allowlist`);
       if (!cors.allows(origin)) throw new RelayError(403, 'Origin not allowed', `preflight from origin ${origin}, which is not in allowedOrigins`);
-      return new Response(null, { status: 204, headers: { ...trace.headers, ...cors.preflight(origin, methods, request.headers.get('access-control-request-headers')) } });
+      return { status: 204, headers: { ...trace.headers, ...cors.preflight(origin, methods, request.header('access-control-request-headers')) }, body: null };
     }
-    const match = matchRoute(request.method, rawPath, prefix, table);
+    const match = matchRoute(method, rawPath, prefix, table);
     if (match) trace.endpoint = match.id;
-    if (origin !== null && origin !== url.origin && !cors.allows(origin)) {
-      throw new RelayError(403, 'Origin not allowed', `origin ${origin} is neither the relay's own (${url.origin}) nor in allowedOrigins`);
+    if (origin !== null && origin !== request.origin && !cors.allows(origin)) {
+      throw new RelayError(403, 'Origin not allowed', `origin ${origin} is neither the relay's own (${request.origin}) nor in allowedOrigins`);
     }
-    if (!match) throw new RelayError(404, 'Not found', `${request.method} ${rawPath.slice(0, 200)} is not on the allowlist (or not a canonical path under ${prefix || '/'})`);
+    if (!match) throw new RelayError(404, 'Not found', `${method} ${rawPath.slice(0, 200)} is not on the allowlist (or not a canonical path under ${prefix || '/'})`);
 
-    const caller = await authorize(request);
+    const caller = options.authorize ? await options.authorize(request.request()) : LOCAL_ADMIN;
     if (caller === null || caller === undefined) throw new RelayError(401, 'Not authenticated', 'authorize returned null');
     if (!isCaller(caller)) throw new TypeError('authorize returned an invalid caller (needs role "user" | "admin" and a non-empty userIdentifier)');
     trace.role = caller.role;
 
     if (options.rateLimit) {
-      const decision = allowedBy(await options.rateLimit(request, caller, match.id));
+      const decision = allowedBy(await options.rateLimit(request.request(), caller, match.id));
       if (!decision.allowed) {
         const retry = decision.retryAfterSeconds;
         throw new RelayError(429, 'Too many requests', 'rateLimit refused the request', retry !== undefined ? { 'retry-after': String(Math.ceil(retry)) } : {});
       }
     }
 
-    const v = await parse(request, url, match, env);
+    const v = await parse(request, q < 0 ? '' : target.slice(q + 1), match);
     const { route } = match;
-    const forwarding: Forwarding = {
+    const call: Forwarding['call'] = async (body = v.body, other) => {
+      const endpoint = other?.endpoint ?? route.endpoint;
+      const query = other ? other.query : v.query;
+      const response = await upstream.send({
+        method: endpoint.method,
+        path: fillPath(other ? endpoint.path : route.upstreamPath ?? endpoint.path, other?.params ?? v.params),
+        query: query && objectToQuery(query),
+        body: other ? undefined : v.text ?? (body === undefined ? undefined : { type: 'application/json', text: JSON.stringify(body) }),
+        caller: request,
+        requestId: trace.requestId,
+      });
+      // The signaling answer's Location names the session resource (RT) on the upstream: the
+      // caller gets it under this relay's prefix, where its PATCHes are served.
+      const location = !other && route.endpoint.id === 'RS' && response.status === 201 ? response.headers.get('location') : null;
+      if (location?.startsWith('/') && matchRoute('PATCH', `${prefix}${location}`, prefix, table)?.id === 'RT') trace.headers.location = `${prefix}${location}`;
+      return response;
+    };
+    if (caller.role !== 'user' && !route.allRoles) return upstream.passThrough(await call(), trace.headers);
+    return route.user({
       ...v,
       user: caller.userIdentifier,
       grants,
       prefix,
-      call: async (body = v.body, other) => {
-        const endpoint = other?.endpoint ?? route.endpoint;
-        const query = other ? other.query : v.query;
-        const response = await upstream.send({
-          method: endpoint.method,
-          path: fillPath(other ? endpoint.path : route.upstreamPath ?? endpoint.path, other?.params ?? v.params),
-          query: query && objectToQuery(query),
-          body: other ? undefined : v.text ?? (body === undefined ? undefined : { type: 'application/json', text: JSON.stringify(body) }),
-          caller: request,
-          requestId: trace.requestId,
-        });
-        // The signaling answer's Location names the session resource (RT) on the upstream: the
-        // caller gets it under this relay's prefix, where its PATCHes are served.
-        const location = !other && route.endpoint.id === 'RS' && response.status === 201 ? response.headers.get('location') : null;
-        if (location?.startsWith('/') && matchRoute('PATCH', `${prefix}${location}`, prefix, table)?.id === 'RT') trace.headers.location = `${prefix}${location}`;
-        return response;
-      },
+      call,
       send: (init) => upstream.send({
         method: route.endpoint.method,
         path: fillPath(route.upstreamPath ?? route.endpoint.path, v.params),
@@ -200,41 +187,47 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
       }),
       passThrough: (response) => upstream.passThrough(response, trace.headers),
       readJson: (response, schema) => upstream.readJson(response, schema),
-      json: (status, body) => jsonResponse(status, body, trace.headers),
-    };
-    if (caller.role === 'user' || route.allRoles) return route.user(forwarding);
-    return upstream.passThrough(await forwarding.call(), trace.headers);
+      json: (status, body) => jsonReply(status, body, trace.headers),
+    });
   }
 
-  return {
+  async function pipeline(request: Incoming): Promise<Reply> {
+    const started = Date.now();
+    const requestId = requestIdOf(request.header);
+    const origin = request.header('origin');
+    const headers = cors.allows(origin) && request.method !== 'OPTIONS' ? { 'x-request-id': requestId, ...cors.headers(origin) } : { 'x-request-id': requestId };
+    const trace: Trace = { requestId, headers };
+    let reply: Reply;
+    let reason: string | undefined;
+    try {
+      reply = await handle(request, trace);
+    } catch (error) {
+      reply = errorReply(error, headers);
+      reason = error instanceof RelayError ? error.reason : `internal error: ${describe(error)}`;
+    }
+    const { status } = reply;
+    // Without a logger, info entries are dropped anyway: not even built.
+    if (status < 400 && !options.logger) return reply;
+    log({
+      level: status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info',
+      message: status >= 500 ? 'failed' : status >= 400 ? 'refused' : 'request',
+      requestId: trace.requestId,
+      method: request.method,
+      ...(trace.endpoint ? { endpoint: trace.endpoint } : {}),
+      status,
+      durationMs: Date.now() - started,
+      ...(trace.role ? { role: trace.role } : {}),
+      ...(reason ? { reason } : {}),
+    });
+    return reply;
+  }
+
+  const relay: Relay = {
     prefix,
     async fetch(request: Request, env?: unknown): Promise<Response> {
-      const started = Date.now();
-      const requestId = requestIdOf(request.headers);
-      const origin = request.headers.get('origin');
-      const headers = cors.allows(origin) && request.method !== 'OPTIONS' ? { 'x-request-id': requestId, ...cors.headers(origin) } : { 'x-request-id': requestId };
-      const trace: Trace = { requestId, headers };
-      let response: Response;
-      let reason: string | undefined;
-      try {
-        response = await handle(request, env, trace);
-      } catch (error) {
-        response = errorResponse(error, headers);
-        reason = error instanceof RelayError ? error.reason : `internal error: ${describe(error)}`;
-      }
-      const { status } = response;
-      log({
-        level: status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info',
-        message: status >= 500 ? 'failed' : status >= 400 ? 'refused' : 'request',
-        requestId: trace.requestId,
-        method: request.method,
-        ...(trace.endpoint ? { endpoint: trace.endpoint } : {}),
-        status,
-        durationMs: Date.now() - started,
-        ...(trace.role ? { role: trace.role } : {}),
-        ...(reason ? { reason } : {}),
-      });
-      return response;
+      return toResponse(await pipeline(fromRequest(request, env)));
     },
   };
+  pipelines.set(relay, pipeline);
+  return relay;
 }

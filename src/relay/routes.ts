@@ -123,23 +123,21 @@ export const underPrefix = (rawPath: string, prefix: string) => prefix === '' ||
  * methods compare case-sensitively, so `/V1/Robots/...` or `patch` match nothing.
  */
 export function matchRoute(method: string, rawPath: string, prefix: string, table: RouteTable = compiled): RouteMatch | null {
-  const segments = canonicalSegments(rawPath);
-  if (!segments) return null;
-  const prefixSegments = prefix === '' ? [] : prefix.slice(1).split('/');
-  if (segments.length < prefixSegments.length || prefixSegments.some((s, i) => segments[i] !== s)) return null;
-  const rest = segments.slice(prefixSegments.length);
+  if (!underPrefix(rawPath, prefix)) return null;
+  const rest = canonicalSegments(rawPath.slice(prefix.length) || '/');
+  if (!rest) return null;
   for (const { route, segments: template } of table) {
     if (route.endpoint.method !== method || template.length !== rest.length) continue;
     // A null-prototype record: parameter names come from the table, values from the caller.
     const params: Record<string, string> = Object.create(null);
-    const ok = template.every((seg, i) => {
+    let i = 0;
+    for (; i < template.length; i++) {
+      const seg = template[i]!;
       const value = rest[i]!;
-      if ('literal' in seg) return seg.literal === value;
-      if (RESERVED.has(value.toLowerCase())) return false;
-      params[seg.param] = value;
-      return true;
-    });
-    if (ok) return { id: route.endpoint.id as RelayEndpointId, route, params: { ...params } };
+      if ('literal' in seg ? seg.literal !== value : RESERVED.has(value.toLowerCase())) break;
+      if ('param' in seg) params[seg.param] = value;
+    }
+    if (i === template.length) return { id: route.endpoint.id as RelayEndpointId, route, params: { ...params } };
   }
   return null;
 }

@@ -3,6 +3,8 @@ import { endpoints, RealtimeCostSummary, RealtimeSessionCostList, RealtimeSessio
 import { scopeSessionCosts, scopeUsage, summarizeCosts } from './aggregate.js';
 import { RelayError } from './errors.js';
 import type { SessionGrants } from './grant.js';
+import type { Reply } from './message.js';
+import type { Answer } from './upstream.js';
 
 /** What a route's user policy works with: the validated request and the upstream, for one caller of role `user`. */
 export interface Forwarding {
@@ -16,19 +18,19 @@ export interface Forwarding {
   /** The relay's normalised prefix (for paths it hands back, e.g. a `Location`). */
   prefix: string;
   /** Calls the route's upstream path with a body of any type, a query and extra headers; non-2xx answers are thrown. */
-  send(init: { body?: { type: string; text: string }; query?: URLSearchParams; headers?: Record<string, string> }): Promise<Response>;
+  send(init: { body?: { type: string; text: string }; query?: URLSearchParams; headers?: Record<string, string> }): Promise<Answer>;
   /** Calls the route's upstream path with `body` (default: the validated one), or another endpoint; non-2xx answers are thrown. */
-  call(body?: unknown, other?: { endpoint: Endpoint; params: Record<string, string>; query?: Record<string, unknown> }): Promise<Response>;
+  call(body?: unknown, other?: { endpoint: Endpoint; params: Record<string, string>; query?: Record<string, unknown> }): Promise<Answer>;
   /** Returns a 2xx upstream answer to the caller, streamed through the secret guard. */
-  passThrough(response: Response): Promise<Response>;
+  passThrough(response: Answer): Promise<Reply>;
   /** Reads a 2xx upstream JSON answer (secret-scanned) and validates it with `schema`: `raw` as received, `value` parsed. */
-  readJson<S extends z.core.$ZodType>(response: Response, schema: S): Promise<{ raw: unknown; value: z.output<S> }>;
+  readJson<S extends z.core.$ZodType>(response: Answer, schema: S): Promise<{ raw: unknown; value: z.output<S> }>;
   /** A JSON answer made by the relay. */
-  json(status: number, body: unknown): Response;
+  json(status: number, body: unknown): Reply;
 }
 
 /** How a route serves a caller of role `user` (see `SessionGrants` for the scheme). */
-export type UserPolicy = (f: Forwarding) => Promise<Response>;
+export type UserPolicy = (f: Forwarding) => Promise<Reply>;
 
 const sessionNotFound = () => new RelayError(404, 'Session not found', 'the session is not granted to this user');
 const messageNotFound = () => new RelayError(404, 'Message not found', 'the message is not in a session granted to this user');
@@ -80,7 +82,7 @@ export const forUser = {
   /** E6: the session must be granted and the message (checked upstream with E17) must belong to it. */
   async rating(f) {
     if (!(await owns(f, f.query?.session_id))) throw sessionNotFound();
-    let check: Response;
+    let check: Answer;
     try {
       check = await f.call(undefined, { endpoint: endpoints.E17, params: { ai_id: f.params.ai_id!, message_id: String(f.query!.message_id) } });
     } catch (error) {

@@ -1,16 +1,19 @@
 import * as z from 'zod/mini';
 import { HTTPValidationError } from '../schemas/index.js';
 import { RelayError } from './errors.js';
-import { containsSecret, guardStream, SecretScanner, SecretWithheld } from './guard.js';
+import { containsSecret, guardBody, SecretScanner, SecretWithheld } from './guard.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from './headers.js';
+import { concat, type Incoming, type Reply, type Transport, type UpstreamReply } from './message.js';
 
-/** How the relay reaches the upstream: the standard `fetch(url, init)` signature (the global `fetch` fits). */
+/** How the relay reaches the upstream when given a `fetch`: the standard `fetch(url, init)` signature (the global `fetch` fits). */
 export type UpstreamFetch = (url: string, init: RequestInit) => Promise<Response>;
 
-/** Content codings a fetch decodes by itself (Fetch standard); the body the relay sees is already decoded. */
-const DECODED_BY_FETCH = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
+/** Content codings a transport decodes by itself (as fetch does); the body the relay sees is already decoded. */
+const DECODED_BY_TRANSPORT = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
 /** Upper bound on an upstream error body the relay reads to relay its `detail`. */
 const MAX_ERROR_BODY = 65_536;
+/** Upper bound on what is read before answering (see `passThrough`). */
+const HEAD_BYTES = 65_536;
 
 export interface UpstreamOptions {
   /** Upstream base URL without trailing slash. */
@@ -19,7 +22,7 @@ export interface UpstreamOptions {
   /** Strings that must never reach a caller (the key, the grant secret). */
   secrets: readonly string[];
   timeoutMs: number;
-  fetch: UpstreamFetch;
+  transport: Transport;
   /** Called when a body was cut because it held a secret (for the log). */
   onLeak: (requestId: string) => void;
 }
@@ -35,20 +38,24 @@ export interface UpstreamCall {
   /** Headers the relay sets itself (never `authorization`). */
   headers?: Record<string, string>;
   /** The caller's request: its allowlisted headers are forwarded and its going away aborts the call. */
-  caller: Request;
+  caller: Incoming;
+  requestId: string;
+}
+
+/** An upstream answer to a call of the relay: the transport's reply, with what the relay keeps about it. */
+export interface Answer extends UpstreamReply {
+  /** Ends the time limit (the body was handed over or read). */
+  settle(): void;
   requestId: string;
 }
 
 /**
  * Talks to the upstream for the relay: builds the request (bearer key, allowlisted headers, asks
  * for an unencoded body), applies the time limit, and turns what comes back into the caller's
- * response or a thrown `RelayError`, so no upstream URL, stack or credential echo reaches a caller.
+ * reply or a thrown `RelayError`, so no upstream URL, stack or credential echo reaches a caller.
  */
 export class Upstream {
   readonly #host: string;
-  /** Ends the time limit of a response whose body is still being read. */
-  readonly #settle = new WeakMap<Response, () => void>();
-  readonly #requestIds = new WeakMap<Response, string>();
 
   constructor(private readonly o: UpstreamOptions) {
     this.#host = new URL(o.base).host;
@@ -60,109 +67,118 @@ export class Upstream {
    * thrown: 401/403 (the relay's own key refused), 3xx and 5xx as 502, a 4xx with its `detail`
    * unless that mentions a secret or the upstream address.
    */
-  async send(call: UpstreamCall): Promise<Response> {
+  async send(call: UpstreamCall): Promise<Answer> {
     const qs = call.query?.toString() ?? '';
-    const headers = { ...call.headers, ...upstreamRequestHeaders(call.caller.headers, this.o.apiKey, call.body?.type, call.requestId) };
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.o.timeoutMs);
-    const onCallerGone = () => controller.abort();
-    const signal = call.caller.signal;
-    if (signal.aborted) controller.abort();
-    else signal.addEventListener('abort', onCallerGone, { once: true });
-    const settle = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onCallerGone);
+    const headers = { ...call.headers, ...upstreamRequestHeaders(call.caller.header, this.o.apiKey, call.body?.type, call.requestId) };
+    const control: { abort?: () => void } = {};
+    let ended: 'timeout' | 'caller' | undefined;
+    const end = (why: 'timeout' | 'caller') => {
+      ended ??= why;
+      control.abort?.();
     };
-    let response: Response;
+    const timer = setTimeout(end, this.o.timeoutMs, 'timeout');
+    // The caller going away still aborts a streamed body: only the time limit ends at hand-over.
+    const unsubscribe = call.caller.onClose(() => end('caller'));
+    let reply: UpstreamReply;
     try {
-      response = await this.o.fetch(`${this.o.base}${call.path}${qs ? `?${qs}` : ''}`, {
-        method: call.method, headers, signal: controller.signal, redirect: 'manual', ...(call.body ? { body: call.body.text } : {}),
-      });
+      reply = await this.o.transport({ url: `${this.o.base}${call.path}${qs ? `?${qs}` : ''}`, method: call.method, headers, body: call.body?.text }, control);
     } catch (error) {
-      settle();
-      if (timedOut) throw new RelayError(504, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`, {}, error);
+      clearTimeout(timer);
+      unsubscribe();
+      if (ended === 'timeout') throw new RelayError(504, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`, {}, error);
       // 499 (as nginx logs it): nobody reads this answer, and it is no upstream failure.
-      if (signal.aborted) throw new RelayError(499, 'Client closed request', 'the caller went away before the upstream answered', {}, error);
+      if (ended === 'caller') throw new RelayError(499, 'Client closed request', 'the caller went away before the upstream answered', {}, error);
       throw new RelayError(502, 'Upstream unreachable', `upstream unreachable (${describe(error)})`, {}, error);
     }
-    // The caller going away still aborts a streamed body: only the time limit ends at hand-over.
-    this.#settle.set(response, () => clearTimeout(timer));
-    this.#requestIds.set(response, call.requestId);
-    if (response.status >= 200 && response.status < 300) return response;
-    settle();
-    throw await this.#errorOf(response);
+    if (ended) {
+      reply.cancel();
+      throw new RelayError(ended === 'timeout' ? 504 : 499, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`);
+    }
+    // Fields, not a WeakMap keyed by short-lived replies (ephemerons make every GC slower).
+    if (reply.status >= 200 && reply.status < 300) return { ...reply, settle: () => clearTimeout(timer), requestId: call.requestId };
+    clearTimeout(timer);
+    unsubscribe();
+    throw await this.#errorOf(reply);
   }
 
-  async #errorOf(response: Response): Promise<RelayError> {
-    const { status } = response;
+  async #errorOf(reply: UpstreamReply): Promise<RelayError> {
+    const { status } = reply;
     const reason = `upstream answered ${status}`;
-    if (status === 401 || status === 403) return this.#discard(response, new RelayError(502, 'Upstream refused the relay credentials', `${reason}: the relay's API key was refused`));
-    if (status < 400 || status >= 500) return this.#discard(response, new RelayError(502, `Upstream error (status ${status})`, reason));
-    const declared = Number(response.headers.get('content-length') ?? 0);
-    if (declared > MAX_ERROR_BODY) return this.#discard(response, new RelayError(status, 'Upstream error', `${reason} with a body over ${MAX_ERROR_BODY} bytes`));
-    const text = await response.text().catch(() => '');
+    if (status === 401 || status === 403) return this.#discard(reply, new RelayError(502, 'Upstream refused the relay credentials', `${reason}: the relay's API key was refused`));
+    if (status < 400 || status >= 500) return this.#discard(reply, new RelayError(502, `Upstream error (status ${status})`, reason));
+    const declared = Number(reply.headers.get('content-length') ?? 0);
+    if (declared > MAX_ERROR_BODY) return this.#discard(reply, new RelayError(status, 'Upstream error', `${reason} with a body over ${MAX_ERROR_BODY} bytes`));
+    const text = await readText(reply).catch(() => '');
     const parsed = z.safeParse(z.object({ detail: z.union([z.string(), HTTPValidationError.shape.detail]) }), safeJson(text));
-    const unsafe = text.length > MAX_ERROR_BODY || this.#leaks(text) || text.includes(this.o.base) || text.includes(this.#host);
+    const unsafe = text.length > MAX_ERROR_BODY || containsSecret(text, this.o.secrets) || text.includes(this.o.base) || text.includes(this.#host);
     const detail = parsed.success && !unsafe ? parsed.data.detail : 'Upstream error';
     return new RelayError(status, detail, unsafe ? `${reason}; its body named a secret or the upstream address and was withheld` : reason);
   }
 
-  #discard(response: Response, error: RelayError): RelayError {
-    void response.body?.cancel().catch(() => {});
+  #discard(reply: UpstreamReply, error: RelayError): RelayError {
+    reply.cancel();
     return error;
   }
 
-  #leaks(text: string): boolean {
-    return containsSecret(text, this.o.secrets);
-  }
-
-  /** The caller's headers for an upstream response; refuses a body in a coding the relay cannot scan. */
-  #headersFor(response: Response): Record<string, string> {
-    const headers = callerResponseHeaders(response.headers, this.o.secrets);
-    const coding = response.headers.get('content-encoding')?.trim().toLowerCase();
+  /** The caller's headers for an upstream answer; refuses a body in a coding the relay cannot scan. */
+  #headersFor(reply: UpstreamReply): Record<string, string> {
+    const get = (name: string) => reply.headers.get(name);
+    const headers = callerResponseHeaders(get, this.o.secrets);
+    const coding = get('content-encoding')?.trim().toLowerCase();
     if (coding && coding !== 'identity') {
-      if (!DECODED_BY_FETCH.has(coding)) throw this.#discard(response, new RelayError(502, 'Invalid upstream response', `upstream sent content-encoding ${coding}, which the relay cannot decode to scan`));
+      if (!DECODED_BY_TRANSPORT.has(coding)) throw this.#discard(reply, new RelayError(502, 'Invalid upstream response', `upstream sent content-encoding ${coding}, which the relay cannot decode to scan`));
     } else {
       // Unencoded, so the body the caller gets is byte for byte the upstream's.
-      const length = response.headers.get('content-length');
+      const length = get('content-length');
       if (length !== null) headers['content-length'] = length;
     }
     return headers;
   }
+
 
   /**
    * A 2xx answer for the caller, its body passed through unbuffered and scanned for secrets. Except
    * for event streams, what arrives in the first turn of the event loop is read (within the time
    * limit) before answering, so a secret in it answers 502; a later one cuts the body.
    */
-  async passThrough(response: Response, extraHeaders: Record<string, string>): Promise<Response> {
-    const headers = { ...extraHeaders, ...this.#headersFor(response) };
-    const settle = this.#settle.get(response) ?? (() => {});
-    if (!response.body || response.status === 204 || response.status === 205) {
+  async passThrough(reply: Answer, extraHeaders: Record<string, string>): Promise<Reply> {
+    const headers = { ...extraHeaders, ...this.#headersFor(reply) };
+    const settle = () => reply.settle();
+    const { status } = reply;
+    if (!reply.body || status === 204 || status === 205) {
       settle();
-      void response.body?.cancel().catch(() => {});
-      return new Response(null, { status: response.status, headers });
+      reply.cancel();
+      delete headers['content-length'];
+      return { status, headers, body: null };
     }
     const scanner = new SecretScanner(this.o.secrets);
-    const onLeak = () => this.o.onLeak(this.#requestIds.get(response) ?? '');
-    const reader = response.body.getReader();
+    const onLeak = () => this.o.onLeak(reply.requestId);
+    if (reply.body instanceof Uint8Array) {
+      settle();
+      if (scanner.leaks(reply.body) || scanner.leaks()) {
+        onLeak();
+        throw new RelayError(502, 'Upstream response failed', new SecretWithheld().message);
+      }
+      headers['content-length'] = String(reply.body.byteLength);
+      return { status, headers, body: reply.body };
+    }
+    const iterator = reply.body[Symbol.asyncIterator]();
     if (headers['content-type']?.startsWith('text/event-stream')) {
       settle();
-      return new Response(guardStream(reader, scanner, onLeak), { status: response.status, headers });
+      return { status, headers, body: guardBody(iterator, scanner, onLeak) };
     }
     // What arrives within one turn of the event loop (up to 64 KiB) is read and scanned before
     // answering: a secret in it answers 502, and a body that ends in it goes out with its length.
     const head: Uint8Array[] = [];
     let size = 0;
     let done = false;
-    let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+    let pending: Promise<IteratorResult<Uint8Array>> | undefined;
+    // A body of a declared length is complete once that many bytes arrived: no wait for its end
+    // (which is still read, so the connection is reused).
+    const declared = headers['content-length'] === undefined ? -1 : Number(headers['content-length']);
     try {
-      while (size < 65_536) {
-        pending ??= reader.read();
+      while (size < HEAD_BYTES) {
+        pending ??= iterator.next();
         const read = head.length === 0 ? await pending : await Promise.race([pending, nextTurn()]);
         if (read === null) break;
         pending = undefined;
@@ -172,14 +188,20 @@ export class Upstream {
         }
         head.push(read.value);
         size += read.value.byteLength;
+        if (size === declared) {
+          done = true;
+          void iterator.next().catch(() => {});
+        }
         if (scanner.leaks(read.value)) {
           onLeak();
-          void reader.cancel().catch(() => {});
+          reply.cancel();
           throw new RelayError(502, 'Upstream response failed', new SecretWithheld().message);
         }
+        if (done) break;
       }
     } catch (error) {
       if (error instanceof RelayError) throw error;
+      reply.cancel();
       throw new RelayError(502, 'Upstream response failed', `upstream body failed (${describe(error)})`, {}, error);
     } finally {
       settle();
@@ -191,24 +213,25 @@ export class Upstream {
         throw new RelayError(502, 'Upstream response failed', new SecretWithheld().message);
       }
       headers['content-length'] = String(size);
-      return new Response(size > 0 ? (first as Uint8Array<ArrayBuffer>) : null, { status: response.status, headers });
+      return { status, headers, body: first };
     }
-    return new Response(guardStream(reader, scanner, onLeak, first, pending), { status: response.status, headers });
+    return { status, headers, body: guardBody(iterator, scanner, onLeak, first, pending) };
   }
 
   /** Reads a 2xx JSON answer within the time limit, refuses one holding a secret, and validates it. */
-  async readJson<S extends z.core.$ZodType>(response: Response, schema: S): Promise<{ raw: unknown; value: z.output<S> }> {
-    this.#headersFor(response);
+  async readJson<S extends z.core.$ZodType>(reply: Answer, schema: S): Promise<{ raw: unknown; value: z.output<S> }> {
+    this.#headersFor(reply);
     let text: string;
     try {
-      text = await response.text();
+      text = await readText(reply);
     } catch (error) {
+      reply.cancel();
       throw new RelayError(502, 'Upstream response failed', `upstream body failed (${describe(error)})`, {}, error);
     } finally {
-      this.#settle.get(response)?.();
+      reply.settle();
     }
-    if (this.#leaks(text)) {
-      this.o.onLeak(this.#requestIds.get(response) ?? '');
+    if (containsSecret(text, this.o.secrets)) {
+      this.o.onLeak(reply.requestId);
       throw new RelayError(502, 'Invalid upstream response', 'upstream body contained a secret');
     }
     const raw = safeJson(text);
@@ -218,20 +241,18 @@ export class Upstream {
   }
 }
 
+/** The whole body as text (UTF-8, replacement characters for invalid bytes). */
+async function readText(reply: UpstreamReply): Promise<string> {
+  const { body } = reply;
+  const chunks: Uint8Array[] = [];
+  if (body instanceof Uint8Array) chunks.push(body);
+  else if (body) for await (const c of body) chunks.push(c);
+  return new TextDecoder().decode(concat(chunks));
+}
+
 /** Resolves null after the current turn of the event loop (pending I/O callbacks run first; setImmediate where there is one). */
 const later: (f: () => void) => unknown = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate ?? ((f) => setTimeout(f, 0));
 const nextTurn = () => new Promise<null>((resolve) => later(() => resolve(null)));
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
-  }
-  return out;
-}
 
 function safeJson(text: string): unknown {
   try {

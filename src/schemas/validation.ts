@@ -44,18 +44,21 @@ function describe(issue: z.core.$ZodIssue, input: unknown): { type: string; msg:
         return issue.inclusive
           ? { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${issue.minimum}` }
           : { type: 'greater_than', msg: `Input should be greater than ${issue.minimum}` };
+      if (issue.origin === 'string') return { type: 'string_too_short', msg: `String should have at least ${issue.minimum} character${issue.minimum === 1 ? '' : 's'}` };
       return { type: 'too_short', msg: `Should have at least ${issue.minimum} item${issue.minimum === 1 ? '' : 's'}` };
     case 'too_big':
       if (NUMERIC.has(issue.origin))
         return issue.inclusive
           ? { type: 'less_than_equal', msg: `Input should be less than or equal to ${issue.maximum}` }
           : { type: 'less_than', msg: `Input should be less than ${issue.maximum}` };
+      if (issue.origin === 'string') return { type: 'string_too_long', msg: `String should have at most ${issue.maximum} character${issue.maximum === 1 ? '' : 's'}` };
       return { type: 'too_long', msg: `Should have at most ${issue.maximum} item${issue.maximum === 1 ? '' : 's'}` };
     case 'invalid_format':
       if (issue.format === 'uuid' || issue.format === 'guid') return { type: 'uuid_parsing', msg: 'Input should be a valid UUID' };
       if (issue.format === 'datetime') return { type: 'datetime_parsing', msg: 'Input should be a valid ISO 8601 datetime' };
       return { type: 'string_pattern_mismatch', msg: `Input should be a valid ${issue.format}` };
     case 'invalid_value': {
+      if (valueAt(input, issue.path) === undefined) return { type: 'missing', msg: 'Field required' };
       const list = issue.values.map((v) => JSON.stringify(v)).join(', ');
       return issue.values.length === 1
         ? { type: 'literal_error', msg: `Input should be ${list}` }

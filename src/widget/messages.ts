@@ -16,6 +16,7 @@ const WORDS: Record<VoiceSessionError['code'], string> = {
   signaling_failed: 'The call could not be set up. Try again in a minute.',
   connection_failed: 'The call could not connect: your network may block calls. Try another network, then start the call again.',
   connection_lost: 'The call was lost and could not be restored. Start a new call.',
+  session_reset: 'The call was restored, but the assistant restarted and no longer remembers the earlier part of it; the call goes on.',
   protocol_error: 'The assistant sent something unexpected; the call goes on. If it stops working, start a new call.',
   server_error: 'The assistant reported a problem; the call goes on. If it stops working, start a new call.',
   playback_blocked: 'Your browser blocked the assistant\u2019s sound. Press \u201cEnable sound\u201d to hear it.',

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
 import { describe, expect, it } from 'vitest';
-import type { SessionEvents, TranscriptUpdate, Turn } from '../../src/client/index.js';
+import type { SessionEvents, TranscriptUpdate, Turn, VoiceSessionError } from '../../src/client/index.js';
 import { TurnTracker } from '../../src/client/turns.js';
 import type { ServerEvent } from '../../src/schemas/index.js';
 
@@ -13,7 +13,7 @@ function setup() {
   events.on('assistantSpeaking', (v) => log.push(`assistant:${v}`));
   events.on('transcript', (t) => transcripts.push(t));
   events.on('turn', (t) => turns.push(t));
-  return { tracker: new TurnTracker(events), log, transcripts, turns };
+  return { tracker: new TurnTracker(events), log, transcripts, turns, events };
 }
 
 const completed = (turn_id: number, extra: Partial<Extract<ServerEvent, { type: 'turn.completed' }>> = {}): ServerEvent => ({
@@ -100,5 +100,80 @@ describe('TurnTracker', () => {
     const internals = tracker as unknown as { partial: Map<string, string>; open: Set<number> };
     expect(internals.partial.size).toBeLessThanOrEqual(128);
     expect(internals.open.size).toBeLessThanOrEqual(64);
+  });
+});
+
+/** A whole turn as the service sends it: some event of the turn, then its completion. */
+function exchange(tracker: TurnTracker, turnId: number, extra: Partial<Extract<ServerEvent, { type: 'turn.completed' }>> = {}): void {
+  tracker.handle({ v: 1, type: 'transcript.final', turn_id: turnId, role: 'user', text: 'Q?' });
+  tracker.handle(completed(turnId, extra));
+}
+
+describe('TurnTracker across a service that lost the session (issue 10, defect 1)', () => {
+  function withErrors() {
+    const s = setup();
+    const errors: VoiceSessionError[] = [];
+    s.events.on('error', (e) => errors.push(e));
+    return { ...s, errors };
+  }
+
+  it('keeps a turn whose number was seen before when its message id is new, and warns once', () => {
+    const { tracker, turns, errors } = withErrors();
+    tracker.ready(undefined);
+    exchange(tracker, 1, { message_id: 'a1' });
+    exchange(tracker, 2, { message_id: 'a2' });
+    tracker.connectionLost();
+    tracker.ready(undefined); // a service that does not say whether it resumed
+    exchange(tracker, 1, { message_id: 'b1', question: 'after restart' });
+    exchange(tracker, 2, { message_id: 'b2' });
+    tracker.handle(completed(2, { message_id: 'b2' })); // reported twice: kept once
+    expect(turns.map((t) => t.messageId)).toEqual(['a1', 'a2', 'b1', 'b2']);
+    expect(tracker.turns.map((t) => t.id)).toEqual([1, 2, 1, 2]);
+    expect(errors.map((e) => e.code)).toEqual(['session_reset']);
+    expect(errors[0]!.message).toMatch(/turn 1 arrived again/);
+  });
+
+  it('warns on session.ready with resumed: false after a drop, not on a first connection or a resumed one', () => {
+    const { tracker, turns, errors } = withErrors();
+    tracker.ready(false); // first connection: nothing to lose
+    exchange(tracker, 1, { message_id: 'a1' });
+    tracker.connectionLost();
+    tracker.ready(true);
+    exchange(tracker, 2, { message_id: 'a2' });
+    expect(errors).toEqual([]);
+    tracker.connectionLost();
+    tracker.ready(false);
+    exchange(tracker, 1, { message_id: 'c1' });
+    exchange(tracker, 2, { message_id: 'c2' });
+    expect(errors.map((e) => e.code)).toEqual(['session_reset']);
+    expect(errors[0]!.message).toMatch(/resumed: false/);
+    expect(turns.map((t) => t.messageId)).toEqual(['a1', 'a2', 'c1', 'c2']);
+    // A second restart is a second reset, reported again.
+    tracker.connectionLost();
+    tracker.ready(undefined);
+    exchange(tracker, 1, { message_id: 'd1' });
+    expect(errors.map((e) => e.code)).toEqual(['session_reset', 'session_reset']);
+  });
+
+  it('a continued numbering after a reconnection is not a reset', () => {
+    const { tracker, turns, errors } = withErrors();
+    exchange(tracker, 1, { message_id: 'a1' });
+    tracker.connectionLost();
+    tracker.handle(completed(1, { message_id: 'a1' })); // the service re-sends the last turn
+    exchange(tracker, 2, { message_id: 'a2' });
+    expect(turns.map((t) => t.messageId)).toEqual(['a1', 'a2']);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('TurnTracker without message ids', () => {
+  it('tells turns apart by connection and number when the service sent no message id', () => {
+    const { tracker, turns } = setup();
+    exchange(tracker, 1, { message_id: '' });
+    tracker.handle(completed(1, { message_id: '' })); // the same turn twice on one connection
+    exchange(tracker, 2, { message_id: '' });
+    tracker.connectionLost();
+    exchange(tracker, 3, { message_id: '' });
+    expect(turns.map((t) => t.id)).toEqual([1, 2, 3]);
   });
 });

@@ -52,7 +52,12 @@ describe('kb-voice emulator command', () => {
   });
 
   it('parses arguments with the documented defaults', () => {
-    expect(parseEmulatorArgs([])).toEqual({ help: false, port: 8787, host: '127.0.0.1', apiKey: 'kbv-emulator-key', agentBuildMs: 5700 });
+    expect(parseEmulatorArgs([])).toEqual({
+      help: false, port: 8787, host: '127.0.0.1', apiKey: 'kbv-emulator-key', agentBuildMs: 5700, maxBodyBytes: 1_048_576, maxRealtimeSessions: 64,
+    });
+    expect(parseEmulatorArgs(['--max-body-bytes', '4096', '--max-sessions', '2'])).toMatchObject({ maxBodyBytes: 4096, maxRealtimeSessions: 2 });
+    expect(() => parseEmulatorArgs(['--max-sessions', '0'])).toThrow(/--max-sessions must be at least 1/);
+    expect(() => parseEmulatorArgs(['--max-body-bytes', '1e6'])).toThrow(/--max-body-bytes/);
     expect(parseEmulatorArgs(['--port', '0', '--agent-build-ms', '0', '--api-key', 'k'])).toMatchObject({ port: 0, agentBuildMs: 0, apiKey: 'k' });
     expect(() => parseEmulatorArgs(['--port', '70000'])).toThrow(/--port/);
     expect(() => parseEmulatorArgs(['--agent-build-ms', '-5'])).toThrow();

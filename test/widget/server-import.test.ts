@@ -17,7 +17,7 @@ describe('kb-voice/widget without a DOM (SSR)', () => {
 describe('error words', () => {
   const codes: VoiceErrorCode[] = [
     'microphone_denied', 'microphone_unavailable', 'webrtc_unsupported', 'unauthorized', 'not_found', 'rate_limited',
-    'service_unavailable', 'signaling_failed', 'connection_failed', 'connection_lost', 'protocol_error', 'server_error',
+    'service_unavailable', 'signaling_failed', 'connection_failed', 'connection_lost', 'session_reset', 'protocol_error', 'server_error',
     'playback_blocked', 'not_connected', 'session_ended', 'no_session', 'report_failed',
   ];
   it('every code has its own sentence, none the generic one', () => {

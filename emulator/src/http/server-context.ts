@@ -22,6 +22,8 @@ export interface ServerContext extends EmulatorContext {
   presigner: Presigner;
   deletions: DeletionQueue;
   realtime: RealtimeService;
+  /** Largest request body accepted (413 above). */
+  maxBodyBytes: number;
   /** How long a file or link takes to learn after E4/E5 (ms): a quarter waiting, the rest learning. */
   fileLearningMs: number;
   fixtures: Fixtures;

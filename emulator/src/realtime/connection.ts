@@ -30,6 +30,8 @@ export interface ConnectionOptions {
   language: string;
   /** Number of the first turn of this connection (turns continue across reconnections). */
   firstTurnId: number;
+  /** `session.ready`'s `resumed`: set when the offer named a session (true: its state was known). */
+  resumed?: boolean;
   vad?: VadOptions;
   /**
    * Barge-in (signaling's `interruptions`): `auto` (default) lets speech or a typed question cut the
@@ -213,6 +215,7 @@ export class RealtimeConnection {
       session_id: this.sessionId,
       language: this.#opts.language,
       agent_ready: this.#opts.ctx.agents.isBuilt(this.robotId),
+      ...(this.#opts.resumed !== undefined ? { resumed: this.#opts.resumed } : {}),
     });
   }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RealtimeSessionIn, RealtimeSessionOut, SdpFragment } from 'kb-voice/schemas';
 import { notFound } from '../http/errors.js';
 import type { EmulatorContext } from '../context.js';
+import type { Store } from '../store.js';
 import { createDefaultBrain, type Brain, type VoiceChoice } from './brain.js';
 import type { FliteVoice } from './tts-flite.js';
 import { RealtimeConnection, RealtimeOfferError } from './connection.js';
@@ -24,9 +25,11 @@ export type { Pcm } from './pcm.js';
 export interface RealtimeService {
   /**
    * Answers a caller's offer. Session ids: an existing session of the robot is continued (a live
-   * connection of it is closed first), an unknown id creates that session, no id creates a UUID.
-   * Rejects with {@link RealtimeOfferError} (`status` 422 bad offer, 409 session of another robot
-   * or being deleted, 504 no answer in time).
+   * connection of it is closed first; `session.ready` says `resumed: true`, and turn numbers go on
+   * from the session's stored messages), an unknown id creates that session (`resumed: false`,
+   * turns from 1), no id creates a UUID. Rejects with {@link RealtimeOfferError} (`status` 422 bad
+   * offer, 409 session of another robot or being deleted, 503 `maxSessions` reached, 504 no answer
+   * in time).
    */
   handleOffer(robotId: string, body: RealtimeSessionIn): Promise<RealtimeSessionOut>;
   /**
@@ -68,6 +71,34 @@ export interface RealtimeServiceOptions {
   fliteVoice?: FliteVoice;
   /** Voice-activity detection tuning (defaults: mode 2, speech after 100 ms, silence after 600 ms). */
   vad?: VadOptions;
+  /**
+   * Most realtime sessions connected or being answered at once; an offer beyond it is refused with
+   * 503 and `Retry-After` (a reconnection of a connected session replaces it and is not refused).
+   * Default {@link DEFAULT_MAX_REALTIME_SESSIONS}.
+   */
+  maxSessions?: number;
+}
+
+/**
+ * Default cap on concurrent realtime sessions: far above what the emulator serves before answers
+ * slow down (8–12 on two cores, see bench/), well below the ~160 concurrent offers at which
+ * signaling outlasted the client's 15 s connect timeout.
+ */
+export const DEFAULT_MAX_REALTIME_SESSIONS = 64;
+/** `Retry-After` of an offer refused at the cap, in seconds. */
+const RETRY_AFTER_SECONDS = 5;
+
+/** The number the next turn of a session takes, from its stored messages (e.g. after a restart). */
+function nextTurnFromStore(store: Store, sessionId: string): number {
+  let next = 1;
+  let count = 0;
+  for (const m of store.messages.find((m) => m.session_id === sessionId)) {
+    count++;
+    // Messages record their turn number; older ones (e.g. seeded) count in order.
+    const turnId = (m.question_metadata as { turn_id?: unknown } | null)?.turn_id;
+    next = Math.max(next, (typeof turnId === 'number' ? turnId : count) + 1);
+  }
+  return next;
 }
 
 /** Creates the realtime service of an emulator context. */
@@ -83,8 +114,24 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
   /** Next turn number per session, so a reconnection continues the numbering. */
   const nextTurn = new Map<string, number>();
   let closed = false;
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_REALTIME_SESSIONS;
+  if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError(`maxRealtimeSessions must be an integer >= 1, got ${maxSessions}`);
+  /** Offers being answered: each holds a peer, so they count against the cap. */
+  let answering = 0;
+  /** Runs `answer` within the session cap; checked before any peer is made, so a refusal costs nothing. */
+  const admit = async <T>(sessionId: string | undefined, answer: () => Promise<T>): Promise<T> => {
+    if (!(sessionId !== undefined && live.has(sessionId)) && live.size + answering >= maxSessions) {
+      throw new RealtimeOfferError('capacity', 503, `The emulator already runs ${maxSessions} realtime sessions (maxRealtimeSessions); retry later`, { retryAfterSeconds: RETRY_AFTER_SECONDS });
+    }
+    answering++;
+    try {
+      return await answer();
+    } finally {
+      answering--;
+    }
+  };
 
-  return {
+  const service: RealtimeService = {
     async handleOffer(robotId, body) {
       if (closed) throw new RealtimeOfferError('signaling_timeout', 503, 'the realtime service is closed');
       const sessionId = body.session_id ?? randomUUID();
@@ -102,12 +149,14 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
         nextTurn.set(sessionId, previous.nextTurnId);
         await previous.close();
       }
-      const firstTurnId =
-        nextTurn.get(sessionId) ?? ctx.store.messages.find((m) => m.session_id === sessionId).length + 1;
+      const firstTurnId = nextTurn.get(sessionId) ?? nextTurnFromStore(ctx.store, sessionId);
+      // Only a reconnection (the offer named the session) says whether its state was still known.
+      const resumed = body.session_id === undefined ? undefined : existing !== undefined || previous !== undefined;
 
       const { connection, sdp } = await RealtimeConnection.open(
         {
           ctx, brain, recorder, robotId, sessionId, language, firstTurnId,
+          ...(resumed !== undefined ? { resumed } : {}),
           ...(options.vad ? { vad: options.vad } : {}),
           ...(body.interruptions ? { interruptions: body.interruptions } : {}),
           onClosed: (conn) => {
@@ -171,4 +220,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
       live.clear();
     },
   };
+  const answerOffer = service.handleOffer;
+  service.handleOffer = (robotId, body) => admit(body.session_id, () => answerOffer(robotId, body));
+  return service;
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ClientEvent, PROTOCOL_VERSION, ServerEvent } from 'kb-voice/schemas';
+import { ClientEvent, PROTOCOL_VERSION, ServerEvent, toValidationDetail } from 'kb-voice/schemas';
 
 /**
  * The emulator's side of the data-channel protocol v1 (src/schemas/realtime-events.ts): outgoing
@@ -34,8 +34,8 @@ export function parseClientMessage(data: unknown): ParsedClientMessage {
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch {
-    return { kind: 'invalid', message: 'message is not valid JSON' };
+  } catch (error) {
+    return { kind: 'invalid', message: `message is not valid JSON: ${(error as Error).message}` };
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     return { kind: 'invalid', message: 'message must be a JSON object' };
@@ -44,10 +44,22 @@ export function parseClientMessage(data: unknown): ParsedClientMessage {
   if (typeof version === 'number' && version !== PROTOCOL_VERSION) {
     return { kind: 'ignored', reason: `protocol version ${version} is not supported` };
   }
-  const parsed = ClientEvent.safeParse(json);
-  if (!parsed.success) {
-    const type = (json as { type?: unknown }).type;
-    return { kind: 'invalid', message: `invalid ${typeof type === 'string' ? `"${type}" ` : ''}message: ${z.prettifyError(parsed.error)}` };
+  const type = (json as { type?: unknown }).type;
+  if (typeof type !== 'string' || !CLIENT_TYPES.includes(type)) {
+    const what = type === undefined ? 'Field required' : `${JSON.stringify(type)} is not a client event`;
+    return { kind: 'invalid', message: `invalid message: type: ${what} (expected one of ${CLIENT_TYPES.map((t) => `"${t}"`).join(', ')})` };
   }
+  const parsed = ClientEvent.safeParse(json);
+  if (!parsed.success) return { kind: 'invalid', message: `invalid "${type}" message: ${explain(parsed.error, json)}` };
   return { kind: 'event', event: parsed.data };
+}
+
+/** The `type`s a client may send. */
+const CLIENT_TYPES: readonly string[] = ClientEvent.def.options.map((o) => o.shape.type.def.values[0] as string);
+
+/** Every problem as `field: reason`, joined with `; ` (reasons worded as the API's 422 `msg`). */
+function explain(error: z.core.$ZodError, input: unknown): string {
+  return toValidationDetail(error, 'body', input)
+    .map((d) => `${d.loc.slice(1).join('.') || '(message)'}: ${d.msg}`)
+    .join('; ');
 }

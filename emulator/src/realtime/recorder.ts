@@ -130,7 +130,11 @@ export class Recorder {
       llm_can_answer: turn.references.length > 0,
       title: s.title || turn.question.slice(0, 80),
       model: robot?.model ?? null,
-      question_metadata: { input: turn.input, interrupted: turn.interrupted, agent_build_ms: turn.agentBuildMs, ...(turn.scripted ? { scripted: true } : {}) },
+      // turn_id lets a restarted emulator continue the session's numbering from the store.
+      question_metadata: {
+        input: turn.input, interrupted: turn.interrupted, agent_build_ms: turn.agentBuildMs, turn_id: turn.turnId,
+        ...(turn.scripted ? { scripted: true } : {}),
+      },
       status: 'finished',
       default_dataset_id: robot?.dataset_id ?? null,
       tags: [],
@@ -146,6 +150,8 @@ export class Recorder {
 
 export interface RecordedTurn {
   sessionId: string;
+  /** The turn's number on the data channel. */
+  turnId: number;
   input: 'voice' | 'text';
   question: string;
   answer: string;

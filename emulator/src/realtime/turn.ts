@@ -155,6 +155,7 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
   const inputAudioMs = input.kind === 'voice' ? input.speechMs : 0;
   const message = recorder.recordTurn({
     sessionId: deps.sessionId,
+    turnId,
     input: input.kind,
     question,
     answer: answer.answer,

@@ -1,0 +1,78 @@
+/**
+ * The relay's internal request and reply: the one shape the pipeline works on, whatever runtime
+ * carries it. Adapters convert at the edge (web.ts: `Request`/`Response`; node.ts:
+ * `IncomingMessage`/`ServerResponse`), transports (web.ts: a `fetch`; node-fetch.ts: `node:http`)
+ * return the same upstream reply. Bodies are one type: `AsyncIterable<Uint8Array>`.
+ */
+export type Body = AsyncIterable<Uint8Array>;
+
+/** A request as the relay sees it. */
+export interface Incoming {
+  method: string;
+  /** The request target as sent (path and query, still percent-encoded). */
+  target: string;
+  /** The relay's own origin as this request names it (`http://host:port`), for the same-origin check. */
+  origin: string;
+  /** A request header (lower-case name); several values joined with `, `. */
+  header(name: string): string | null;
+  /** The body (null: none); or, as a string, why the adapter cannot hand it over. */
+  body: Body | null | string;
+  /** The caller going away calls `listener`; returns the unsubscribe. */
+  onClose(listener: () => void): () => void;
+  /** The request as a web `Request`, for the hooks (`authorize`, `rateLimit`); built on first use. */
+  request(): Request;
+}
+
+/** A reply to the caller: `body` as bytes (sent with its length) or a stream. */
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array | Body | null;
+}
+
+/** Response headers as a transport returns them (web `Headers` fit). */
+export interface HeaderList {
+  get(name: string): string | null;
+  forEach(callback: (value: string, name: string) => void): void;
+}
+
+/** An upstream answer as a transport returns it. */
+export interface UpstreamReply {
+  status: number;
+  headers: HeaderList;
+  /**
+   * Decoded body (null: none): bytes when it had fully arrived with the headers, else a stream;
+   * iterating it to the end or breaking out releases the connection.
+   */
+  body: Uint8Array | Body | null;
+  /** Stops reading and drops the connection. */
+  cancel(): void;
+}
+
+/** One upstream request: the full URL, record headers, an optional body. */
+export interface UpstreamRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string | Uint8Array | undefined;
+}
+
+/**
+ * How the relay reaches the upstream. `abort` is filled in by the transport: calling it ends the
+ * request (before or during the body). Content codings are decoded as fetch does.
+ */
+export type Transport = (request: UpstreamRequest, control: { abort?: () => void }) => Promise<UpstreamReply>;
+
+export const encoder = new TextEncoder();
+
+/** Chunks joined into one array. */
+export function concat(chunks: readonly Uint8Array[], size = chunks.reduce((n, c) => n + c.byteLength, 0)): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}

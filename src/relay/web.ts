@@ -1,0 +1,113 @@
+import type { Body, Incoming, Reply, Transport } from './message.js';
+import type { UpstreamFetch } from './upstream.js';
+
+/**
+ * The web edge of the relay: `Request` in, `Response` out (the `fetch` handler), and a standard
+ * `fetch` as an upstream transport (edge runtimes) or built from one (`createNodeFetch`).
+ */
+
+/** A web stream as the relay's body type (not every runtime makes streams async-iterable). */
+export async function* iterate(stream: ReadableStream<Uint8Array>): Body {
+  const reader = stream.getReader();
+  let done = false;
+  try {
+    for (let r = await reader.read(); !r.done; r = await reader.read()) yield r.value;
+    done = true;
+  } finally {
+    // Not awaited: a teed branch's cancel settles only when every branch is cancelled.
+    if (!done) void reader.cancel().catch(() => {});
+  }
+}
+
+/** The relay's body type as a web stream with backpressure; cancelling it ends the source. */
+export function toStream(body: Body): ReadableStream<Uint8Array> {
+  const iterator = body[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await iterator.next();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}
+
+/**
+ * What a Node host passes as `env` to a fetch handler (@hono/node-server's `{ incoming }`): the raw
+ * request target, which `Request.url` has normalised already, and, when the adapter cannot hand the
+ * body over, why.
+ */
+interface AdapterEnv {
+  incoming?: { url?: unknown; originalUrl?: unknown };
+  relayBodyError?: unknown;
+}
+
+/** A web `Request` as the relay's request. */
+export function fromRequest(request: Request, env: unknown): Incoming {
+  const url = new URL(request.url);
+  const incoming = (env as AdapterEnv | undefined)?.incoming;
+  const raw = typeof incoming?.originalUrl === 'string' ? incoming.originalUrl : typeof incoming?.url === 'string' ? incoming.url : undefined;
+  const bodyError = (env as AdapterEnv | undefined)?.relayBodyError;
+  return {
+    method: request.method,
+    target: raw ?? url.pathname + url.search,
+    origin: url.origin,
+    header: (name) => request.headers.get(name),
+    body: typeof bodyError === 'string' ? bodyError : request.body && iterate(request.body),
+    onClose(listener) {
+      request.signal.addEventListener('abort', listener, { once: true });
+      return () => request.signal.removeEventListener('abort', listener);
+    },
+    request: () => request,
+  };
+}
+
+/** The relay's reply as a web `Response`. */
+export function toResponse(reply: Reply): Response {
+  const { body } = reply;
+  const headers = body instanceof Uint8Array ? { ...reply.headers, 'content-length': String(body.byteLength) } : reply.headers;
+  return new Response(body === null ? null : body instanceof Uint8Array ? (body as Uint8Array<ArrayBuffer>) : toStream(body), { status: reply.status, headers });
+}
+
+/** Transports behind the fetch functions made from them (`createNodeFetch`), so a relay uses them directly. */
+const transports = new WeakMap<UpstreamFetch, Transport>();
+
+/** A transport as a standard `fetch(url, init)` (string or byte bodies, record headers, `init.signal`). */
+export function toFetch(transport: Transport): UpstreamFetch {
+  const f: UpstreamFetch = async (url, init) => {
+    const signal = init.signal ?? undefined;
+    if (signal?.aborted) throw new Error('aborted');
+    const control: { abort?: () => void } = {};
+    const abort = () => control.abort?.();
+    signal?.addEventListener('abort', abort, { once: true });
+    const body = init.body as string | Uint8Array | null | undefined;
+    try {
+      const reply = await transport({ url, method: init.method ?? 'GET', headers: { ...(init.headers as Record<string, string> | undefined) }, body: body ?? undefined }, control);
+      const headers = new Headers();
+      reply.headers.forEach((value, name) => headers.append(name, value));
+      const out = reply.body;
+      return new Response(out instanceof Uint8Array ? (out as Uint8Array<ArrayBuffer>) : out && toStream(out), { status: reply.status, headers });
+    } catch (error) {
+      signal?.removeEventListener('abort', abort);
+      throw error;
+    }
+  };
+  transports.set(f, transport);
+  return f;
+}
+
+/** The transport of a fetch function: the one it was made from, or the fetch itself with an `AbortController`. */
+export function fromFetch(fetch: UpstreamFetch): Transport {
+  return (
+    transports.get(fetch) ??
+    (async (request, control) => {
+      const controller = new AbortController();
+      control.abort = () => controller.abort();
+      const response = await fetch(request.url, { method: request.method, headers: request.headers, signal: controller.signal, redirect: 'manual', ...(request.body !== undefined ? { body: request.body as string | Uint8Array<ArrayBuffer> } : {}) });
+      const { body } = response;
+      return { status: response.status, headers: response.headers, body: body && iterate(body), cancel: () => controller.abort() };
+    })
+  );
+}
