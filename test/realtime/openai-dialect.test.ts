@@ -257,3 +257,26 @@ describe('OpenAI realtime dialect (emulator)', () => {
     expect(caller.of('error').map((e) => e.error.code)).toEqual(['unsupported_item', 'unsupported_content', 'unsupported_event', 'invalid_json', 'invalid_event']);
   });
 });
+
+describe('OpenAI realtime dialect: session cap', () => {
+  it('a call beyond maxRealtimeSessions gets 503 capacity with Retry-After, like a v1 offer', async () => {
+    const emu = await startEmulator({ port: 0, agentBuildMs: 0, maxRealtimeSessions: 1, realtime: { voice: 'builtin' } });
+    const callers: OaiCaller[] = [];
+    try {
+      const post = (sdp: string) => {
+        const form = new FormData();
+        form.set('sdp', sdp);
+        form.set('session', JSON.stringify({ type: 'realtime', model: emu.fixtures.robotId }));
+        return fetch(`${emu.url}/v1/realtime/calls`, { method: 'POST', headers: { authorization: `Bearer ${emu.apiKey}` }, body: form });
+      };
+      callers.push(await OaiCaller.connect(post));
+      let refused: Response | undefined;
+      await expect(OaiCaller.connect(async (sdp) => (refused = await post(sdp)).clone())).rejects.toThrow(/503/);
+      expect(refused!.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect((await refused!.json()).error).toMatchObject({ code: 'capacity', type: 'server_error' });
+    } finally {
+      for (const c of callers) c.close();
+      await emu.close();
+    }
+  });
+});

@@ -181,6 +181,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
       const sessionId = call.session.id;
       if (ctx.store.sessions.get(sessionId) || live.has(sessionId)) throw new RealtimeOfferError('session_conflict', 409, 'the call id is already in use');
       const language = call.session.transcription?.language ?? 'ja';
+      if (!options.brain?.synthesize) void defaults.prepare(language).catch(() => {});
       const { connection, sdp } = await RealtimeConnection.open(
         {
           ctx, brain, recorder, robotId, sessionId, language, firstTurnId: 1,
@@ -222,5 +223,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
   };
   const answerOffer = service.handleOffer;
   service.handleOffer = (robotId, body) => admit(body.session_id, () => answerOffer(robotId, body));
+  const answerCall = service.handleCall;
+  service.handleCall = (robotId, call) => admit(undefined, () => answerCall(robotId, call));
   return service;
 }

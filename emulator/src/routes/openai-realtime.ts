@@ -34,6 +34,8 @@ const CORS = {
 
 /** An OpenAI-style error answer `{ error: { message, type, code, param } }`. */
 class OaiRequestError extends Error {
+  /** Seconds for `Retry-After` (503 at capacity). */
+  retryAfterSeconds: number | undefined;
   constructor(readonly status: number, readonly code: string, message: string, readonly param: string | null = null, readonly type = 'invalid_request_error') {
     super(message);
   }
@@ -43,7 +45,12 @@ function errorResponse(err: OaiRequestError, headers: Record<string, string> = {
   const body = { error: { message: err.message, type: err.type, code: err.code, param: err.param } };
   return new Response(JSON.stringify(body), {
     status: err.status,
-    headers: { 'content-type': 'application/json', ...(err.status === 401 ? { 'www-authenticate': 'Bearer' } : {}), ...headers },
+    headers: {
+      'content-type': 'application/json',
+      ...(err.status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
+      ...(err.retryAfterSeconds !== undefined ? { 'retry-after': String(err.retryAfterSeconds) } : {}),
+      ...headers,
+    },
   });
 }
 
@@ -197,7 +204,9 @@ export function registerOpenAIRealtimeRoutes(app: Hono, sc: ServerContext): Clie
         answer = await sc.realtime.handleCall(robotId, { sdp: body.sdp, session: state, userIdentifier });
       } catch (err) {
         if (!(err instanceof RealtimeOfferError)) throw err;
-        throw new OaiRequestError(err.status === 422 ? 400 : err.status, err.code, err.message, err.status === 422 ? 'sdp' : null);
+        const failure = new OaiRequestError(err.status === 422 ? 400 : err.status, err.code, err.message, err.status === 422 ? 'sdp' : null, err.status >= 500 ? 'server_error' : 'invalid_request_error');
+        failure.retryAfterSeconds = err.retryAfterSeconds;
+        throw failure;
       }
       return new Response(answer.sdp, {
         status: 201,
