@@ -112,7 +112,8 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
     const detail = parsed.ok ? [] : [...parsed.detail];
     if (textBody && !bodyText?.trim()) detail.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
     if (!parsed.ok || detail.length) throw new RelayError(422, detail, describeDetail(detail));
-    const text = textBody && bodyText !== undefined ? { type: type.split(';')[0]!.trim().toLowerCase(), text: bodyText } : undefined;
+    // The content type as sent, parameters included (a multipart body needs its boundary).
+    const text = textBody && bodyText !== undefined ? { type: type.trim(), text: bodyText } : undefined;
     return { ...(parsed.value as { params: Record<string, string>; query: Record<string, unknown> | undefined; body: Record<string, unknown> | undefined }), text };
   }
 

@@ -77,8 +77,8 @@ function applyOrThrow(state: SessionState, config: SessionConfigIn): SessionStat
 
 /** The caller's offer and optional session part, from an `application/sdp` or multipart body. */
 async function readCallBody(c: Context): Promise<{ sdp: string; session: SessionConfigIn | undefined }> {
-  const length = Number(c.req.header('content-length') ?? '0');
-  if (length > MAX_CALL_BODY_BYTES) throw new OaiRequestError(413, 'body_too_large', `the body exceeds ${MAX_CALL_BODY_BYTES} bytes`);
+  // The body is read whole before its size is judged (the app's own body limit bounds it): answering
+  // before reading would make the client see a reset instead of the 413.
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/sdp') {
     const sdp = await c.req.text();
@@ -98,6 +98,7 @@ async function readCallBody(c: Context): Promise<{ sdp: string; session: Session
     };
     const sdp = await part('sdp');
     if (sdp === undefined) throw new OaiRequestError(400, 'missing_required_parameter', 'the multipart body needs an "sdp" part', 'sdp');
+    if (sdp.length > MAX_CALL_BODY_BYTES) throw new OaiRequestError(413, 'body_too_large', `the offer exceeds ${MAX_CALL_BODY_BYTES} bytes`, 'sdp');
     const sessionText = await part('session');
     if (sessionText === undefined) return { sdp, session: undefined };
     let json: unknown;
@@ -131,7 +132,6 @@ export function registerOpenAIRealtimeRoutes(app: Hono, sc: ServerContext): Clie
     try {
       if (sc.faults.latencyMs > 0) await sleep(sc.faults.latencyMs);
       if (bearer(c) !== sc.apiKey) throw new OaiRequestError(401, 'invalid_api_key', 'Incorrect API key provided.');
-      if (Number(c.req.header('content-length') ?? '0') > MAX_SECRET_BODY_BYTES) throw new OaiRequestError(413, 'body_too_large', `the body exceeds ${MAX_SECRET_BODY_BYTES} bytes`);
       const text = await c.req.text();
       if (text.length > MAX_SECRET_BODY_BYTES) throw new OaiRequestError(413, 'body_too_large', `the body exceeds ${MAX_SECRET_BODY_BYTES} bytes`);
       let json: unknown;
