@@ -63,7 +63,8 @@ export interface UpstreamRequest {
  */
 export type Transport = (request: UpstreamRequest, control: { abort?: () => void }) => Promise<UpstreamReply>;
 
-export const encoder = new TextEncoder();
+/** Typed structurally: a Node consumer's types (no DOM lib) have `TextEncoder` as a value only. */
+export const encoder: { encode(input?: string): Uint8Array } = new TextEncoder();
 
 /** Chunks joined into one array. */
 export function concat(chunks: readonly Uint8Array[], size = chunks.reduce((n, c) => n + c.byteLength, 0)): Uint8Array {
