@@ -7,6 +7,7 @@ import { startEmulator } from 'kb-voice-emulator';
 import { createRelay } from '../../src/relay/index.js';
 import { sinkLevelMeter } from './helpers/level-meter.js';
 import { FakeMicrophone } from './helpers/microphone.js';
+import { askAndInterrupt, nextTurn } from './helpers/turns.js';
 
 // The real controller against the real emulator over real WebRTC (@roamhq/wrtc on loopback): a
 // committed WAV is spoken into it in real time, and the call is checked end to end, down to the
@@ -57,31 +58,6 @@ async function setFaults(faults: Record<string, unknown>) {
   expect(res.ok).toBe(true);
 }
 
-const nextTurn = (session: VoiceSession, timeout = 20_000) =>
-  new Promise<Turn>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no turn in time')), timeout);
-    session.once('turn', (t) => {
-      clearTimeout(timer);
-      resolve(t);
-    });
-  });
-
-/** Asks by text and cuts the spoken answer once it starts: the turn completes without waiting for the whole answer. */
-async function askAndInterrupt(session: VoiceSession, text: string): Promise<Turn> {
-  const done = nextTurn(session);
-  const speaking = new Promise<void>((resolve) => {
-    const on = (v: boolean) => {
-      if (!v) return;
-      session.off('assistantSpeaking', on);
-      resolve();
-    };
-    session.on('assistantSpeaking', on);
-  });
-  session.sendText(text);
-  await speaking;
-  session.interrupt();
-  return done;
-}
 
 describe('VoiceSession against the emulator', () => {
   it('speaks a WAV, gets a finished turn, ends, and reports usage, cost and downloadable audio', async () => {

@@ -1,11 +1,12 @@
 import wrtc from '@roamhq/wrtc';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
-import { simplePeerTransport, VoiceSession, type IceSignaling, type SessionState, type Turn, type VoiceSessionApi } from '../../src/client/index.js';
+import { simplePeerTransport, VoiceSession, type IceSignaling, type SessionState, type VoiceSessionApi } from '../../src/client/index.js';
 import { startEmulator } from 'kb-voice-emulator';
 import { createRelay } from '../../src/relay/index.js';
 import { sinkLevelMeter } from './helpers/level-meter.js';
 import { FakeMicrophone } from './helpers/microphone.js';
+import { askAndInterrupt } from './helpers/turns.js';
 import { relayedFetch } from './helpers/ice-path.js';
 
 // Trickle ICE WHIP-style against the real emulator over real WebRTC (@roamhq/wrtc): the offer
@@ -62,27 +63,6 @@ function call(api: VoiceSessionApi, transport = simplePeerTransport({ wrtc: wrtc
   return { session, states, modes };
 }
 
-async function ask(session: VoiceSession, text: string): Promise<Turn> {
-  const done = new Promise<Turn>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no turn in time')), 20_000);
-    session.once('turn', (t) => {
-      clearTimeout(timer);
-      resolve(t);
-    });
-  });
-  const speaking = new Promise<void>((resolve) => {
-    const on = (v: boolean) => {
-      if (!v) return;
-      session.off('assistantSpeaking', on);
-      resolve();
-    };
-    session.on('assistantSpeaking', on);
-  });
-  session.sendText(text);
-  await speaking;
-  session.interrupt();
-  return done;
-}
 
 const sessionsPath = () => `/v1/robots/${emu.fixtures.robotId}/realtime/sessions`;
 
@@ -106,7 +86,7 @@ describe('trickle ICE (Node caller, real emulator)', () => {
     expect(patches.some((p) => p.body.includes('a=candidate:'))).toBe(true);
     expect(modes).toEqual(['trickle']);
     expect(session.getSnapshot().iceSignaling).toBe('trickle');
-    const turn = await ask(session, 'How long is the warranty?');
+    const turn = await askAndInterrupt(session, 'How long is the warranty?');
     expect(turn.id).toBe(1);
   });
 
@@ -127,7 +107,7 @@ describe('trickle ICE (Node caller, real emulator)', () => {
     const { session, modes } = call(asUser('alice'));
     await session.start();
     expect(modes).toEqual(['trickle']);
-    await ask(session, 'How long is the warranty?');
+    await askAndInterrupt(session, 'How long is the warranty?');
     const alices = upstreamPatches.length;
     expect(alices).toBeGreaterThan(0);
     expect(upstreamPatches.every((u) => u.endsWith(`/realtime/sessions/${session.sessionId}`))).toBe(true);
@@ -161,7 +141,7 @@ describe('fallback: a service without PATCH', () => {
     expect(modes).toContain('fallback');
     expect(session.getSnapshot().iceSignaling).toBe('fallback');
     expect(log.filter((r) => r.method === 'POST' && r.path === sessionsPath())).toHaveLength(1);
-    const turn = await ask(session, 'How long is the warranty?');
+    const turn = await askAndInterrupt(session, 'How long is the warranty?');
     expect(turn.id).toBe(1);
   });
 
@@ -191,7 +171,7 @@ describe('fallback: a service without PATCH', () => {
     expect(JSON.parse(offers[1]!.body).sdp).toMatch(/a=candidate:/);
     expect(modes).toEqual(['trickle', 'fallback']);
     expect(Date.now() - started).toBeLessThan(5000); // not simple-peer's 5 s gathering wait
-    const turn = await ask(session, 'How long is the warranty?');
+    const turn = await askAndInterrupt(session, 'How long is the warranty?');
     expect(turn.id).toBe(1);
   });
 });
@@ -204,7 +184,7 @@ describe('recovery by ICE restart', () => {
     const { session, states } = call(api);
     await session.start();
     const sessionId = session.sessionId!;
-    const first = await ask(session, 'How do I descale the kettle?');
+    const first = await askAndInterrupt(session, 'How do I descale the kettle?');
     expect(first.id).toBe(1);
 
     path.relays[0]!.drop(); // the only path between the two peers is gone
@@ -218,7 +198,7 @@ describe('recovery by ICE restart', () => {
     expect(restarts[0]!.body).toMatch(/a=ice-ufrag:/);
     expect(states.filter((s) => s.status === 'reconnecting')).toEqual([{ status: 'reconnecting', sessionId, attempt: 1 }]);
 
-    const second = await ask(session, 'How long is the warranty?');
+    const second = await askAndInterrupt(session, 'How long is the warranty?');
     expect(second.id).toBe(2); // the same server-side connection kept counting
     expect(session.turns.map((t) => t.id)).toEqual([1, 2]);
   });

@@ -1,10 +1,11 @@
 import wrtc from '@roamhq/wrtc';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
-import { VoiceSession, type SessionState, type Turn, type VoiceSessionError } from '../../src/client/index.js';
+import { VoiceSession, type SessionState, type VoiceSessionError } from '../../src/client/index.js';
 import { FIXTURE_IDS } from 'kb-voice-emulator';
 import { sinkLevelMeter } from '../client/helpers/level-meter.js';
 import { FakeMicrophone } from '../client/helpers/microphone.js';
+import { askAndInterrupt } from '../client/helpers/turns.js';
 import { spawnEmulator, type EmulatorProcess } from './helpers/emulator-process.js';
 
 // Issue 10, defect 1: the emulator process is killed (SIGKILL, no cleanup) while a VoiceSession is
@@ -23,32 +24,6 @@ async function emulator(port?: number): Promise<EmulatorProcess> {
   return p;
 }
 
-function nextTurn(session: VoiceSession, timeout = 20_000): Promise<Turn> {
-  return new Promise<Turn>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no turn event in time')), timeout);
-    session.once('turn', (t) => {
-      clearTimeout(timer);
-      resolve(t);
-    });
-  });
-}
-
-/** Asks by text and cuts the spoken answer as soon as it starts, so the turn completes quickly. */
-async function ask(session: VoiceSession, text: string): Promise<Turn> {
-  const done = nextTurn(session);
-  const speaking = new Promise<void>((resolve) => {
-    const on = (v: boolean) => {
-      if (!v) return;
-      session.off('assistantSpeaking', on);
-      resolve();
-    };
-    session.on('assistantSpeaking', on);
-  });
-  session.sendText(text);
-  await speaking;
-  session.interrupt();
-  return done;
-}
 
 describe('emulator process killed and restarted mid-call', () => {
   it('keeps receiving turns after the restart and reports session_reset', async () => {
@@ -71,7 +46,7 @@ describe('emulator process killed and restarted mid-call', () => {
 
     await session.start();
     const sessionId = session.sessionId!;
-    const before = await ask(session, 'How long is the warranty?');
+    const before = await askAndInterrupt(session, 'How long is the warranty?');
     expect(before.id).toBe(1);
 
     await first.crash();
@@ -80,8 +55,8 @@ describe('emulator process killed and restarted mid-call', () => {
     await vi.waitFor(() => expect(session.state.status).toBe('connected'), { timeout: 20_000 });
     expect(session.sessionId).toBe(sessionId);
 
-    const after = await ask(session, 'How long does the kettle take to boil?');
-    const again = await ask(session, 'Can I wash it in the dishwasher?');
+    const after = await askAndInterrupt(session, 'How long does the kettle take to boil?');
+    const again = await askAndInterrupt(session, 'Can I wash it in the dishwasher?');
     expect(session.turns.map((t) => t.messageId)).toEqual([before.messageId, after.messageId, again.messageId]);
     expect(new Set(session.turns.map((t) => t.messageId)).size).toBe(3);
     // The restarted service knows only what it heard after the restart.
