@@ -1,5 +1,8 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_AGENT_BUILD_MS, DEFAULT_API_KEY, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REALTIME_SESSIONS, startEmulator } from './index.js';
+import {
+  DEFAULT_AGENT_BUILD_MS, DEFAULT_API_KEY, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REALTIME_SESSIONS, FLITE_VOICES, VOICE_CHOICES, startEmulator,
+  type FliteVoice, type VoiceChoice,
+} from './index.js';
 
 const HELP = `Usage: kb-voice-emulator [--port 8787] [--host 127.0.0.1] [--api-key KEY] [--agent-build-ms ${DEFAULT_AGENT_BUILD_MS}]
 
@@ -13,6 +16,8 @@ Options:
   --agent-build-ms N   time the first realtime task pays without warmup (default ${DEFAULT_AGENT_BUILD_MS})
   --max-body-bytes N   largest request body, 413 above (default ${DEFAULT_MAX_BODY_BYTES})
   --max-sessions N     concurrent realtime sessions, 503 + Retry-After above (default ${DEFAULT_MAX_REALTIME_SESSIONS})
+  --voice V            answer voice: ${VOICE_CHOICES.join(', ')} (default auto: Flite for English)
+  --flite-voice V      Flite's voice: ${FLITE_VOICES.join(', ')} (default kal16)
   -h, --help           show this help
 `;
 
@@ -26,6 +31,12 @@ function integer(name: string, value: string | undefined, fallback: number, max:
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > max) throw new UsageError(`--${name} must be an integer from 0 to ${max}, got '${value}'`);
   return n;
+}
+
+function oneOf<T extends string>(name: string, value: string | undefined, choices: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(choices as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${value}'`);
+  return value as T;
 }
 
 function atLeastOne(name: string, n: number): number {
@@ -46,6 +57,8 @@ export function parseEmulatorArgs(argv: string[]) {
         'agent-build-ms': { type: 'string' },
         'max-body-bytes': { type: 'string' },
         'max-sessions': { type: 'string' },
+        voice: { type: 'string' },
+        'flite-voice': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -63,6 +76,8 @@ export function parseEmulatorArgs(argv: string[]) {
     agentBuildMs: integer('agent-build-ms', values['agent-build-ms'], DEFAULT_AGENT_BUILD_MS, 600_000),
     maxBodyBytes: atLeastOne('max-body-bytes', integer('max-body-bytes', values['max-body-bytes'], DEFAULT_MAX_BODY_BYTES, 2 ** 31)),
     maxRealtimeSessions: atLeastOne('max-sessions', integer('max-sessions', values['max-sessions'], DEFAULT_MAX_REALTIME_SESSIONS, 10_000)),
+    voice: oneOf<VoiceChoice>('voice', values.voice, VOICE_CHOICES) ?? 'auto',
+    fliteVoice: oneOf<FliteVoice>('flite-voice', values['flite-voice'], FLITE_VOICES) ?? 'kal16',
   };
 }
 
@@ -92,6 +107,7 @@ export async function runEmulatorCommand(argv: string[]): Promise<number | void>
   const emulator = await startEmulator({
     port: args.port, host: args.host, apiKey: args.apiKey, agentBuildMs: args.agentBuildMs,
     maxBodyBytes: args.maxBodyBytes, maxRealtimeSessions: args.maxRealtimeSessions,
+    realtime: { voice: args.voice, fliteVoice: args.fliteVoice },
   });
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

@@ -54,7 +54,11 @@ describe('kb-voice emulator command', () => {
   it('parses arguments with the documented defaults', () => {
     expect(parseEmulatorArgs([])).toEqual({
       help: false, port: 8787, host: '127.0.0.1', apiKey: 'kbv-emulator-key', agentBuildMs: 5700, maxBodyBytes: 1_048_576, maxRealtimeSessions: 64,
+      voice: 'auto', fliteVoice: 'kal16',
     });
+    expect(parseEmulatorArgs(['--voice', 'builtin', '--flite-voice', 'slt'])).toMatchObject({ voice: 'builtin', fliteVoice: 'slt' });
+    expect(() => parseEmulatorArgs(['--voice', 'loud'])).toThrow("--voice must be one of auto, flite, espeak, builtin, got 'loud'");
+    expect(() => parseEmulatorArgs(['--flite-voice', 'SLT'])).toThrow(/--flite-voice must be one of kal16, slt/);
     expect(parseEmulatorArgs(['--max-body-bytes', '4096', '--max-sessions', '2'])).toMatchObject({ maxBodyBytes: 4096, maxRealtimeSessions: 2 });
     expect(() => parseEmulatorArgs(['--max-sessions', '0'])).toThrow(/--max-sessions must be at least 1/);
     expect(() => parseEmulatorArgs(['--max-body-bytes', '1e6'])).toThrow(/--max-body-bytes/);

@@ -78,6 +78,16 @@ export class WrtcCaller<E extends { type: string }> {
     return new Promise((done) => this.#queue.push({ samples, offset: 0, done }));
   }
 
+  /** RTP packets the microphone track has sent so far (libwebrtc's outbound-rtp stats). */
+  async packetsSent(): Promise<number> {
+    const pc = (this.peer as unknown as { _pc: RTCPeerConnection })._pc;
+    let sent = 0;
+    (await pc.getStats()).forEach((r: { type: string; kind?: string; packetsSent?: number }) => {
+      if (r.type === 'outbound-rtp' && r.kind === 'audio') sent += r.packetsSent ?? 0;
+    });
+    return sent;
+  }
+
   send(message: unknown): void {
     this.peer.send(typeof message === 'string' ? message : JSON.stringify(message));
   }

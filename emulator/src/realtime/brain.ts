@@ -73,11 +73,16 @@ export interface SynthesizeInput {
  * - `builtin`: the built-in formant voice (speech-like babble, no words) for every language.
  */
 export type VoiceChoice = 'auto' | 'flite' | 'espeak' | 'builtin';
+export const VOICE_CHOICES: readonly VoiceChoice[] = ['auto', 'flite', 'espeak', 'builtin'];
 
 export interface DefaultBrainOptions {
   store: Store;
   voice?: VoiceChoice;
-  /** Flite voice for English (default `slt`, 16 kHz; `kal16` costs about a third as much CPU per sentence and sounds more robotic). */
+  /**
+   * Flite voice for English. Default `kal16` (16 kHz diphone voice): ~5 ms per sentence in a worker,
+   * so Flite costs the emulator no capacity (bench/capacity.mjs). `slt` (16 kHz, statistical) sounds
+   * more natural but takes ~40 ms per sentence and about three times the CPU.
+   */
   fliteVoice?: FliteVoice;
 }
 
@@ -119,7 +124,7 @@ export function placeholderAnswer(store: Store, robotId: string, language: strin
 export function createDefaultBrain(options: DefaultBrainOptions): DefaultBrain {
   const { store } = options;
   const voice = options.voice ?? 'auto';
-  const fliteVoice = options.fliteVoice ?? 'slt';
+  const fliteVoice = options.fliteVoice ?? 'kal16';
   const usesFlite = (language: string) => (voice === 'auto' || voice === 'flite') && fliteSpeaks(language);
   let espeak: string | null | undefined;
   return {

@@ -3,6 +3,7 @@ import Peer from 'simple-peer';
 import { DATA_CHANNEL_LABEL, PROTOCOL_VERSION, type SdpFragment, type ServerEvent } from 'kb-voice/schemas';
 import { RealtimeOfferError } from './errors.js';
 import { ANSWER_GATHER_MS, SessionIce } from './ice.js';
+import { preferOpusDtx } from './sdp-answer.js';
 import type { ClientEvent } from 'kb-voice/schemas';
 import type { EmulatorContext } from '../context.js';
 import { OUTPUT_SAMPLE_RATE, PacedAudioOutput, type Playback } from './audio-out.js';
@@ -98,6 +99,7 @@ export class RealtimeConnection {
       // candidates of every interface come together within a few ms, while libwebrtc's later
       // allocation steps take ~100 ms more when the offer had no candidates yet (a trickled one).
       iceCompleteTimeout: ANSWER_GATHER_MS,
+      sdpTransform: preferOpusDtx,
       channelName: DATA_CHANNEL_LABEL,
       // Loopback/LAN only and offline: host candidates, no STUN lookups.
       config: { iceServers: [] },

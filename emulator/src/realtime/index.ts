@@ -16,6 +16,7 @@ export { createDefaultBrain, speechPlaceholder, placeholderAnswer } from './brai
 export { RealtimeOfferError } from './connection.js';
 export { synthesizeFormant } from './tts-formant.js';
 export { findEspeak, synthesizeEspeak } from './tts-espeak.js';
+export { VOICE_CHOICES } from './brain.js';
 export { synthesizeFlite, fliteSpeaks, FliteError, FLITE_VOICES, type FliteVoice, type FliteSynthesizeOptions } from './tts-flite.js';
 export { speechSentences } from './speech.js';
 export { VoiceActivityDetector, VAD_SAMPLE_RATE, type VadOptions, type VadEvent } from './vad.js';
@@ -67,7 +68,7 @@ export interface RealtimeServiceOptions {
    * when on PATH, else built-in), `flite` (Flite for English, built-in otherwise), `espeak`, `builtin`.
    */
   voice?: VoiceChoice;
-  /** Flite voice for English answers (default `slt`). */
+  /** Flite voice for English answers (default `kal16`; `slt` sounds more natural at about three times the CPU). */
   fliteVoice?: FliteVoice;
   /** Voice-activity detection tuning (defaults: mode 2, speech after 100 ms, silence after 600 ms). */
   vad?: VadOptions;

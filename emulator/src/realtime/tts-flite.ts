@@ -13,9 +13,9 @@ import type { Pcm } from './pcm.js';
  * compiled once per process and handed to each worker.
  */
 
-/** Flite's built-in voices: `slt` (female, 16 kHz, the default), `rms`, `awb` (16 kHz), `kal16`, `kal` (8 kHz diphone), `awb_time`. */
-export type FliteVoice = 'slt' | 'rms' | 'awb' | 'kal16' | 'kal' | 'awb_time';
-export const FLITE_VOICES: readonly FliteVoice[] = ['slt', 'rms', 'awb', 'kal16', 'kal', 'awb_time'];
+/** Flite's built-in voices: `kal16` (male, 16 kHz diphone, the emulator's default), `slt` (female), `rms`, `awb` (16 kHz statistical), `kal` (8 kHz diphone), `awb_time`. */
+export type FliteVoice = 'kal16' | 'slt' | 'rms' | 'awb' | 'kal' | 'awb_time';
+export const FLITE_VOICES: readonly FliteVoice[] = ['kal16', 'slt', 'rms', 'awb', 'kal', 'awb_time'];
 
 /** Whether Flite speaks a session language: English only (`en`, `en-US`, …). */
 export function fliteSpeaks(language: string): boolean {
@@ -33,7 +33,7 @@ export class FliteError extends Error {
 
 /**
  * Workers in the pool: one per core, at most 4. On 2 cores that is 2 — with the emulator's own
- * thread that oversubscribes slightly, but synthesis is bursty (~50 ms per sentence) and a single
+ * thread that oversubscribes slightly, but synthesis is bursty (5–40 ms per sentence by voice) and a single
  * worker would queue turns that start together. `KB_VOICE_FLITE_WORKERS` overrides it.
  */
 export function defaultFliteWorkers(): number {
@@ -102,10 +102,10 @@ export class FlitePool {
 
   /**
    * Starts every worker and has each speak a word once: a worker's first synthesis costs several
-   * times a warm one (~250 ms vs ~50 ms for `slt`). Runs once per pool; errors are not reported
+   * times a warm one (~250 ms vs ~40 ms for `slt`). Runs once per pool; errors are not reported
    * here (the first real synthesis reports them).
    */
-  warm(voice: FliteVoice = 'slt'): Promise<void> {
+  warm(voice: FliteVoice = 'kal16'): Promise<void> {
     this.#warming ??= Promise.allSettled(
       Array.from({ length: this.size }, () => this.run(['flite', '-voice', voice, '-t', 'Ready.', '-o', '/out.wav'])),
     ).then(() => undefined);
@@ -215,12 +215,12 @@ export interface FliteSynthesizeOptions {
   pool?: FlitePool;
 }
 
-/** Synthesizes `text` (English) with Flite off the main thread; resolves mono PCM16 (16 kHz for `slt`). */
+/** Synthesizes `text` (English) with Flite off the main thread; resolves mono PCM16 (16 kHz for `kal16`, the default). */
 export async function synthesizeFlite(text: string, options: FliteSynthesizeOptions = {}): Promise<Pcm & { synthesisMs: number }> {
   const pool = options.pool ?? (await sharedFlitePool());
   // Flite reads "-t TEXT" literally; control characters are spoken as nothing, so drop them.
   const clean = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-  const result = await pool.run(['flite', '-voice', options.voice ?? 'slt', '-t', clean || ' ', '-o', '/out.wav'], options.signal, options.urgent ?? true);
+  const result = await pool.run(['flite', '-voice', options.voice ?? 'kal16', '-t', clean || ' ', '-o', '/out.wav'], options.signal, options.urgent ?? true);
   if (result.code !== 0 || result.wav.length <= 44) {
     throw new FliteError(`Flite exited with ${result.code} and ${result.wav.length} bytes of audio`, { cause: result.stderr });
   }
