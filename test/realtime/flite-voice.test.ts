@@ -47,7 +47,8 @@ describe('Flite (WASI) in worker threads', () => {
     let ticks = 0;
     const timer = setInterval(() => ticks++, 2);
     const started = performance.now();
-    await Promise.all(Array.from({ length: 6 }, (_, i) => synthesizeFlite(`${WARRANTY} Number ${i}.`)));
+    // slt: ~40 ms a sentence, long enough that a blocked loop would show (kal16 takes ~5 ms).
+    await Promise.all(Array.from({ length: 6 }, (_, i) => synthesizeFlite(`${WARRANTY} Number ${i}.`, { voice: 'slt' })));
     const elapsed = performance.now() - started;
     clearInterval(timer);
     // Synthesizing on this thread would leave the interval ~1 tick; in workers it keeps ticking.

