@@ -10,7 +10,7 @@
 // streaming 48 kHz audio continuously (silence, then a speech WAV fixture from test/fixtures/audio
 // whose words are scripted with playWav's `transcript`, so every answer is a knowledge-base answer
 // the voice really speaks). Levels ramp
-// 1, 2, 4, 8, 12, 16… sessions. At each level all sessions connect, then speak one question each,
+// 1, 4, 8, 12, 16… sessions. At each level all sessions connect, then speak one question each,
 // onsets staggered over STAGGER_MS (synchronized onsets would measure a burst, not concurrency),
 // and the assistant's answer plays for ANSWER_PLAY_MS before the caller interrupts it (bounding
 // the run), so audio flows both ways while later turns are answered. A level below 6 sessions is
@@ -28,7 +28,7 @@ import { loadClient, loadEmulator, loadWrtc } from './lib/kb.mjs';
 import { FIXTURE_AUDIO, nextEvent } from './lib/node-caller.mjs';
 import { median, round } from './lib/stats.mjs';
 
-const LEVELS = [1, 2, 4, 8, 12, 16, 20, 24, 28, 32];
+const LEVELS = [1, 4, 8, 12, 16, 20, 24, 28, 32];
 const MAX_SESSIONS = Number(process.env.BENCH_CAPACITY_MAX ?? 32);
 // Ramp time: at most 300 s, and a minute less than run.mjs gives this process (teardown, Flite cost, report).
 const BUDGET_MS = Math.min(
@@ -36,7 +36,11 @@ const BUDGET_MS = Math.min(
   process.env.BENCH_BUDGET_MS ? Number(process.env.BENCH_BUDGET_MS) - 60_000 : Infinity,
 );
 const VOICES = ['builtin', 'flite'];
-const BASELINE_RUNS = 4;
+// Flite voices whose cost per sentence is reported: the emulator's default first.
+const FLITE_COST_VOICES = ['kal16', 'slt'];
+// One-session first answers vary 15–50 ms on a quiet machine: 4 samples let two slow ones double the
+// baseline (and so the threshold); 8 keep the median where most of them are.
+const BASELINE_RUNS = 8;
 const MIN_LEVEL_SAMPLES = 6;
 const ANSWER_PLAY_MS = 2000;
 const STAGGER_MS = 2000;
@@ -60,15 +64,15 @@ function loadFixtures() {
  * CPU over sequential syntheses divided by their count: nothing else runs here then, and it is
  * what the load does not change).
  */
-async function fliteSentenceCost(emulatorModule, sentences) {
+async function fliteSentenceCost(emulatorModule, sentences, voice) {
   const { synthesizeFlite } = emulatorModule;
-  for (const s of sentences) await synthesizeFlite(s); // warm-up
+  for (const s of sentences) await synthesizeFlite(s, { voice }); // warm-up
   const ms = [];
   const audioMs = [];
   const cpu0 = process.cpuUsage();
   for (let round = 0; round < 5; round++) {
     for (const s of sentences) {
-      const r = await synthesizeFlite(s);
+      const r = await synthesizeFlite(s, { voice });
       ms.push(r.synthesisMs);
       audioMs.push((r.samples.length / r.sampleRate) * 1000);
     }
@@ -127,7 +131,7 @@ export async function main() {
 
     /**
      * A ramp level: fresh sessions speaking once each, repeated until it has MIN_LEVEL_SAMPLES turns
-     * (2 sessions: 3 rounds), so one stray slow turn on a busy machine cannot end a small level alone.
+     * (4 sessions: 2 rounds), so one stray slow turn on a busy machine cannot end a small level alone.
      */
     async function level(side, n) {
       const rounds = [];
@@ -228,7 +232,9 @@ export async function main() {
 
     // Flite's cost per sentence, measured here (not in the emulators) on the sentences the run answered.
     const sentences = [...new Set([...sides.flatMap((s) => [...s.answers])].flatMap((a) => emulatorModule.speechSentences(a).map((x) => x.trim())))].filter(Boolean);
-    const synthesis = await fliteSentenceCost(emulatorModule, sentences);
+    // The emulator's default Flite voice (what the run used) and the smoother, costlier `slt`.
+    const synthesis = {};
+    for (const voice of FLITE_COST_VOICES) synthesis[voice] = await fliteSentenceCost(emulatorModule, sentences, voice);
 
     const [formant, flite] = sides;
     const shown = (side) => `${side.stopReason.startsWith('reached') ? '>= ' : ''}${side.capacity}`;
@@ -251,10 +257,10 @@ export async function main() {
           label: `Median first_response_ms by sessions — ${side.voice === 'flite' ? 'Flite' : 'formant'}`,
           value: side.levels.map((l) => `${l.sessions}: ${fmtMs(l.medianFirstResponseMs, 0)} (${(l.medianFirstResponseMs / side.base).toFixed(2)}×)`).join(', '),
         })),
-        {
-          label: 'Flite synthesis per sentence (slt voice, warm worker, the run\'s answer sentences)',
-          value: `${synthesis.cpuMsPerSentence} ms CPU; wall median ${synthesis.medianMs} ms, max ${synthesis.maxMs} ms (machine load included), for a median ${synthesis.medianAudioMs} ms of speech (${synthesis.samples} syntheses)`,
-        },
+        ...FLITE_COST_VOICES.map((voice) => ({
+          label: `Flite synthesis per sentence (${voice} voice${voice === FLITE_COST_VOICES[0] ? ', the default' : ''}; warm worker, the run's answer sentences)`,
+          value: `${synthesis[voice].cpuMsPerSentence} ms CPU; wall median ${synthesis[voice].medianMs} ms, max ${synthesis[voice].maxMs} ms (machine load included), for a median ${synthesis[voice].medianAudioMs} ms of speech (${synthesis[voice].samples} syntheses)`,
+        })),
       ],
       details: {
         voices: Object.fromEntries(sides.map((side) => [side.voice, { capacity: side.capacity, reachedMax: side.stopReason.startsWith('reached'), baselineMs: side.base, stopReason: side.stopReason, levels: side.levels }])),
