@@ -51,8 +51,13 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
   let question: string;
   let placeholder = false;
   let scripted = false;
+  // The question's recording is written while the question is answered: a file write (a libuv
+  // thread, slow on a busy machine) must not stand between the end of speech and the first answer
+  // frame. Its segment index is reserved at once; a failed write still fails the turn, at the end.
+  let userAudio: Promise<unknown> = Promise.resolve();
   if (input.kind === 'voice') {
-    const userAudio = recorder.recordAudio(deps.sessionId, 'user', input.audio, input.sampleRate);
+    userAudio = recorder.recordAudio(deps.sessionId, 'user', input.audio, input.sampleRate);
+    userAudio.catch(() => undefined); // awaited below; this only keeps an early failure from being "unhandled"
     if (input.scripted !== undefined) {
       // QA said what this utterance is: no recognizer is asked, and the turn says so.
       scripted = true;
@@ -66,7 +71,6 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
       placeholder = words === null || words.trim() === '';
       question = placeholder ? speechPlaceholder(input.speechMs) : words!.trim();
     }
-    await userAudio;
   } else {
     question = input.text;
   }
@@ -150,6 +154,7 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
   send({ type: 'transcript.final', turn_id: turnId, role: 'assistant', text: answer.answer });
 
   // 5. The record.
+  await userAudio;
   const interrupted = turn.interrupted || signal.aborted || (reason !== null && reason !== 'completed');
   const firstResponseMs = firstFrameAt === null ? null : Math.max(0, firstFrameAt - input.endOfInput);
   const inputAudioMs = input.kind === 'voice' ? input.speechMs : 0;

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createRealtimeService, type RealtimeService } from '../../emulator/src/realtime/index.js';
+import { Caller, fixture48k, makeContext, sleep } from './helpers.js';
+
+/** Once armed, every file write waits until released (a disk or libuv pool that is slow to answer). */
+const slowDisk = vi.hoisted(() => {
+  let release!: () => void;
+  return { armed: false, held: 0, released: new Promise<void>((resolve) => { release = resolve; }), release: () => release() };
+});
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  return {
+    ...actual,
+    writeFile: async (...args: Parameters<typeof actual.writeFile>) => {
+      if (slowDisk.armed) {
+        slowDisk.held++;
+        await slowDisk.released;
+      }
+      return actual.writeFile(...args);
+    },
+  };
+});
+
+// Writing the question's WAV is file I/O on a libuv thread; on a busy machine it took up to 380 ms,
+// and the answer used to wait for it. Here the write is held until the answer is already speaking.
+describe('the question recording is not on the way to the first answer frame', () => {
+  let env: Awaited<ReturnType<typeof makeContext>>;
+  let service: RealtimeService;
+  let caller: Caller | undefined;
+
+  beforeAll(async () => {
+    env = await makeContext(10);
+    service = createRealtimeService(env.ctx, { voice: 'builtin' });
+  });
+  afterAll(async () => {
+    slowDisk.release();
+    caller?.close();
+    await service?.close();
+    await env?.dispose();
+  });
+
+  it('speaks while the question is still being written, and records the turn once it is', async () => {
+    caller = await Caller.connect((sdp) => service.handleOffer(env.robotId, { type: 'offer', sdp, language: 'en' }));
+    await caller.waitFor('session.ready');
+    slowDisk.armed = true;
+    await caller.say(await fixture48k('boil-time.wav'));
+    const stopped = await caller.waitFor('input.speech_stopped');
+    await caller.waitFor('output.speech_started', (e) => e.turn_id === stopped.turn_id, 10000);
+    expect(slowDisk.held).toBe(1); // the question's WAV, still being written
+    caller.send({ v: 1, type: 'response.interrupt' });
+    await sleep(300);
+    expect(caller.of('turn.completed')).toHaveLength(0); // the record waits for the recording
+
+    slowDisk.release();
+    const done = await caller.waitFor('turn.completed', (e) => e.turn_id === stopped.turn_id, 10000);
+    expect(done.interrupted).toBe(true);
+    const segments = env.ctx.store.audio.find((a) => a.session_id === caller!.sessionId).sort((a, b) => a.segment_index - b.segment_index);
+    expect(segments.map((a) => [a.segment_index, a.role])).toEqual([[0, 'user'], [1, 'assistant']]);
+  });
+});
