@@ -6,6 +6,8 @@ export interface FliteRun {
 
 /** One instance of the Flite program, run any number of times with a reset in between. */
 export interface FliteProgram {
+  /** The program's linear memory (for diagnostics and tests). */
+  readonly memory: WebAssembly.Memory;
   /**
    * Runs Flite once with its command line (e.g. `['flite', '-voice', 'kal16', '-t', text, '-o',
    * '/out.wav']`). Throws when the program was not reset since its last run.
@@ -15,10 +17,20 @@ export interface FliteProgram {
    * Makes the program ready for its next run: its memory goes back to the bytes it had right after
    * instantiation. False when it cannot run again — its last run did not return from `_start` (a trap
    * or a non-zero exit unwinds past the code that restores the wasm stack pointer, which memory
-   * does not hold), or its memory grew by more than `growthLimit` (default 64 MiB), which only a
-   * new instance gives back: make a new one.
+   * does not hold), or its memory grew by more than `growthLimit`, which only a new instance gives
+   * back: make a new one.
    */
   reset(): boolean;
+}
+
+export interface FliteProgramOptions {
+  /**
+   * Where writable memory starts ({@link writableMemoryStart} of the module's bytes); a reset
+   * restores from there up. Default 0: all of it.
+   */
+  writableFrom?: number;
+  /** Growth beyond the initial memory after which a reset refuses (default 64 MiB). */
+  growthLimit?: number;
 }
 
 /**
@@ -28,7 +40,8 @@ export interface FliteProgram {
  *
  * Why reset instead of a new instance per run: instantiating copies ~16 MB of voice data into fresh
  * memory (~10 ms of CPU, twice `kal16`'s synthesis of a sentence), while restoring a snapshot of
- * that memory takes ~1 ms. A C program's whole state is its linear memory plus the wasm stack
+ * its writable part (~80 KB above the read-only voices, plus what the run grew) takes microseconds
+ * and leaves the voice data warm in the CPU caches. A C program's whole state is its linear memory plus the wasm stack
  * pointer, which a normal return from `_start` leaves where it began, so a reset program starts
  * exactly as a fresh one: the tests compare their output byte for byte. (Running `_start` again
  * without the reset crashes: Flite frees its voice list at exit without clearing the pointer.)
@@ -37,7 +50,9 @@ export interface FliteProgram {
  * self-contained (no imports, no outer variables): the synthesis workers run its source text
  * (`instantiateFlite.toString()`), so the module is never looked up on disk a second time.
  */
-export function instantiateFlite(module: WebAssembly.Module, growthLimit = 64 * 1024 * 1024): FliteProgram {
+export function instantiateFlite(module: WebAssembly.Module, options: FliteProgramOptions = {}): FliteProgram {
+  const writableFrom = options.writableFrom ?? 0;
+  const growthLimit = options.growthLimit ?? 64 * 1024 * 1024;
   const ESUCCESS = 0, EBADF = 8, ENOENT = 44;
   let argBytes: Uint8Array[] = [];
   /** Virtual files opened by path_open (fd 4+); fd 3 is the one preopened directory, "/". */
@@ -163,11 +178,13 @@ export function instantiateFlite(module: WebAssembly.Module, growthLimit = 64 * 
 
   const instance = new WebAssembly.Instance(module, { wasi_snapshot_preview1: wasi });
   memory = instance.exports.memory as WebAssembly.Memory;
-  /** The memory as instantiated: what every run starts from. */
-  const pristine = u8().slice();
+  /** The writable memory as instantiated: what every run starts from. */
+  const pristine = u8().slice(writableFrom);
+  const initialBytes = memory.buffer.byteLength;
   /** `fresh`: ready to run; `returned`: ran and returned normally; `broken`: cannot run again. */
   let state: 'fresh' | 'returned' | 'broken' = 'fresh';
   return {
+    memory,
     run(args) {
       if (state !== 'fresh') throw new Error('a Flite program must be reset before it runs again');
       state = 'broken'; // until _start returns
@@ -191,10 +208,10 @@ export function instantiateFlite(module: WebAssembly.Module, growthLimit = 64 * 
     },
     reset() {
       if (state === 'fresh') return true;
-      if (state === 'broken' || memory.buffer.byteLength - pristine.length > growthLimit) return false;
+      if (state === 'broken' || memory.buffer.byteLength - initialBytes > growthLimit) return false;
       const now = u8();
-      now.set(pristine);
-      now.fill(0, pristine.length);
+      now.set(pristine, writableFrom);
+      now.fill(0, initialBytes);
       state = 'fresh';
       return true;
     },

