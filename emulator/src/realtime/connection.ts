@@ -200,7 +200,9 @@ export class RealtimeConnection {
   }
 
   #sendText(text: string): void {
-    if (this.#closed || !this.#peer.connected) return;
+    // `#ready` (set on 'connect') rather than simple-peer's `connected`: that getter reads the
+    // channel's readyState from libwebrtc, a blocking call to its signaling thread on every send.
+    if (this.#closed || !this.#ready) return;
     try {
       this.#peer.send(text);
     } catch {
