@@ -2,6 +2,8 @@ import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
 import { negotiate, openConnection, sleep, type Connection } from './connector.js';
 import { VoiceSessionError } from './errors.js';
 import type { VoiceSessionOptions } from './options.js';
+import { simplePeerTransport } from './peer.js';
+import { v1Protocol } from './protocol.js';
 import type { Dialect, DialectCodec, IceSignaling, TransportProvider } from './transport.js';
 
 /** What the session hears from the current connection (never from one it dropped). */
@@ -17,7 +19,7 @@ export interface LinkHandlers {
   signaling(mode: IceSignaling): void;
 }
 
-type Target = Pick<VoiceSessionOptions, 'aiId' | 'api' | 'language' | 'userIdentifier' | 'interruptions'>;
+type LinkOptions = Pick<VoiceSessionOptions, 'aiId' | 'api' | 'language' | 'userIdentifier' | 'interruptions' | 'transport' | 'protocol' | 'iceServers' | 'wrtc'>;
 
 /**
  * The call's current connection and its wire format: opens attempts, decodes what arrives (and
@@ -26,10 +28,20 @@ type Target = Pick<VoiceSessionOptions, 'aiId' | 'api' | 'language' | 'userIdent
 export class Link {
   private conn: Connection | undefined;
   private _iceSignaling: IceSignaling | undefined;
+  private readonly provider: TransportProvider;
+  private readonly dialect: Dialect;
   private readonly codec: DialectCodec;
 
-  constructor(private readonly provider: TransportProvider, private readonly dialect: Dialect, private readonly target: Target, private readonly on: LinkHandlers) {
-    this.codec = dialect.codec();
+  /** The transport and dialect are the options' (default: simple-peer WebRTC and kb-voice v1). */
+  constructor(private readonly options: LinkOptions, private readonly on: LinkHandlers) {
+    this.provider = options.transport ?? simplePeerTransport({ ...(options.iceServers ? { iceServers: options.iceServers } : {}), ...(options.wrtc ? { wrtc: options.wrtc } : {}) });
+    this.dialect = options.protocol ?? v1Protocol;
+    this.codec = this.dialect.codec();
+  }
+
+  /** Whether the dialect has ping/pong (without, the transport alone notices a dead link). */
+  get pings(): boolean {
+    return this.dialect.heartbeat !== false;
   }
 
   get current(): Connection | undefined {
@@ -62,7 +74,7 @@ export class Link {
       },
     }));
     try {
-      await negotiate(conn, this.dialect, this.target, sessionId, timeoutMs, (id) => this.on.answered(id));
+      await negotiate(conn, this.dialect, this.options, sessionId, timeoutMs, (id) => this.on.answered(id));
       return conn;
     } catch (err) {
       if (this.conn === conn) this.conn = undefined;

@@ -9,9 +9,7 @@ import { LevelMonitor, webAudioMeters } from './levels.js';
 import { Link } from './link.js';
 import { Microphone } from './microphone.js';
 import type { EndOptions, VoiceSessionOptions } from './options.js';
-import { simplePeerTransport } from './peer.js';
 import { AudioPlayback } from './playback.js';
-import { v1Protocol } from './protocol.js';
 import { Recovery } from './recovery.js';
 import { fetchReport, type SessionReport } from './report.js';
 import { SessionId } from './session-id.js';
@@ -64,8 +62,6 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   constructor(options: VoiceSessionOptions) {
     super();
     this.options = options;
-    const provider = options.transport ?? simplePeerTransport({ ...(options.iceServers ? { iceServers: options.iceServers } : {}), ...(options.wrtc ? { wrtc: options.wrtc } : {}) });
-    const dialect = options.protocol ?? v1Protocol;
     this.playback = new AudioPlayback(options.audioElement, {
       blocked: (error) => {
         this.emit('playbackBlocked');
@@ -76,7 +72,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.warmupRequest = new Warmup(this, options);
     this.microphone = new Microphone(this, options.microphone);
     this.tracker = new TurnTracker(this, options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {});
-    this.link = new Link(provider, dialect, options, {
+    this.link = new Link(options, {
       answered: (id) => {
         if (this.ids.name(id)) this.warmupRequest.soon(id);
       },
@@ -97,7 +93,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
         this.setState({ status: 'ended', sessionId: this.ids.value!, reason: 'connection_lost' });
         this.emit('error', error);
       },
-    }, options, dialect.heartbeat !== false);
+    }, options, this.link.pings);
     this.ending = new Ending(this.link, this.microphone, () => this.tracker.assistantSpeaking, options);
     this.snapshot = new SnapshotCache(() => ({
       status: this._state.status, state: this._state, warmup: this.warmupRequest.status, muted: this.microphone.muted, sessionId: this.ids.value,
@@ -107,7 +103,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     }));
     this.heartbeat = new Heartbeat({
       // A dialect without ping/pong relies on the transport noticing a dead link.
-      intervalMs: dialect.heartbeat === false ? 0 : options.heartbeatIntervalMs ?? 1000,
+      intervalMs: this.link.pings ? options.heartbeatIntervalMs ?? 1000 : 0,
       send: (t) => this.link.send({ v: PROTOCOL_VERSION, type: 'ping', t }),
       onDead: () => this.lost(),
     });
