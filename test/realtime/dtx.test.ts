@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRealtimeService, type RealtimeService } from '../../emulator/src/realtime/index.js';
+import { describe, expect, it } from 'vitest';
 import { preferOpusDtx } from '../../emulator/src/realtime/sdp-answer.js';
-import { Caller, fixture48k, makeContext, sleep } from './helpers.js';
+import { fixture48k, realtimeFixture, sleep } from './helpers.js';
 
 describe('preferOpusDtx (the answer asks the caller for Opus DTX)', () => {
   const offerish = ['v=0', 'm=audio 9 UDP/TLS/RTP/SAVPF 111 63 0', 'a=rtpmap:111 opus/48000/2', 'a=fmtp:111 minptime=10;useinbandfec=1', 'a=rtpmap:63 red/48000/2', 'a=fmtp:63 111/111', 'a=rtpmap:0 PCMU/8000', ''].join('\r\n');
@@ -24,28 +23,11 @@ describe('preferOpusDtx (the answer asks the caller for Opus DTX)', () => {
 // A silent caller sends almost nothing once the emulator's answer asks for DTX, and its speech
 // still makes a turn. Without DTX a 20 ms Opus stream is 50 packets per second, silent or not.
 describe('realtime answer with Opus DTX over WebRTC', () => {
-  let env: Awaited<ReturnType<typeof makeContext>>;
-  let service: RealtimeService;
-  let caller: Caller | undefined;
-
-  beforeAll(async () => {
-    env = await makeContext(10);
-    service = createRealtimeService(env.ctx, { voice: 'builtin' });
-  });
-  afterAll(async () => {
-    caller?.close();
-    await service?.close();
-    await env?.dispose();
-  });
+  const rt = realtimeFixture({ voice: 'builtin' });
 
   it('negotiates usedtx=1, so silence costs a few packets a second and speech still flows', async () => {
-    let answerSdp = '';
-    caller = await Caller.connect(async (sdp) => {
-      const answer = await service.handleOffer(env.robotId, { type: 'offer', sdp, language: 'en' });
-      answerSdp = answer.sdp;
-      return answer;
-    });
-    expect(answerSdp).toMatch(/^a=fmtp:111 .*usedtx=1/m);
+    const caller = await rt.connect();
+    expect(caller.answerSdp).toMatch(/^a=fmtp:111 .*usedtx=1/m);
     await caller.waitFor('session.ready');
 
     await sleep(500); // DTX engages after a few hundred ms of silence

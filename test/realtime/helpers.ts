@@ -2,9 +2,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import wrtc from '@roamhq/wrtc';
+import { afterAll, beforeAll } from 'vitest';
 import { createAgentBuilder, type ManagedAgentBuilder } from '../../emulator/src/agents.js';
 import type { EmulatorContext, Faults } from '../../emulator/src/context.js';
 import { seedStore } from '../../emulator/src/fixtures/seed.js';
+import { createRealtimeService, type RealtimeService, type RealtimeServiceOptions } from '../../emulator/src/realtime/index.js';
 import { resample } from '../../emulator/src/realtime/pcm.js';
 import { ScriptQueue } from '../../emulator/src/script.js';
 import { createMemoryStore } from '../../emulator/src/store.js';
@@ -46,6 +48,8 @@ type Signal = (offerSdp: string) => Promise<{ session_id: string; sdp: string }>
  */
 export class Caller extends WrtcCaller<ServerEvent> {
   sessionId = '';
+  /** The emulator's SDP answer. */
+  answerSdp = '';
   /** 10 ms frames received from the assistant, and how many of them carry sound. */
   received = { frames: 0, loud: 0 };
   #sink: InstanceType<typeof wrtc.nonstandard.RTCAudioSink> | undefined;
@@ -68,6 +72,7 @@ export class Caller extends WrtcCaller<ServerEvent> {
     const caller = new Caller();
     const answer = await signal(await caller.offer());
     caller.sessionId = answer.session_id;
+    caller.answerSdp = answer.sdp;
     await caller.answer(answer.sdp);
     return caller;
   }
@@ -87,3 +92,32 @@ export class Caller extends WrtcCaller<ServerEvent> {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A realtime service on a fresh seeded context for one test file (set up in `beforeAll`, closed
+ * with every caller connected through it in `afterAll`).
+ */
+export function realtimeFixture(options: RealtimeServiceOptions, agentBuildMs = 10) {
+  let env: Awaited<ReturnType<typeof makeContext>> | undefined;
+  let service: RealtimeService | undefined;
+  const callers: Caller[] = [];
+  beforeAll(async () => {
+    env = await makeContext(agentBuildMs);
+    service = createRealtimeService(env.ctx, options);
+  });
+  afterAll(async () => {
+    for (const c of callers) c.close();
+    await service?.close();
+    await env?.dispose();
+  });
+  return {
+    get env() { return env!; },
+    get service() { return service!; },
+    /** A v1 caller connected with a plain offer (language `en` unless `body` says otherwise). */
+    async connect(body: { session_id?: string; language?: string; user_identifier?: string } = {}): Promise<Caller> {
+      const caller = await Caller.connect((sdp) => service!.handleOffer(env!.robotId, { type: 'offer', sdp, language: 'en', ...body }));
+      callers.push(caller);
+      return caller;
+    },
+  };
+}

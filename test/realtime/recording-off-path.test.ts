@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createRealtimeService, type RealtimeService } from '../../emulator/src/realtime/index.js';
-import { Caller, fixture48k, makeContext, sleep } from './helpers.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { fixture48k, realtimeFixture, sleep } from './helpers.js';
 
 /** Once armed, every file write waits until released (a disk or libuv pool that is slow to answer). */
 const slowDisk = vi.hoisted(() => {
@@ -24,23 +23,11 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 // Writing the question's WAV is file I/O on a libuv thread; on a busy machine it took up to 380 ms,
 // and the answer used to wait for it. Here the write is held until the answer is already speaking.
 describe('the question recording is not on the way to the first answer frame', () => {
-  let env: Awaited<ReturnType<typeof makeContext>>;
-  let service: RealtimeService;
-  let caller: Caller | undefined;
-
-  beforeAll(async () => {
-    env = await makeContext(10);
-    service = createRealtimeService(env.ctx, { voice: 'builtin' });
-  });
-  afterAll(async () => {
-    slowDisk.release();
-    caller?.close();
-    await service?.close();
-    await env?.dispose();
-  });
+  const rt = realtimeFixture({ voice: 'builtin' });
+  afterAll(() => slowDisk.release()); // runs before the fixture closes (after-hooks run as a stack)
 
   it('speaks while the question is still being written, and records the turn once it is', async () => {
-    caller = await Caller.connect((sdp) => service.handleOffer(env.robotId, { type: 'offer', sdp, language: 'en' }));
+    const caller = await rt.connect();
     await caller.waitFor('session.ready');
     slowDisk.armed = true;
     await caller.say(await fixture48k('boil-time.wav'));
@@ -54,7 +41,7 @@ describe('the question recording is not on the way to the first answer frame', (
     slowDisk.release();
     const done = await caller.waitFor('turn.completed', (e) => e.turn_id === stopped.turn_id, 10000);
     expect(done.interrupted).toBe(true);
-    const segments = env.ctx.store.audio.find((a) => a.session_id === caller!.sessionId).sort((a, b) => a.segment_index - b.segment_index);
+    const segments = rt.env.ctx.store.audio.find((a) => a.session_id === caller.sessionId).sort((a, b) => a.segment_index - b.segment_index);
     expect(segments.map((a) => [a.segment_index, a.role])).toEqual([[0, 'user'], [1, 'assistant']]);
   });
 });

@@ -81,9 +81,9 @@ export interface RealtimeServiceOptions {
 }
 
 /**
- * Default cap on concurrent realtime sessions: far above what the emulator serves before answers
- * slow down (8–12 on two cores, see bench/), well below the ~160 concurrent offers at which
- * signaling outlasted the client's 15 s connect timeout.
+ * Default cap on concurrent realtime sessions: twice what the emulator serves on two cores without
+ * slowing first answers (32 with its callers on the same machine, bench 6), well below the ~160
+ * concurrent offers at which signaling outlasted the client's 15 s connect timeout.
  */
 export const DEFAULT_MAX_REALTIME_SESSIONS = 64;
 /** `Retry-After` of an offer refused at the cap, in seconds. */

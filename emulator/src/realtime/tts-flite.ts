@@ -63,20 +63,22 @@ var __name = (fn) => fn;
 const instantiateFlite = (${instantiateFlite.toString()});
 let program;
 let ready = false;
+let failure; // why the last prepare failed, reported by the next run
 const prepare = () => {
   if (ready) return;
   try {
     if (!program || !program.reset()) program = instantiateFlite(workerData.module, { writableFrom: workerData.writableFrom });
     ready = true;
-  } catch {
-    program = undefined; // reported by the next run
+  } catch (err) {
+    program = undefined;
+    failure = err;
   }
 };
 parentPort.on('message', (job) => {
   const t0 = performance.now();
   try {
     prepare();
-    if (!program) program = instantiateFlite(workerData.module, { writableFrom: workerData.writableFrom });
+    if (!ready) throw failure;
     ready = false;
     const r = program.run(job.args);
     parentPort.postMessage({ id: job.id, ok: true, wav: r.wav, code: r.code, stderr: r.stderr, ms: performance.now() - t0 }, [r.wav.buffer]);
