@@ -1,32 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRealtimeService, type Brain, type RealtimeService } from '../../emulator/src/realtime/index.js';
-import { Caller, fixture48k, makeContext } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Brain } from '../../emulator/src/realtime/index.js';
+import { fixture48k, realtimeFixture } from './helpers.js';
 
 describe('realtime barge-in, protocol and session end', () => {
-  let env: Awaited<ReturnType<typeof makeContext>>;
-  let service: RealtimeService;
-  const callers: Caller[] = [];
   const recognized: number[] = [];
-
-  beforeAll(async () => {
-    env = await makeContext(300);
-    // A recognizer plugged into the brain: the rest (answers, voice) stays the offline default.
-    const recognize: Brain['recognize'] = async ({ durationMs, audio }) => {
-      recognized.push(audio.samples.length);
-      return durationMs > 0 ? 'What is the recommended retail price?' : null;
-    };
-    service = createRealtimeService(env.ctx, { voice: 'builtin', brain: { recognize } });
-    await env.agents.warmup(env.robotId); // warm: no build time in this file
-  });
-  afterAll(async () => {
-    for (const c of callers) c.close();
-    await service?.close();
-    await env?.dispose();
-  });
+  // A recognizer plugged into the brain: the rest (answers, voice) stays the offline default.
+  const recognize: Brain['recognize'] = async ({ durationMs, audio }) => {
+    recognized.push(audio.samples.length);
+    return durationMs > 0 ? 'What is the recommended retail price?' : null;
+  };
+  const rt = realtimeFixture({ voice: 'builtin', brain: { recognize } }, 300);
+  beforeAll(() => rt.env.agents.warmup(rt.env.robotId)); // warm: no build time in this file
 
   const connect = async () => {
-    const caller = await Caller.connect((sdp) => service.handleOffer(env.robotId, { type: 'offer', sdp, language: 'en' }));
-    callers.push(caller);
+    const caller = await rt.connect();
     await caller.waitFor('session.ready');
     return caller;
   };
@@ -51,7 +38,7 @@ describe('realtime barge-in, protocol and session end', () => {
     expect(done1.output_duration_ms).toBeGreaterThan(0);
     expect(done1.output_duration_ms).toBeLessThan(4000);
     // The interruption is in the record too.
-    expect(env.ctx.store.messages.get(done1.message_id)!.question_metadata).toMatchObject({ interrupted: true });
+    expect(rt.env.ctx.store.messages.get(done1.message_id)!.question_metadata).toMatchObject({ interrupted: true });
 
     // The second utterance becomes its own turn; end it before it finishes speaking.
     await caller.waitFor('output.speech_started', (e) => e.turn_id === 2);
@@ -62,10 +49,10 @@ describe('realtime barge-in, protocol and session end', () => {
     const done2 = await caller.waitFor('turn.completed', (e) => e.turn_id === 2);
     expect(done2.interrupted).toBe(true);
     await closing;
-    const session = env.ctx.store.sessions.get(caller.sessionId)!;
+    const session = rt.env.ctx.store.sessions.get(caller.sessionId)!;
     expect(session.ended_at).toBeDefined();
     expect(session.duration_ms).toBeGreaterThan(3000);
-    expect(env.ctx.store.messages.find((m) => m.session_id === caller.sessionId)).toHaveLength(2);
+    expect(rt.env.ctx.store.messages.find((m) => m.session_id === caller.sessionId)).toHaveLength(2);
   }, 20000);
 
   it('answers ping, rejects invalid messages with protocol_error and ignores other protocol versions', async () => {
@@ -88,16 +75,16 @@ describe('realtime barge-in, protocol and session end', () => {
   it('ends a live session from the service side (endSession)', async () => {
     const caller = await connect();
     const closing = caller.closedByPeer();
-    service.endSession(caller.sessionId);
+    rt.service.endSession(caller.sessionId);
     await closing;
-    expect(env.ctx.store.sessions.get(caller.sessionId)!.ended_at).toBeDefined();
+    expect(rt.env.ctx.store.sessions.get(caller.sessionId)!.ended_at).toBeDefined();
   });
 
   it('rejects offers it cannot answer', async () => {
-    await expect(service.handleOffer(env.robotId, { type: 'offer', sdp: 'v=0\r\n' })).rejects.toMatchObject({ code: 'invalid_offer', status: 422 });
-    const other = env.ctx.store.sessions.all()[0]!;
-    env.ctx.store.sessions.put({ ...other, id: 'someone-elses', robot_id: 'another-robot' });
+    await expect(rt.service.handleOffer(rt.env.robotId, { type: 'offer', sdp: 'v=0\r\n' })).rejects.toMatchObject({ code: 'invalid_offer', status: 422 });
+    const other = rt.env.ctx.store.sessions.all()[0]!;
+    rt.env.ctx.store.sessions.put({ ...other, id: 'someone-elses', robot_id: 'another-robot' });
     const sdp = 'v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\n';
-    await expect(service.handleOffer(env.robotId, { type: 'offer', sdp, session_id: 'someone-elses' })).rejects.toMatchObject({ code: 'session_conflict', status: 409 });
+    await expect(rt.service.handleOffer(rt.env.robotId, { type: 'offer', sdp, session_id: 'someone-elses' })).rejects.toMatchObject({ code: 'session_conflict', status: 409 });
   });
 });

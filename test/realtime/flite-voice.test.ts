@@ -7,7 +7,7 @@ import { synthesizeFormant } from '../../emulator/src/realtime/tts-formant.js';
 import { decodeWav } from '../../emulator/src/wav.js';
 import { readFileSync } from 'node:fs';
 import { averageSpectrum, shapeCorrelation } from '../helpers/spectrum.js';
-import { Caller, fixture48k, makeContext } from './helpers.js';
+import { Caller, fixture48k, makeContext, realtimeFixture } from './helpers.js';
 
 const WARRANTY = 'The Aozora AK-3 comes with a two-year warranty from the date of purchase.';
 
@@ -78,30 +78,17 @@ describe('Flite (WASI) in worker threads', () => {
 });
 
 describe('English voice turns: scripted words in, Flite words out', () => {
-  let env: Awaited<ReturnType<typeof makeContext>>;
-  let service: RealtimeService;
-  const callers: Caller[] = [];
-
-  beforeAll(async () => {
-    env = await makeContext(0);
-    service = createRealtimeService(env.ctx, { voice: 'flite' });
-  });
-  afterAll(async () => {
-    for (const c of callers) c.close();
-    await service?.close();
-    await env?.dispose();
-  });
+  const rt = realtimeFixture({ voice: 'flite' }, 0);
 
   const connect = async () => {
-    const caller = await Caller.connect((sdp) => service.handleOffer(env.robotId, { type: 'offer', sdp, language: 'en' }));
-    callers.push(caller);
+    const caller = await rt.connect();
     await caller.waitFor('session.ready');
     return caller;
   };
 
   it('answers the scripted question from the knowledge base in Flite speech, and marks the turn scripted', async () => {
     const caller = await connect();
-    env.ctx.script.set(caller.sessionId, ['How long is the warranty?']);
+    rt.env.ctx.script.set(caller.sessionId, ['How long is the warranty?']);
     await caller.say(await fixture48k('warranty.wav'));
     const question = await caller.waitFor('transcript.final', (e) => e.role === 'user');
     expect(question).toMatchObject({ text: 'How long is the warranty?', scripted: true });
@@ -114,20 +101,20 @@ describe('English voice turns: scripted words in, Flite words out', () => {
     // The deltas still spell the answer exactly, sentence after sentence.
     expect(caller.of('transcript.delta').filter((e) => e.turn_id === done.turn_id).map((d) => d.delta).join('')).toBe(done.answer);
 
-    const message = env.ctx.store.messages.get(done.message_id)!;
+    const message = rt.env.ctx.store.messages.get(done.message_id)!;
     expect(message.question_metadata).toMatchObject({ input: 'voice', scripted: true });
     // The recorded answer is Flite's speech of each sentence, back to back.
     const expected = await Promise.all(speechSentences(done.answer).map((s) => synthesizeFlite(s.trim())));
     const expectedMs = expected.reduce((ms, p) => ms + (p.samples.length / p.sampleRate) * 1000, 0);
     expect(done.output_duration_ms).toBeGreaterThan(expectedMs - 30);
     expect(done.output_duration_ms).toBeLessThan(expectedMs + 30);
-    const recorded = env.ctx.store.audio.find((a) => a.session_id === caller.sessionId && a.role === 'assistant');
+    const recorded = rt.env.ctx.store.audio.find((a) => a.session_id === caller.sessionId && a.role === 'assistant');
     expect(recorded).toHaveLength(1);
     const wav = decodeWav(new Uint8Array(readFileSync(recorded[0]!.file)));
     const first = resample(expected[0]!.samples, expected[0]!.sampleRate, wav.sampleRate);
     expect(Array.from(wav.samples.subarray(0, first.length))).toEqual(Array.from(first));
     // The queue is used up: the next utterance gets the placeholder again.
-    expect(env.ctx.script.snapshot()).toEqual({ utterances: [], sessions: {} });
+    expect(rt.env.ctx.script.snapshot()).toEqual({ utterances: [], sessions: {} });
   });
 
   it('without a script keeps the honest placeholder', async () => {
@@ -137,7 +124,7 @@ describe('English voice turns: scripted words in, Flite words out', () => {
     expect(question.placeholder).toBe(true);
     expect(question.scripted).toBeUndefined();
     const done = await caller.waitFor('turn.completed', (e) => e.turn_id === question.turn_id, 20000);
-    expect(env.ctx.store.messages.get(done.message_id)!.question_metadata).not.toHaveProperty('scripted');
+    expect(rt.env.ctx.store.messages.get(done.message_id)!.question_metadata).not.toHaveProperty('scripted');
   });
 });
 

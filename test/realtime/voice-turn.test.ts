@@ -1,31 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRealtimeService, type RealtimeService } from '../../emulator/src/realtime/index.js';
+import { describe, expect, it } from 'vitest';
 import { decodeWav } from '../../emulator/src/wav.js';
-import { Caller, fixture48k, makeContext } from './helpers.js';
+import { fixture48k, realtimeFixture } from './helpers.js';
 
 // One cold robot: the first voice turn pays the agent build, a reconnection to the same session
 // continues it and pays nothing.
 describe('realtime voice turn over WebRTC', () => {
-  let env: Awaited<ReturnType<typeof makeContext>>;
-  let service: RealtimeService;
-  const callers: Caller[] = [];
-
-  beforeAll(async () => {
-    env = await makeContext(300);
-    service = createRealtimeService(env.ctx, { voice: 'builtin' });
-  });
-  afterAll(async () => {
-    for (const c of callers) c.close();
-    await service?.close();
-    await env?.dispose();
-  });
-
-  const connect = async (body: { session_id?: string; language?: string } = {}) => {
-    const caller = await Caller.connect((sdp) => service.handleOffer(env.robotId, { type: 'offer', sdp, language: 'en', user_identifier: 'tester', ...body }));
-    callers.push(caller);
-    return caller;
-  };
+  const rt = realtimeFixture({ voice: 'builtin' }, 300);
+  const connect = (body: { session_id?: string; language?: string } = {}) => rt.connect({ user_identifier: 'tester', ...body });
 
   let sessionId = '';
 
@@ -35,7 +17,7 @@ describe('realtime voice turn over WebRTC', () => {
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
     const ready = await caller.waitFor('session.ready');
     expect(ready).toMatchObject({ session_id: sessionId, language: 'en', agent_ready: false });
-    expect(env.ctx.store.sessions.get(sessionId)).toMatchObject({ robot_id: env.robotId, user_identifier: 'tester', language: 'en' });
+    expect(rt.env.ctx.store.sessions.get(sessionId)).toMatchObject({ robot_id: rt.env.robotId, user_identifier: 'tester', language: 'en' });
 
     const speech = await fixture48k('boil-time.wav'); // 3.7 s with ~2.9 s of speech
     await caller.say(speech);
@@ -71,17 +53,17 @@ describe('realtime voice turn over WebRTC', () => {
     expect(caller.received.loud).toBeGreaterThan(100);
 
     // Records: message, usage, two audio segments.
-    const message = env.ctx.store.messages.get(done.message_id)!;
+    const message = rt.env.ctx.store.messages.get(done.message_id)!;
     expect(message).toMatchObject({
       session_id: sessionId, question: question.text, answer: done.answer, status: 'finished', comes_from: 'realtime', model: 'gpt-realtime',
     });
     expect(message.first_response_time).toBeCloseTo(done.first_response_ms! / 1000, 2);
-    const usage = env.ctx.store.usage.find((u) => u.message_id === done.message_id);
+    const usage = rt.env.ctx.store.usage.find((u) => u.message_id === done.message_id);
     expect(usage).toHaveLength(1);
     expect(usage[0]!.input_audio_tokens).toBe(Math.round((stopped.duration_ms / 1000) * 10));
     expect(usage[0]!.output_audio_tokens).toBe(Math.round((done.output_duration_ms / 1000) * 20));
     expect(message.total_tokens).toBe(usage[0]!.input_text_tokens + usage[0]!.input_audio_tokens + usage[0]!.output_text_tokens + usage[0]!.output_audio_tokens);
-    const audio = env.ctx.store.audio.find((a) => a.session_id === sessionId).sort((a, b) => a.segment_index - b.segment_index);
+    const audio = rt.env.ctx.store.audio.find((a) => a.session_id === sessionId).sort((a, b) => a.segment_index - b.segment_index);
     expect(audio.map((a) => [a.segment_index, a.role])).toEqual([[0, 'user'], [1, 'assistant']]);
     for (const a of audio) {
       expect(existsSync(a.file)).toBe(true);
@@ -93,7 +75,7 @@ describe('realtime voice turn over WebRTC', () => {
     expect(audio[1]!.duration_ms).toBeCloseTo(done.output_duration_ms, -1);
 
     caller.close();
-    await expect.poll(() => env.ctx.store.sessions.get(sessionId)!.duration_ms, { timeout: 5000 }).toBeGreaterThan(5000);
+    await expect.poll(() => rt.env.ctx.store.sessions.get(sessionId)!.duration_ms, { timeout: 5000 }).toBeGreaterThan(5000);
   }, 25000);
 
   it('continues the session on reconnection with a warm agent, and answers typed questions from the dataset', async () => {
@@ -113,9 +95,9 @@ describe('realtime voice turn over WebRTC', () => {
     expect(done.answer).toMatch(/two-year warranty/);
     expect(caller.of('output.speech_stopped')).toEqual([expect.objectContaining({ turn_id: 2, reason: 'interrupted' })]);
     expect(done.output_duration_ms).toBeGreaterThan(0);
-    expect(env.ctx.store.messages.get(done.message_id)).toMatchObject({ session_id: sessionId, history_conversation_count: 1 });
-    const segments = env.ctx.store.audio.find((a) => a.session_id === sessionId).map((a) => a.segment_index).sort();
+    expect(rt.env.ctx.store.messages.get(done.message_id)).toMatchObject({ session_id: sessionId, history_conversation_count: 1 });
+    const segments = rt.env.ctx.store.audio.find((a) => a.session_id === sessionId).map((a) => a.segment_index).sort();
     expect(segments).toEqual([0, 1, 2]);
-    expect(env.ctx.store.sessions.find((s) => s.robot_id === env.robotId && s.id === sessionId)).toHaveLength(1);
+    expect(rt.env.ctx.store.sessions.find((s) => s.robot_id === rt.env.robotId && s.id === sessionId)).toHaveLength(1);
   }, 15000);
 });
