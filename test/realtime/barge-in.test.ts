@@ -12,11 +12,7 @@ describe('realtime barge-in, protocol and session end', () => {
   const rt = realtimeFixture({ voice: 'builtin', brain: { recognize } }, 300);
   beforeAll(() => rt.env.agents.warmup(rt.env.robotId)); // warm: no build time in this file
 
-  const connect = async () => {
-    const caller = await rt.connect();
-    await caller.waitFor('session.ready');
-    return caller;
-  };
+  const connect = () => rt.connect({}, { ready: true });
 
   it('stops speaking when the user talks over the answer', async () => {
     const caller = await connect();

@@ -80,11 +80,7 @@ describe('Flite (WASI) in worker threads', () => {
 describe('English voice turns: scripted words in, Flite words out', () => {
   const rt = realtimeFixture({ voice: 'flite' }, 0);
 
-  const connect = async () => {
-    const caller = await rt.connect();
-    await caller.waitFor('session.ready');
-    return caller;
-  };
+  const connect = () => rt.connect({}, { ready: true });
 
   it('answers the scripted question from the knowledge base in Flite speech, and marks the turn scripted', async () => {
     const caller = await connect();

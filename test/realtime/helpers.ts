@@ -113,10 +113,14 @@ export function realtimeFixture(options: RealtimeServiceOptions, agentBuildMs = 
   return {
     get env() { return env!; },
     get service() { return service!; },
-    /** A v1 caller connected with a plain offer (language `en` unless `body` says otherwise). */
-    async connect(body: { session_id?: string; language?: string; user_identifier?: string } = {}): Promise<Caller> {
+    /**
+     * A v1 caller connected with a plain offer (language `en` unless `body` says otherwise); with
+     * `ready`, once its `session.ready` arrived.
+     */
+    async connect(body: { session_id?: string; language?: string; user_identifier?: string } = {}, { ready = false } = {}): Promise<Caller> {
       const caller = await Caller.connect((sdp) => service!.handleOffer(env!.robotId, { type: 'offer', sdp, language: 'en', ...body }));
       callers.push(caller);
+      if (ready) await caller.waitFor('session.ready');
       return caller;
     },
   };

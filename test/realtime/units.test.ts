@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PacedAudioOutput, FRAME_SAMPLES } from '../../emulator/src/realtime/audio-out.js';
 import { placeholderAnswer, speechPlaceholder, createDefaultBrain } from '../../emulator/src/realtime/brain.js';
-import { resample, rms, toMono } from '../../emulator/src/realtime/pcm.js';
+import { concat, resample, rms, toMono } from '../../emulator/src/realtime/pcm.js';
 import { encodeServerEvent, parseClientMessage } from '../../emulator/src/realtime/protocol.js';
 import { espeakVoice, findEspeak } from '../../emulator/src/realtime/tts-espeak.js';
 import { synthesizeFormant, textToUnits } from '../../emulator/src/realtime/tts-formant.js';
@@ -53,6 +53,12 @@ describe('pcm', () => {
     expect(down.length).toBe(1600);
     expect(rms(down)).toBeCloseTo(rms(tone), 2);
     expect(resample(down, 16000, 22050).length).toBe(2205);
+  });
+  it('joins chunks, optionally only their first samples', () => {
+    const chunks = [Int16Array.from([1, 2]), Int16Array.from([3]), Int16Array.from([4, 5])];
+    expect(concat(chunks)).toEqual(Int16Array.from([1, 2, 3, 4, 5]));
+    expect(concat(chunks, 4)).toEqual(Int16Array.from([1, 2, 3, 4]));
+    expect(concat(chunks, 99)).toHaveLength(5);
   });
   it('upsamples by an integer factor with the same linear interpolation as any other ratio', () => {
     expect(resample(Int16Array.from([0, 300, -300]), 16000, 48000)).toEqual(Int16Array.from([0, 100, 200, 300, 100, -100, -300, -300, -300]));

@@ -84,14 +84,15 @@ function boxFilter(samples: Int16Array, width: number): Int16Array {
   return out;
 }
 
-/** Joins chunks into one array. */
-export function concat(chunks: readonly Int16Array[]): Int16Array {
+/** Joins chunks into one array, keeping at most the first `maxLength` samples. */
+export function concat(chunks: readonly Int16Array[], maxLength = Infinity): Int16Array {
   let length = 0;
   for (const c of chunks) length += c.length;
-  const out = new Int16Array(length);
+  const out = new Int16Array(Math.min(length, maxLength));
   let offset = 0;
   for (const c of chunks) {
-    out.set(c, offset);
+    if (offset >= out.length) break;
+    out.set(c.subarray(0, out.length - offset), offset);
     offset += c.length;
   }
   return out;

@@ -2,6 +2,7 @@ import type { AgentBuilder } from '../context.js';
 import type { PlaybackHooks, StreamingPlayback } from './audio-out.js';
 import { speechPlaceholder, type Brain } from './brain.js';
 import type { ActiveTurn } from './connection.js';
+import { concat } from './pcm.js';
 import { SYNTHESIS_LEAD_MS, speakSentences } from './speech.js';
 import type { OutgoingEvent } from './protocol.js';
 import type { Recorder } from './recorder.js';
@@ -188,16 +189,4 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
     output_duration_ms: Math.round(outputMs),
     interrupted,
   });
-}
-
-/** The first `length` samples of the chunks, as one array. */
-function concat(chunks: Int16Array[], length: number): Int16Array {
-  const out = new Int16Array(Math.min(length, chunks.reduce((n, c) => n + c.length, 0)));
-  let at = 0;
-  for (const c of chunks) {
-    if (at >= out.length) break;
-    out.set(c.subarray(0, out.length - at), at);
-    at += c.length;
-  }
-  return out;
 }
