@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import {
-  DEFAULT_AGENT_BUILD_MS, DEFAULT_API_KEY, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REALTIME_SESSIONS, FLITE_VOICES, VOICE_CHOICES, startEmulator,
+  DEFAULT_AGENT_BUILD_MS, DEFAULT_API_KEY, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REALTIME_SESSIONS, DEFAULT_RESUME_WINDOW_MS, FLITE_VOICES, VOICE_CHOICES, startEmulator,
   type FliteVoice, type VoiceChoice,
 } from './index.js';
 
@@ -16,6 +16,7 @@ Options:
   --agent-build-ms N   time the first realtime task pays without warmup (default ${DEFAULT_AGENT_BUILD_MS})
   --max-body-bytes N   largest request body, 413 above (default ${DEFAULT_MAX_BODY_BYTES})
   --max-sessions N     concurrent realtime sessions, 503 + Retry-After above (default ${DEFAULT_MAX_REALTIME_SESSIONS})
+  --resume-window-ms N how long a dropped session can be resumed by an offer naming it (default ${DEFAULT_RESUME_WINDOW_MS})
   --voice V            answer voice: ${VOICE_CHOICES.join(', ')} (default auto: Flite for English)
   --flite-voice V      Flite's voice: ${FLITE_VOICES.join(', ')} (default kal16)
   -h, --help           show this help
@@ -57,6 +58,7 @@ export function parseEmulatorArgs(argv: string[]) {
         'agent-build-ms': { type: 'string' },
         'max-body-bytes': { type: 'string' },
         'max-sessions': { type: 'string' },
+        'resume-window-ms': { type: 'string' },
         voice: { type: 'string' },
         'flite-voice': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -76,6 +78,7 @@ export function parseEmulatorArgs(argv: string[]) {
     agentBuildMs: integer('agent-build-ms', values['agent-build-ms'], DEFAULT_AGENT_BUILD_MS, 600_000),
     maxBodyBytes: atLeastOne('max-body-bytes', integer('max-body-bytes', values['max-body-bytes'], DEFAULT_MAX_BODY_BYTES, 2 ** 31)),
     maxRealtimeSessions: atLeastOne('max-sessions', integer('max-sessions', values['max-sessions'], DEFAULT_MAX_REALTIME_SESSIONS, 10_000)),
+    resumeWindowMs: integer('resume-window-ms', values['resume-window-ms'], DEFAULT_RESUME_WINDOW_MS, 86_400_000),
     voice: oneOf<VoiceChoice>('voice', values.voice, VOICE_CHOICES) ?? 'auto',
     fliteVoice: oneOf<FliteVoice>('flite-voice', values['flite-voice'], FLITE_VOICES) ?? 'kal16',
   };
@@ -107,7 +110,7 @@ export async function runEmulatorCommand(argv: string[]): Promise<number | void>
   const emulator = await startEmulator({
     port: args.port, host: args.host, apiKey: args.apiKey, agentBuildMs: args.agentBuildMs,
     maxBodyBytes: args.maxBodyBytes, maxRealtimeSessions: args.maxRealtimeSessions,
-    realtime: { voice: args.voice, fliteVoice: args.fliteVoice },
+    resumeWindowMs: args.resumeWindowMs, realtime: { voice: args.voice, fliteVoice: args.fliteVoice },
   });
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

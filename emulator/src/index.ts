@@ -6,7 +6,7 @@
 export { startEmulator, DEFAULT_API_KEY, DEFAULT_AGENT_BUILD_MS, type Emulator, type EmulatorOptions } from './server.js';
 export { createEmulatorApp } from './app.js';
 export { DEFAULT_MAX_BODY_BYTES } from './http/body-limit.js';
-export { DEFAULT_MAX_REALTIME_SESSIONS } from './realtime/index.js';
+export { DEFAULT_MAX_REALTIME_SESSIONS, DEFAULT_RESUME_WINDOW_MS } from './realtime/index.js';
 export { FIXTURE_IDS, type Fixtures } from './fixtures/seed.js';
 export { answerFromDataset, estimateTokens, type KnowledgeAnswer } from './knowledge.js';
 export { PRICE_TABLE, COST_CATEGORIES, REALTIME_MODEL, AUDIO_TOKENS_PER_SECOND, audioTokens, costItems, totalCost, type CostCategory, type TokenCounts } from './pricing.js';

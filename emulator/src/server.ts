@@ -47,6 +47,12 @@ export interface EmulatorOptions {
    * default 64.
    */
   maxRealtimeSessions?: number;
+  /**
+   * How long after its last connection closed a realtime session can be continued by an offer
+   * naming its `session_id` (a client's `resume: true` after a page reload); later: 409. Default
+   * 120000 ms.
+   */
+  resumeWindowMs?: number;
 }
 
 /** A running emulator. */
@@ -104,7 +110,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   };
   try {
     sc.fixtures = await seedStore(store, { apiKey, audioDir });
-    sc.realtime = createRealtimeService(sc, { ...options.realtime, ...(maxSessions !== undefined ? { maxSessions } : {}) });
+    sc.realtime = createRealtimeService(sc, { ...options.realtime, ...(maxSessions !== undefined ? { maxSessions } : {}), ...(options.resumeWindowMs !== undefined ? { resumeWindowMs: options.resumeWindowMs } : {}) });
   } catch (error) {
     await rm(audioDir, { recursive: true, force: true });
     throw error;

@@ -54,8 +54,10 @@ describe('kb-voice emulator command', () => {
   it('parses arguments with the documented defaults', () => {
     expect(parseEmulatorArgs([])).toEqual({
       help: false, port: 8787, host: '127.0.0.1', apiKey: 'kbv-emulator-key', agentBuildMs: 5700, maxBodyBytes: 1_048_576, maxRealtimeSessions: 64,
-      voice: 'auto', fliteVoice: 'kal16',
+      resumeWindowMs: 120_000, voice: 'auto', fliteVoice: 'kal16',
     });
+    expect(parseEmulatorArgs(['--resume-window-ms', '0'])).toMatchObject({ resumeWindowMs: 0 });
+    expect(() => parseEmulatorArgs(['--resume-window-ms', '-5'])).toThrow(/--resume-window-ms/);
     expect(parseEmulatorArgs(['--voice', 'builtin', '--flite-voice', 'slt'])).toMatchObject({ voice: 'builtin', fliteVoice: 'slt' });
     expect(() => parseEmulatorArgs(['--voice', 'loud'])).toThrow("--voice must be one of auto, flite, espeak, builtin, got 'loud'");
     expect(() => parseEmulatorArgs(['--flite-voice', 'SLT'])).toThrow(/--flite-voice must be one of kal16, slt/);

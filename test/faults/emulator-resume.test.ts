@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
 import { createMemoryStore, startEmulator, type EmulatorOptions } from 'kb-voice-emulator';
-import { Caller } from '../realtime/helpers.js';
+import { Caller, realtimeFixture } from '../realtime/helpers.js';
+import { ResumeWindow } from '../../emulator/src/realtime/resume-window.js';
 
 // Issue 10, defect 1, the emulator's side: after a restart it continues a session's turn numbering
 // from its stored messages when the store survived, and answers a reconnection for a session it
@@ -72,4 +73,47 @@ describe('emulator restart and session continuity', () => {
     const page = await api.sessions.messages(emu.fixtures.robotId, { session_id: 'lost-in-a-restart' });
     expect(page.items).toHaveLength(1);
   }, 30_000);
+});
+
+// Issue 27: a session stays resumable for `resumeWindowMs` after its last connection closed (a
+// reload with `resume: true`); later an offer naming it is refused, so a new conversation is not
+// appended to an old one. The window's clock is injected.
+describe('resume window', () => {
+  let now = 1_000_000;
+  const rt = realtimeFixture({ voice: 'builtin', resumeWindowMs: 120_000, now: () => now });
+
+  /** A connected caller, asked one question, then ended; resolves once the service recorded the end. */
+  async function endedSession(): Promise<string> {
+    const caller = await rt.connect({}, { ready: true });
+    await ask(caller, 'How long is the warranty?', 1);
+    caller.send({ v: 1, type: 'session.end' });
+    await caller.closedByPeer();
+    await vi.waitFor(() => expect(rt.env.ctx.store.sessions.get(caller.sessionId)?.ended_at).toBeDefined());
+    return caller.sessionId;
+  }
+
+  it('continues a dropped session up to resumeWindowMs after its connection closed: same id, turns going on', async () => {
+    const sessionId = await endedSession();
+    now += 120_000;
+    const back = await rt.connect({ session_id: sessionId });
+    expect(await back.waitFor('session.ready')).toMatchObject({ session_id: sessionId, resumed: true });
+    expect((await ask(back, 'How do I descale it?', 2)).turn_id).toBe(2);
+  }, 30_000);
+
+  it('refuses it with 409 once the window has passed, and answers no peer', async () => {
+    const sessionId = await endedSession();
+    now += 120_001;
+    await expect(rt.service.handleOffer(rt.env.robotId, { type: 'offer', sdp: 'v=0', session_id: sessionId })).rejects.toMatchObject({ status: 409, message: expect.stringContaining('resumeWindowMs') });
+  }, 30_000);
+
+  it('a live session is resumable whatever its age', async () => {
+    const caller = await rt.connect({}, { ready: true });
+    now += 10 * 120_000;
+    const again = await rt.connect({ session_id: caller.sessionId });
+    expect(await again.waitFor('session.ready')).toMatchObject({ session_id: caller.sessionId, resumed: true });
+  }, 30_000);
+
+  it('rejects a negative window', () => {
+    expect(() => new ResumeWindow(-1)).toThrow(RangeError);
+  });
 });

@@ -9,11 +9,13 @@ import { RealtimeConnection, RealtimeOfferError } from './connection.js';
 import { openAIDialect } from './openai/dialect.js';
 import type { SessionState } from './openai/session-config.js';
 import { Recorder } from './recorder.js';
+import { ResumeWindow } from './resume-window.js';
 import type { VadOptions } from './vad.js';
 
 export type { Brain, BrainAnswer, AnswerInput, RecognizeInput, SynthesizeInput, VoiceChoice, DefaultBrainOptions } from './brain.js';
 export { createDefaultBrain, speechPlaceholder, placeholderAnswer } from './brain.js';
 export { RealtimeOfferError } from './connection.js';
+export { DEFAULT_RESUME_WINDOW_MS } from './resume-window.js';
 export { synthesizeFormant } from './tts-formant.js';
 export { findEspeak, synthesizeEspeak } from './tts-espeak.js';
 export { VOICE_CHOICES } from './brain.js';
@@ -25,12 +27,13 @@ export type { Pcm } from './pcm.js';
 /** The emulator's realtime voice side, called by the HTTP signaling route. */
 export interface RealtimeService {
   /**
-   * Answers a caller's offer. Session ids: an existing session of the robot is continued (a live
-   * connection of it is closed first; `session.ready` says `resumed: true`, and turn numbers go on
-   * from the session's stored messages), an unknown id creates that session (`resumed: false`,
-   * turns from 1), no id creates a UUID. Rejects with {@link RealtimeOfferError} (`status` 422 bad
-   * offer, 409 session of another robot or being deleted, 503 `maxSessions` reached, 504 no answer
-   * in time).
+   * Answers a caller's offer. Session ids: an existing session of the robot is continued while it
+   * is live or within `resumeWindowMs` of its last connection closing (a live connection of it is
+   * closed first; `session.ready` says `resumed: true`, and turn numbers go on from the session's
+   * stored messages), an unknown id creates that session (`resumed: false`, turns from 1), no id
+   * creates a UUID. Rejects with {@link RealtimeOfferError} (`status` 422 bad offer, 409 session of
+   * another robot, being deleted or past its resume window, 503 `maxSessions` reached, 504 no
+   * answer in time).
    */
   handleOffer(robotId: string, body: RealtimeSessionIn): Promise<RealtimeSessionOut>;
   /**
@@ -78,6 +81,14 @@ export interface RealtimeServiceOptions {
    * Default {@link DEFAULT_MAX_REALTIME_SESSIONS}.
    */
   maxSessions?: number;
+  /**
+   * How long after its last connection closed a session can still be continued by an offer naming
+   * it (a page reload, a network change); later such an offer is refused with 409. Default
+   * {@link DEFAULT_RESUME_WINDOW_MS} (120000).
+   */
+  resumeWindowMs?: number;
+  /** Clock of the resume window (ms since the epoch); default `Date.now`. */
+  now?: () => number;
 }
 
 /**
@@ -114,6 +125,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
   const live = new Map<string, RealtimeConnection>();
   /** Next turn number per session, so a reconnection continues the numbering. */
   const nextTurn = new Map<string, number>();
+  const resumable = new ResumeWindow(options.resumeWindowMs, options.now);
   let closed = false;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_REALTIME_SESSIONS;
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError(`maxRealtimeSessions must be an integer >= 1, got ${maxSessions}`);
@@ -141,6 +153,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
         throw new RealtimeOfferError('session_conflict', 409, 'session_id names a session of another robot');
       }
       if (existing?.deleting) throw new RealtimeOfferError('session_conflict', 409, 'the session is being deleted');
+      resumable.check(sessionId, existing, live.has(sessionId));
       const language = body.language ?? existing?.language ?? 'ja';
       // Warm the default voice while the call connects, so the first answer does not pay it.
       if (!options.brain?.synthesize) void defaults.prepare(language).catch(() => {});
@@ -162,6 +175,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
           ...(body.interruptions ? { interruptions: body.interruptions } : {}),
           onClosed: (conn) => {
             nextTurn.set(conn.sessionId, conn.nextTurnId);
+            resumable.dropped(conn.sessionId);
             if (live.get(conn.sessionId) === conn) live.delete(conn.sessionId);
           },
         },
