@@ -51,7 +51,8 @@ export class Attempt {
   private gotReady!: () => void;
   private aborted = false;
 
-  constructor(private readonly setup: AttemptSetup, microphone: MediaStream, private readonly report: AttemptReport) {
+  /** `microphone`: undefined for a text-only call. */
+  constructor(private readonly setup: AttemptSetup, microphone: MediaStream | undefined, private readonly report: AttemptReport) {
     this.audio = new Promise<void>((resolve) => (this.gotAudio = resolve));
     this.ready = new Promise<void>((resolve) => (this.gotReady = resolve));
     const { dialect } = setup;

@@ -27,6 +27,15 @@ export type VoiceErrorCode =
    * (e.g. it restarted). Turns already received are kept; the service's turn numbers start again at 1.
    */
   | 'session_reset'
+  /**
+   * A warning, the call goes on: the microphone's track ended (device unplugged, Bluetooth off,
+   * taken by another app); the session switches to the default microphone on the same connection.
+   */
+  | 'device_lost'
+  /** The audio output chosen with `setOutputDevice()` cannot be used (gone, or the browser refused it; `cause` says why). */
+  | 'device_unavailable'
+  /** This browser cannot do what was asked (e.g. `setOutputDevice` without `HTMLMediaElement.setSinkId`). */
+  | 'not_supported'
   /** The peer sent a data-channel message that is not protocol v1 (or broke a protocol rule or limit). */
   | 'protocol_error'
   /** The service reported an error event on the data channel (`serverCode` says which). */

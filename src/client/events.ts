@@ -1,3 +1,4 @@
+import type { DeviceList } from './devices.js';
 import type { VoiceSessionError } from './errors.js';
 import type { SessionState, WarmupStatus } from './state.js';
 import type { IceSignaling } from './transport.js';
@@ -71,6 +72,8 @@ export interface SessionEvents {
   /** resumePlayback() succeeded after playback was blocked. */
   playbackResumed: () => void;
   error: (error: VoiceSessionError) => void;
+  /** The audio devices changed (also `snapshot.devices`). */
+  devices: (devices: DeviceList) => void;
   /** How the connection's ICE candidates reach the service (`fallback`: the service refused trickle); also `snapshot.iceSignaling`. */
   iceSignaling: (mode: IceSignaling) => void;
 }

@@ -2,7 +2,8 @@
 export { VoiceSession } from './session.js';
 export type { VoiceSessionOptions, EndOptions } from './options.js';
 export { VoiceSessionError, type VoiceErrorCode } from './errors.js';
-export type { SessionState, SessionStatus, WarmupStatus, EndReason } from './state.js';
+export type { SessionState, SessionStatus, WarmupStatus, EndReason, ReconnectHow, ReconnectCause } from './state.js';
+export type { AudioDevice, DeviceList } from './devices.js';
 export type { SessionEvents, Turn, TranscriptUpdate, AudioLevels, LiveTranscript } from './events.js';
 export type { SessionSnapshot } from './snapshot.js';
 export type {

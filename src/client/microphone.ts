@@ -3,14 +3,26 @@ import { openMicrophone, stopStream, type MicrophoneSource } from './media.js';
 
 /**
  * The user's microphone during one call: opened once, muted by disabling its track (so unmuting is
- * instant), switched to another device in place, stopped at the end. An effect: mute changes are
- * reported, never emitted.
+ * instant), switched to another device in place, stopped at the end. A track that ends by itself
+ * (device unplugged, Bluetooth off, taken by another app) is reported through `lost`. With source
+ * `false` (a text-only call) nothing is ever opened. An effect: it reports, never emits.
  */
 export class Microphone {
   private _stream: MediaStream | undefined;
   private _muted = false;
+  private watched: MediaStreamTrack | undefined;
+  private readonly onEnded = () => this.lost?.();
 
-  constructor(private readonly source: MicrophoneSource | undefined, private readonly report: (muted: boolean) => void) {}
+  constructor(
+    private readonly source: MicrophoneSource | false | undefined,
+    private readonly report: (muted: boolean) => void,
+    private readonly lost?: () => void,
+  ) {}
+
+  /** A text-only call (`microphone: false`): no microphone is asked for. */
+  get textOnly(): boolean {
+    return this.source === false;
+  }
 
   /** The stream sent to the service; kept across device switches, so a reconnection sends the current track. */
   get stream(): MediaStream | undefined {
@@ -23,6 +35,7 @@ export class Microphone {
 
   /** Opens it; when `standDown()` says the call is ending meanwhile, releases it again and returns undefined. */
   async open(standDown: () => boolean): Promise<MediaStream | undefined> {
+    if (this.source === false) return undefined;
     const stream = await openMicrophone(this.source);
     if (standDown()) {
       stopStream(stream);
@@ -30,6 +43,7 @@ export class Microphone {
     }
     this._stream = stream;
     this.apply();
+    this.watch(stream.getAudioTracks()[0]);
     return stream;
   }
 
@@ -49,8 +63,9 @@ export class Microphone {
    * Opens `deviceId` and puts its track in place of the current one; `replace` hands it to the
    * connection. Throws `not_connected` when `standDown()` says the call ended meanwhile.
    */
-  async switchTo(deviceId: string, standDown: () => boolean, replace: (old: MediaStreamTrack, track: MediaStreamTrack, stream: MediaStream) => void): Promise<MediaStream> {
+  async switchTo(deviceId: string | undefined, standDown: () => boolean, replace: (old: MediaStreamTrack, track: MediaStreamTrack, stream: MediaStream) => void): Promise<MediaStream> {
     const current = this._stream!;
+    if (this.source === false) throw new VoiceSessionError('not_supported', 'A text-only call (microphone: false) has no microphone to switch');
     const next = await openMicrophone(this.source, deviceId);
     const track = next.getAudioTracks()[0]!;
     if (this._stream !== current || standDown()) {
@@ -70,12 +85,21 @@ export class Microphone {
       old.stop();
     }
     current.addTrack(track);
+    this.watch(track);
     return current;
   }
 
   /** Stops every track (the browser's recording indicator goes off). */
   stop(): void {
+    this.watch(undefined);
     stopStream(this._stream);
+  }
+
+  /** Listens for `ended` on `track` only (the browser ends a track by itself when its device goes away). */
+  private watch(track: MediaStreamTrack | undefined): void {
+    this.watched?.removeEventListener?.('ended', this.onEnded);
+    this.watched = track;
+    track?.addEventListener?.('ended', this.onEnded);
   }
 
   private apply(): void {

@@ -33,8 +33,21 @@ export interface VoiceSessionOptions {
   signal?: AbortSignal;
   /** WebRTC implementation for the default transport outside browsers (Node: `@roamhq/wrtc`). */
   wrtc?: WrtcImplementation;
-  /** getUserMedia constraints (voice processing is always on) or a function returning a stream. */
-  microphone?: MicrophoneSource;
+  /**
+   * getUserMedia constraints (voice processing is always on) or a function returning a stream;
+   * `false`: a text-only call — no microphone is asked for, questions are typed (`sendText`),
+   * answers are still spoken and captioned.
+   */
+  microphone?: MicrophoneSource | false;
+  /**
+   * Resume after a reload: while a call is live its session id is kept in `sessionStorage` under
+   * `kb-voice:<aiId>`; a session started with `resume: true` in the same tab within
+   * `resumeWindowMs` continues that service session (same `sessionId`, turn ids going on,
+   * `snapshot.resumed`). `end()` clears it. Default false.
+   */
+  resume?: boolean;
+  /** How long after the page left a call it can be resumed (default 120000 ms; the service keeps sessions resumable about as long). */
+  resumeWindowMs?: number;
   /** Where the assistant's audio plays; default a detached `new Audio()` in browsers, none in Node. */
   audioElement?: HTMLAudioElement;
   /** How long a dropped call is retried before it ends with `connection_lost` (default 15000 ms). */

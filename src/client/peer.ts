@@ -98,9 +98,11 @@ class PeerLink implements Transport {
       iceCompleteTimeout: this.gatherTimeoutMs,
       channelName: this.attempt.channel,
       config: { iceServers: this.options.iceServers ?? [], ...(this.options.iceTransportPolicy ? { iceTransportPolicy: this.options.iceTransportPolicy } : {}) },
-      stream: this.attempt.microphone,
+      ...(this.attempt.microphone ? { stream: this.attempt.microphone } : {}),
       ...(this.options.wrtc ? { wrtc: this.options.wrtc as unknown as SimplePeer.Options['wrtc'] } : {}),
     }));
+    // A text-only call sends no audio but still receives the answers' (the offer must ask for them).
+    if (!this.attempt.microphone) peer.addTransceiver('audio', { direction: 'recvonly' });
     const current = () => peer === this.peer;
     let lastError: Error | undefined;
     peer.on('error', (err: Error) => {

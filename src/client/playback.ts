@@ -20,6 +20,8 @@ export interface PlaybackEvents {
 export class AudioPlayback {
   blocked = false;
   private el: HTMLAudioElement | undefined;
+  /** The output chosen with setOutput() before there was an element to apply it to. */
+  private sinkId: string | undefined;
 
   constructor(private readonly given: HTMLAudioElement | undefined, private readonly clock: Clock, private readonly events: PlaybackEvents) {}
 
@@ -27,6 +29,7 @@ export class AudioPlayback {
     const el = this.given ?? this.el ?? (typeof Audio === 'function' ? new Audio() : undefined);
     if (!el) return;
     this.el = el;
+    if (this.sinkId !== undefined) void this.applySink(el, this.sinkId).catch(() => undefined);
     el.autoplay = true;
     el.srcObject = stream;
     el.play()?.catch((err: { name?: string }) => {
@@ -49,6 +52,30 @@ export class AudioPlayback {
     if (this.blocked) {
       this.blocked = false;
       this.events.resumed();
+    }
+  }
+
+  /**
+   * Routes the assistant's audio to the output device `deviceId` (`''`: the system default) with
+   * `HTMLMediaElement.setSinkId`. Rejects with `not_supported` where the browser has no setSinkId
+   * (Safari before 18.4, Firefox without its preference), and with `device_unavailable` (the
+   * browser's error as `cause`) when it refuses that device (gone, not allowed).
+   */
+  async setOutput(deviceId: string): Promise<void> {
+    const el = this.given ?? this.el ?? (typeof Audio === 'function' ? new Audio() : undefined);
+    if (!el || typeof (el as { setSinkId?: unknown }).setSinkId !== 'function') {
+      throw new VoiceSessionError('not_supported', 'This browser cannot choose the audio output device (no HTMLMediaElement.setSinkId)');
+    }
+    this.el ??= el;
+    await this.applySink(el, deviceId);
+    this.sinkId = deviceId;
+  }
+
+  private async applySink(el: HTMLAudioElement, deviceId: string): Promise<void> {
+    try {
+      await (el as HTMLAudioElement & { setSinkId(id: string): Promise<void> }).setSinkId(deviceId);
+    } catch (err) {
+      throw new VoiceSessionError('device_unavailable', `The audio output could not be set to ${JSON.stringify(deviceId)}: ${(err as Error)?.name ?? err}`, { cause: err });
     }
   }
 

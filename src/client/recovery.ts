@@ -1,6 +1,6 @@
 import { PROTOCOL_VERSION } from '../schemas/realtime-events.js';
 import { isTimeout, type Attempt } from './attempt.js';
-import { sleep, type Clock } from './clock.js';
+import { deadline, sleep, type Clock } from './clock.js';
 import { VoiceSessionError } from './errors.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 import type { ReconnectHow } from './state.js';
@@ -32,6 +32,11 @@ export interface RecoveryOptions {
   probes: boolean;
   /** Makes a new attempt for `sessionId` (it becomes the session's current one) and runs it within `timeoutMs`. */
   open(sessionId: string, timeoutMs: number): Promise<Attempt>;
+  /**
+   * While the browser is offline: a promise that resolves once the network is back (no try is made
+   * meanwhile; the first one starts as soon as it is back). Undefined when online (the default).
+   */
+  online?(): Promise<void> | undefined;
 }
 
 /** The service refused to continue the session (e.g. 404/409: deleted, 401: logged out): retrying cannot help. */
@@ -63,11 +68,17 @@ export class Recovery {
     const { clock, reconnectTimeoutMs } = this.options;
     const began = clock.now();
     let tries = 0;
+    const offline = this.options.online?.();
+    if (offline) {
+      // The state says at once that the call is being restored; the restart waits for the network.
+      this.report.trying('ice-restart', ++tries);
+      if (!(await this.network(offline, began + reconnectTimeoutMs, signal))) return this.gaveUpOffline(signal);
+    }
     // A link that dies again soon after a restart (the far side, not the path, is the problem) gets new offers.
     const restart = began - this.restartedAt > reconnectTimeoutMs ? dropped.transport.restart?.() : undefined;
     if (restart) {
       this.restartedAt = began;
-      this.report.trying('ice-restart', ++tries);
+      if (!offline) this.report.trying('ice-restart', ++tries);
       const ok = await restart.then(() => this.probe(dropped), () => false);
       if (signal.aborted) return;
       if (ok) return this.report.restored(dropped);
@@ -82,6 +93,8 @@ export class Recovery {
       this.report.trying('new-offer', ++tries);
       if (delay > 0) await sleep(clock, Math.min(delay, left - MIN_ATTEMPT_MS));
       if (signal.aborted) return;
+      const offline = this.options.online?.();
+      if (offline && !(await this.network(offline, began + reconnectTimeoutMs, signal))) return this.gaveUpOffline(signal);
       try {
         const attempt = await this.options.open(sessionId, Math.min(began + reconnectTimeoutMs - clock.now(), this.options.connectTimeoutMs));
         if (!signal.aborted) this.report.restored(attempt);
@@ -94,6 +107,24 @@ export class Recovery {
     }
     if (signal.aborted) return;
     this.report.gaveUp(new VoiceSessionError('connection_lost', `The connection was lost and not restored within ${reconnectTimeoutMs} ms`, { cause }));
+  }
+
+  /** Waits for `online` until `until` (clock time); false when the network did not come back in time. */
+  private async network(online: Promise<void>, until: number, signal: AbortSignal): Promise<boolean> {
+    const limit = deadline(this.options.clock, Math.max(0, until - this.options.clock.now()), () => new Error('still offline'));
+    try {
+      await Promise.race([online, limit.promise]);
+      return true;
+    } catch {
+      return signal.aborted;
+    } finally {
+      limit.clear();
+    }
+  }
+
+  private gaveUpOffline(signal: AbortSignal): void {
+    if (signal.aborted) return;
+    this.report.gaveUp(new VoiceSessionError('connection_lost', `The device stayed offline for more than ${this.options.reconnectTimeoutMs} ms`));
   }
 
   /**

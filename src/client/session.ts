@@ -1,6 +1,9 @@
 import { EventEmitter } from 'eventemitter3';
 import { PROTOCOL_VERSION, type ServerEvent } from '../schemas/realtime-events.js';
 import { Attempt, type AttemptReport, type AttemptSetup } from './attempt.js';
+import { DeviceWatch } from './devices.js';
+import { NetworkWatch } from './network.js';
+import { ResumeStore } from './resume-store.js';
 import { systemClock, type Clock } from './clock.js';
 import type { SessionEffect } from './effects.js';
 import { Ending } from './ending.js';
@@ -18,7 +21,7 @@ import { Recovery } from './recovery.js';
 import { fetchReport, type SessionReport } from './report.js';
 import { SessionId } from './session-id.js';
 import { SnapshotCache, type SessionSnapshot } from './snapshot.js';
-import { checkTransition, isFinal, isLive, type EndReason, type SessionState, type WarmupStatus } from './state.js';
+import { checkTransition, isFinal, isLive, type EndReason, type ReconnectCause, type SessionState, type WarmupStatus } from './state.js';
 import type { IceSignaling } from './transport.js';
 import { TurnTracker } from './turns.js';
 import { Warmup } from './warmup.js';
@@ -69,6 +72,16 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private readonly playback: AudioPlayback;
   private readonly recovery: Recovery;
   private readonly ending: Ending;
+  private readonly devices: DeviceWatch;
+  private readonly network: NetworkWatch;
+  /** Waiting for the network to come back (recovery while offline). */
+  private onlineWaiters: Array<() => void> = [];
+  private reconnectCause: ReconnectCause = 'connection_lost';
+  /** Set with `resume: true`: where the live call's id is kept for a reload. */
+  private readonly resumeStore: ResumeStore | undefined;
+  /** The first attempt named a stored session id (resume after reload). */
+  private resuming = false;
+  private _resumed = false;
   /** Lifecycle hooks of the effects, in order (effects.ts). */
   private readonly effects: SessionEffect[];
   private readonly onAbort = () => {
@@ -92,7 +105,19 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       resumed: () => this.notify('playbackResumed'),
     });
     this.warmupRequest = new Warmup(options, clock, (status) => this.notify('warmup', status));
-    this.microphone = new Microphone(options.microphone, (muted) => this.notify('mute', muted));
+    this.microphone = new Microphone(options.microphone, (muted) => this.notify('mute', muted), () => void this.microphoneLost());
+    this.devices = new DeviceWatch((devices) => this.notify('devices', devices));
+    this.network = new NetworkWatch({
+      offline: () => {
+        if (this._state.status === 'connected') this.lost(this.attempt, 'offline');
+      },
+      changed: () => {
+        for (const wake of this.onlineWaiters.splice(0)) wake();
+        // The path the call used is likely gone: restart ICE now rather than wait for missed pings.
+        if (this._state.status === 'connected') this.lost(this.attempt, 'network_change');
+      },
+    });
+    this.resumeStore = options.resume ? new ResumeStore(options.aiId, () => clock.now(), options.resumeWindowMs) : undefined;
     this.tracker = new TurnTracker(this.notify, options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {}, () => clock.now());
     const pings = protocol.heartbeat !== false;
     this.heartbeat = new Heartbeat({
@@ -108,8 +133,9 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       clock, probes: pings, policy: options.reconnectPolicy ?? jitteredBackoff(),
       reconnectTimeoutMs: options.reconnectTimeoutMs ?? 15000, connectTimeoutMs: options.connectTimeoutMs ?? 15000,
       open: (sessionId, timeoutMs) => this.open(sessionId, timeoutMs),
+      online: () => (this.network.offline ? new Promise<void>((resolve) => this.onlineWaiters.push(resolve)) : undefined),
     }, {
-      trying: (how, attempt) => this.go({ status: 'reconnecting', sessionId: this.ids.value!, how, attempt }),
+      trying: (how, attempt) => this.go({ status: 'reconnecting', sessionId: this.ids.value!, how, attempt, cause: this.reconnectCause }),
       restored: (attempt) => this.connected(attempt),
       gaveUp: (error) => {
         this.close({ status: 'ended', sessionId: this.ids.value!, reason: 'connection_lost' });
@@ -124,13 +150,17 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       { lost: () => this.tracker.connectionLost(), close: () => this.tracker.connectionLost() },
       { lost: () => this.ending.speechOver(), close: () => this.ending.speechOver() },
       { close: () => this.microphone.stop() },
+      { close: () => this.devices.close() },
+      { close: () => (this.network.close(), this.onlineWaiters.splice(0).forEach((wake) => wake())) },
+      // A live call's id is kept for a reload; once the call is over there is nothing to continue.
+      { connected: () => this.resumeStore?.keep(this.ids.value!), close: () => this.resumeStore?.clear() },
       { close: () => this.playback.release() },
     ];
     this.snapshot = new SnapshotCache(() => ({
       status: this._state.status, state: this._state, warmup: this.warmupRequest.status, muted: this.microphone.muted, sessionId: this.ids.value,
       turnsSource: this.tracker.turns, live: this.tracker.live, userSpeaking: this.tracker.userSpeaking,
       assistantSpeaking: this.tracker.assistantSpeaking, playbackBlocked: this.playback.blocked, error: this._error,
-      iceSignaling: this._iceSignaling,
+      iceSignaling: this._iceSignaling, devices: this.devices.current, resumed: this._resumed,
     }));
     options.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
@@ -240,6 +270,16 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   }
 
   /**
+   * Routes the assistant's audio to the output device `deviceId` (from `snapshot.devices.outputs`;
+   * `''` is the system default) with `HTMLMediaElement.setSinkId`, before or during a call. Rejects
+   * with `not_supported` where the browser has no `setSinkId`, `device_unavailable` when it
+   * refuses that device.
+   */
+  setOutputDevice(deviceId: string): Promise<void> {
+    return this.playback.setOutput(deviceId);
+  }
+
+  /**
    * Retries playback after the browser blocked it (`playbackBlocked`); call it from a user gesture
    * such as a click. It calls `audio.play()` first (the gesture's activation is still fresh) and
    * resumes the level meters' AudioContext without waiting for it (some browsers never resume it:
@@ -278,10 +318,15 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const stillConnecting = () => this._state.status === 'connecting';
     try {
       this.setup.provider.preflight?.();
-      const mic = await this.microphone.open(() => !stillConnecting());
-      if (!mic) return;
-      this.levels.setInput(mic);
-      const attempt = await this.open(undefined, this.options.connectTimeoutMs ?? 15000);
+      if (!this.microphone.textOnly) {
+        const mic = await this.microphone.open(() => !stillConnecting());
+        if (!mic) return;
+        this.levels.setInput(mic);
+      }
+      // After the microphone permission: only then do devices have labels.
+      this.devices.start();
+      this.network.start();
+      const attempt = await this.firstAttempt(this.options.connectTimeoutMs ?? 15000);
       if (stillConnecting()) this.connected(attempt);
     } catch (err) {
       if (!stillConnecting()) return;
@@ -292,9 +337,43 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     }
   }
 
+  /**
+   * The first attempt: with `resume: true` and a recent stored id, it continues that session; when
+   * the service refuses it (ended long ago, deleted: a 4xx), a new session is made in the time left.
+   */
+  private async firstAttempt(timeoutMs: number): Promise<Attempt> {
+    const stored = this.resumeStore?.take();
+    if (!stored) return this.open(undefined, timeoutMs);
+    const began = this.clock.now();
+    this.resuming = true;
+    try {
+      return await this.open(stored, timeoutMs);
+    } catch (err) {
+      const status = (err as VoiceSessionError).status;
+      if (this._state.status !== 'connecting' || this.ids.value || !(typeof status === 'number' && status >= 400 && status < 500)) throw err;
+      this.resuming = false;
+      this.resumeStore!.clear();
+      return this.open(undefined, Math.max(0, timeoutMs - (this.clock.now() - began)));
+    }
+  }
+
+  /** The microphone's track ended by itself: switch to the default microphone on the same connection. */
+  private async microphoneLost(): Promise<void> {
+    if (!isLive(this._state)) return;
+    this.notify('error', new VoiceSessionError('device_lost', 'The microphone stopped (unplugged, switched off or taken by another app); switching to the default microphone'));
+    try {
+      const stream = await this.microphone.switchTo(undefined, () => !isLive(this._state), (old, track, current) => this.attempt?.transport.replaceTrack(old, track, current));
+      this.levels.setInput(stream);
+    } catch (err) {
+      if (!isLive(this._state)) return;
+      this.notify('error', err instanceof VoiceSessionError ? err : new VoiceSessionError('microphone_unavailable', 'No microphone could replace the lost one', { cause: err }));
+    }
+    void this.devices.refresh();
+  }
+
   /** Makes `attempt` the current one and runs it (continuing `sessionId` when given). */
   private async open(sessionId: string | undefined, timeoutMs: number): Promise<Attempt> {
-    const attempt = (this.attempt = new Attempt(this.setup, this.microphone.stream!, this.attemptReport));
+    const attempt = (this.attempt = new Attempt(this.setup, this.microphone.stream, this.attemptReport));
     try {
       await attempt.run(sessionId, timeoutMs);
       return attempt;
@@ -311,11 +390,12 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.go({ status: 'connected', sessionId: this.ids.value! });
   }
 
-  /** `attempt` died (closed, ICE failed, heartbeat): recover if it carried the call. */
-  private lost(attempt: Attempt | undefined): void {
+  /** `attempt` died (closed, ICE failed, heartbeat) or its network went away or changed: recover if it carried the call. */
+  private lost(attempt: Attempt | undefined, cause: ReconnectCause = 'connection_lost'): void {
     if (!attempt || attempt !== this.attempt) return;
     this.ending.speechOver();
     if (this._state.status !== 'connected') return;
+    this.reconnectCause = cause;
     for (const effect of this.effects) effect.lost?.();
     this.recovering = new AbortController();
     void this.recovery.run(this._state.sessionId, attempt, this.recovering.signal);
@@ -355,7 +435,9 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       if (attempt === this.attempt && this.ids.name(id)) this.warmupRequest.soon(id);
     },
     event: (attempt, event) => {
-      if (attempt === this.attempt) this.serverEvent(event);
+      if (attempt !== this.attempt) return;
+      this.heartbeat.heard();
+      this.serverEvent(event);
     },
     invalid: (attempt, error) => {
       if (attempt === this.attempt) this.notify('error', error);
@@ -378,6 +460,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     switch (event.type) {
       case 'session.ready':
         this._agentReady = event.agent_ready;
+        if (this.resuming && this._state.status === 'connecting') this._resumed = event.resumed === true;
         this.tracker.ready(event.resumed);
         return;
       case 'pong':

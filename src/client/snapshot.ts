@@ -1,3 +1,4 @@
+import type { DeviceList } from './devices.js';
 import type { VoiceSessionError } from './errors.js';
 import type { LiveTranscript, Turn } from './events.js';
 import type { SessionState, SessionStatus, WarmupStatus } from './state.js';
@@ -31,6 +32,10 @@ export interface SessionSnapshot {
    * `complete` (trickle off); undefined before the first offer.
    */
   readonly iceSignaling: IceSignaling | undefined;
+  /** The audio inputs and outputs the browser lists, kept up to date during a call (`devicechange`); undefined before the call or without `navigator.mediaDevices`. */
+  readonly devices: DeviceList | undefined;
+  /** True when this call continued a session of an earlier page (`resume: true`, the service said `resumed`). */
+  readonly resumed: boolean;
 }
 
 /** Builds frozen snapshots, sharing the turns array between snapshots until a turn is added. */

@@ -7,16 +7,23 @@ export type EndReason = 'local' | 'aborted' | 'connection_lost';
 export type ReconnectHow = 'ice-restart' | 'new-offer';
 
 /**
+ * Why the call is being restored: `connection_lost` (the link died: ICE, channel, heartbeat),
+ * `offline` (the browser lost its network: the session waits for it, then restarts ICE),
+ * `network_change` (back online, or `navigator.connection` changed: ICE is restarted at once).
+ */
+export type ReconnectCause = 'connection_lost' | 'offline' | 'network_change';
+
+/**
  * The session's state; `status` discriminates. `ended` and `failed` are final.
  * - `connecting`: the first attempt (`attempt` is 1) opens the microphone and connects.
- * - `reconnecting`: the call dropped; `attempt` counts the tries of this recovery from 1, `how` says what this one does.
+ * - `reconnecting`: the call dropped; `attempt` counts the tries of this recovery from 1, `how` says what this one does, `cause` why.
  * - `ending`: end() was called; the assistant may finish its sentence and `session.end` leaves before the link closes.
  */
 export type SessionState =
   | { status: 'idle' }
   | { status: 'connecting'; attempt: number }
   | { status: 'connected'; sessionId: string }
-  | { status: 'reconnecting'; sessionId: string; how: ReconnectHow; attempt: number }
+  | { status: 'reconnecting'; sessionId: string; how: ReconnectHow; attempt: number; cause: ReconnectCause }
   | { status: 'ending'; sessionId?: string; reason: EndReason }
   | { status: 'ended'; sessionId?: string; reason: EndReason }
   | { status: 'failed'; error: VoiceSessionError };

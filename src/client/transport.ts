@@ -44,8 +44,8 @@ export interface SignalingResource {
 
 /** What a transport is given for one attempt. */
 export interface TransportOptions {
-  /** The microphone stream to send. */
-  microphone: MediaStream;
+  /** The microphone stream to send; undefined for a text-only call (audio is received only). */
+  microphone: MediaStream | undefined;
   /** Label of the data channel (from the dialect). */
   channel: string;
   /** Whether the dialect can reach the session resource (`connect` then gets a {@link SignalingResource}). */

@@ -9,6 +9,7 @@ function idleSnapshot(muted: boolean): SessionSnapshot {
   return Object.freeze({
     status: 'idle', state: Object.freeze({ status: 'idle' }), warmup: 'idle', muted, sessionId: undefined,
     turns: Object.freeze([]), live: null, userSpeaking: false, assistantSpeaking: false, playbackBlocked: false, error: undefined, iceSignaling: undefined,
+    devices: undefined, resumed: false,
   });
 }
 
@@ -22,6 +23,8 @@ export class SessionHolder {
   private readonly listeners = new Set<() => void>();
   private unsubscribe: (() => void) | undefined;
   private muted = false;
+  /** The output chosen with setOutputDevice(), applied to every later call too. */
+  private output: string | undefined;
   private idle = idleSnapshot(false);
   private mounts = 0;
 
@@ -42,6 +45,7 @@ export class SessionHolder {
     if (!session || session.state.status === 'ended' || session.state.status === 'failed') {
       session = new VoiceSession(this.options());
       if (this.muted) session.mute();
+      if (this.output !== undefined) void session.setOutputDevice(this.output).catch(() => undefined);
       this.unsubscribe?.();
       this.unsubscribe = session.subscribe(this.notify);
       this.session = session;
@@ -83,6 +87,23 @@ export class SessionHolder {
 
   resumePlayback(): Promise<void> {
     return this.session?.resumePlayback() ?? Promise.resolve();
+  }
+
+  /** Switches the current call's microphone (`not_connected` without a call). */
+  setInputDevice(deviceId: string): Promise<void> {
+    return this.session ? this.session.setInputDevice(deviceId) : Promise.reject(noCall());
+  }
+
+  /**
+   * Routes the answers to an output device, now and in later calls. Before any call it only checks
+   * that the browser can (`not_supported` otherwise) and keeps the choice.
+   */
+  async setOutputDevice(deviceId: string): Promise<void> {
+    if (this.session) await this.session.setOutputDevice(deviceId);
+    else if (typeof HTMLMediaElement === 'undefined' || !('setSinkId' in HTMLMediaElement.prototype)) {
+      throw new VoiceSessionError('not_supported', 'This browser cannot choose the audio output device (no HTMLMediaElement.setSinkId)');
+    }
+    this.output = deviceId;
   }
 
   setMuted(muted: boolean): void {

@@ -22,6 +22,13 @@ export interface VoiceSessionControls extends SessionSnapshot {
   report(): Promise<SessionReport>;
   /** Retries blocked playback; call it from a click. */
   resumePlayback(): Promise<void>;
+  /** Switches the microphone during a call to one of `devices.inputs` (rejects `not_connected` without a call). */
+  setInputDevice(deviceId: string): Promise<void>;
+  /**
+   * Routes the answers to one of `devices.outputs` (`''`: the default), for this call and the next
+   * ones; rejects with `not_supported` where the browser has no `setSinkId`.
+   */
+  setOutputDevice(deviceId: string): Promise<void>;
   /** The current call's VoiceSession (e.g. for `level` events), undefined before the first call. */
   session: VoiceSession | undefined;
 }
@@ -55,6 +62,8 @@ export function useVoiceSession(options: VoiceSessionOptions): VoiceSessionContr
       interrupt: () => holder.interrupt(),
       report: () => holder.report(),
       resumePlayback: () => holder.resumePlayback(),
+      setInputDevice: (deviceId: string) => holder.setInputDevice(deviceId),
+      setOutputDevice: (deviceId: string) => holder.setOutputDevice(deviceId),
     }),
     [snapshot, holder],
   );

@@ -132,7 +132,7 @@ describe('VoiceSession recovery', () => {
     expect(server.offers).toHaveLength(2);
     expect(server.offers[1]!.session_id).toBe('sess-1');
     expect(states.map((s) => s.status)).toEqual(['connecting', 'connected', 'reconnecting', 'connected']);
-    expect(states[2]).toEqual({ status: 'reconnecting', sessionId: 'sess-1', how: 'new-offer', attempt: 1 });
+    expect(states[2]).toEqual({ status: 'reconnecting', sessionId: 'sess-1', how: 'new-offer', attempt: 1, cause: 'connection_lost' });
     expect(session.turns).toHaveLength(1);
     expect(server.warmupCalls).toBe(1); // warmup belongs to the call, not to each connection
   });

@@ -56,7 +56,7 @@ describe('session state machine', () => {
   it('knows final states and carried session ids', () => {
     expect(isFinal({ status: 'ended', reason: 'local' })).toBe(true);
     expect(isFinal({ status: 'failed', error: new VoiceSessionError('signaling_failed', 'x') })).toBe(true);
-    expect(isFinal({ status: 'reconnecting', sessionId: 's', how: 'new-offer', attempt: 1 })).toBe(false);
+    expect(isFinal({ status: 'reconnecting', sessionId: 's', how: 'new-offer', attempt: 1, cause: 'connection_lost' })).toBe(false);
     expect(isFinal({ status: 'ending', sessionId: 's', reason: 'local' })).toBe(false);
     expect(sessionIdOf({ status: 'connected', sessionId: 's1' })).toBe('s1');
     expect(sessionIdOf({ status: 'connecting', attempt: 1 })).toBeUndefined();

@@ -13,7 +13,7 @@ describe('transport seam', () => {
     const opened: Array<{ channel: string; tracks: number }> = [];
     const transport: TransportProvider = {
       open: (options, events) => {
-        opened.push({ channel: options.channel, tracks: options.microphone.getAudioTracks().length });
+        opened.push({ channel: options.channel, tracks: options.microphone!.getAudioTracks().length });
         return scripted.transport.open(options, events);
       },
     };

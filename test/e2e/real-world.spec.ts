@@ -2,7 +2,7 @@
  * Calls that survive real devices, networks and tabs (issue 27), in Chromium against the emulator
  * and the relay on loopback. The conditions come from ./real-world/lab.ts (CDP and page hooks).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { RealWorldLab } from './real-world/lab.js';
 import { startRealWorldStack, type RealWorldStack } from './real-world/stack.js';
 import { chromiumLaunchOptions } from '../../scripts/chromium.mjs';
@@ -69,4 +69,146 @@ test('the lab reproduces each condition in Chromium (lost track, devices, offlin
   expect(await page.evaluate(() => 'setSinkId' in HTMLMediaElement.prototype)).toBe(true);
   await lab.removeSetSinkId();
   expect(await page.evaluate(() => 'setSinkId' in HTMLMediaElement.prototype)).toBe(false);
+});
+
+// ---------------------------------------------------------------- the library under these conditions
+
+type Snap = { status: string; state: { status: string; cause?: string }; sessionId?: string; resumed: boolean; turns: Array<{ id: number; answer: string }>; devices?: { inputs: Array<{ deviceId: string; label: string }>; outputs: Array<{ deviceId: string; label: string }> } };
+
+async function startCall(page: Page, options: Record<string, unknown> = {}): Promise<string> {
+  const { sessionId } = await page.evaluate((init) => window.harness.start(init), { relayUrl: stack.relayUrl, aiId: stack.emulator.fixtures.robotId, options });
+  return sessionId!;
+}
+const snapshot = (page: Page) => page.evaluate(() => window.harness.snapshot() as unknown) as Promise<Snap>;
+const ask = (page: Page, text: string) => page.evaluate((t) => window.harness.ask(t), text);
+const events = (page: Page, type: string) => page.evaluate((t) => window.harness.events.filter((e) => e.type === t).map((e) => e.data), type) as Promise<any[]>;
+
+test.afterEach(async ({ page }) => {
+  await page.evaluate(() => window.harness?.end()).catch(() => undefined);
+});
+
+test('an ended microphone track is replaced by the default one within 1 s, on the same peer connection', async ({ page }) => {
+  const lab = await RealWorldLab.install(page);
+  await stack.open(page);
+  await startCall(page);
+  expect(await lab.counts()).toMatchObject({ peerConnections: 1, getUserMedia: 1, replaceTrack: 0 });
+
+  const ended = await lab.endMicrophone();
+  await expect.poll(async () => (await lab.counts()).replaceTrack).toBe(1);
+  const counts = await lab.counts();
+  expect(counts.lastReplaceTrackAt! - ended.at).toBeLessThan(1000);
+  expect(counts).toMatchObject({ peerConnections: 1, getUserMedia: 2 });
+  expect((await events(page, 'error')).map((e) => e.code)).toEqual(['device_lost']);
+  // The new track is live and is what the connection sends; the call goes on.
+  expect(await page.evaluate(() => window.__kbvLab.tracks.at(-1)!.readyState)).toBe('live');
+  expect((await snapshot(page)).status).toBe('connected');
+  expect((await ask(page, 'How long is the warranty?')).answer).toMatch(/warranty/);
+});
+
+test('offline shows reconnecting (cause offline); back online restarts ICE within 2 s and the call goes on', async ({ page, context }) => {
+  await RealWorldLab.install(page);
+  await stack.open(page);
+  const sessionId = await startCall(page);
+  const signaling: Array<{ at: number; method: string }> = [];
+  page.on('request', (r) => {
+    if (r.url().includes(`/realtime/sessions`) && r.method() !== 'OPTIONS') signaling.push({ at: Date.now(), method: r.method() });
+  });
+
+  await RealWorldLab.setOffline(context, true);
+  await expect.poll(async () => (await snapshot(page)).state).toMatchObject({ status: 'reconnecting', cause: 'offline' });
+  expect(signaling).toEqual([]); // nothing is tried while there is no network
+
+  const back = Date.now();
+  await RealWorldLab.setOffline(context, false);
+  await expect.poll(() => signaling.length).toBeGreaterThan(0);
+  expect(signaling[0]!.at - back).toBeLessThan(2000);
+  expect(signaling[0]!.method).toBe('PATCH'); // an ICE restart of the same connection, not a new offer
+  await expect.poll(async () => (await snapshot(page)).status).toBe('connected');
+  expect((await snapshot(page)).sessionId).toBe(sessionId);
+  expect((await ask(page, 'How long is the warranty?')).answer).toMatch(/warranty/);
+});
+
+test('a network change (navigator.connection) restarts ICE at once, without waiting for missed pings', async ({ page }) => {
+  const lab = await RealWorldLab.install(page);
+  await stack.open(page);
+  await startCall(page);
+  const patches: number[] = [];
+  page.on('request', (r) => {
+    if (r.method() === 'PATCH') patches.push(Date.now());
+  });
+  const changed = Date.now();
+  expect(await lab.connectionChange()).toBe(true);
+  await expect.poll(() => patches.length).toBeGreaterThan(0);
+  expect(patches[0]! - changed).toBeLessThan(2000);
+  await expect.poll(async () => (await snapshot(page)).status).toBe('connected');
+  const reconnecting = (await events(page, 'state')).filter((s) => s.status === 'reconnecting');
+  expect(reconnecting[0]).toMatchObject({ how: 'ice-restart', cause: 'network_change' });
+});
+
+test('a hidden, frozen and thawed tab keeps its call connected and answering', async ({ page }) => {
+  const lab = await RealWorldLab.install(page);
+  await stack.open(page);
+  const sessionId = await startCall(page);
+  await lab.setVisibility('hidden');
+  await lab.freeze();
+  await new Promise((resolve) => setTimeout(resolve, 4000)); // the condition: frozen 4 s (4 heartbeat intervals)
+  await lab.unfreeze();
+  expect((await ask(page, 'How long is the warranty?')).answer).toMatch(/warranty/);
+  await lab.setVisibility('visible');
+  const snap = await snapshot(page);
+  expect(snap).toMatchObject({ status: 'connected', sessionId });
+  expect((await events(page, 'state')).map((s) => s.status)).toEqual(['connecting', 'connected']);
+});
+
+test('microphone: false connects with no getUserMedia call; typed questions get spoken, captioned answers', async ({ page }) => {
+  const lab = await RealWorldLab.install(page);
+  await stack.open(page);
+  await startCall(page, { microphone: false });
+  expect((await lab.counts()).getUserMedia).toBe(0);
+  const turn = await ask(page, 'How long is the warranty?');
+  expect(turn).toMatchObject({ id: 1, input: 'text' });
+  expect(turn.answer).toMatch(/warranty/);
+  // Spoken: the answer's audio track arrived on a receive-only transceiver.
+  expect(await page.evaluate(() => window.harness.session!.remoteStream?.getAudioTracks().length)).toBe(1);
+  expect(await page.evaluate(() => window.harness.session!.getSnapshot().turns[0]!.firstResponseMs)).toBeGreaterThan(0);
+});
+
+test('a reload with resume: true continues the same session: same id, turn ids going on, resumed', async ({ page }) => {
+  await RealWorldLab.install(page);
+  await stack.open(page);
+  const sessionId = await startCall(page, { resume: true });
+  expect((await ask(page, 'How long is the warranty?')).id).toBe(1);
+  const key = `kb-voice:${stack.emulator.fixtures.robotId}`;
+  expect(JSON.parse((await page.evaluate((k) => sessionStorage.getItem(k), key))!)).toMatchObject({ sessionId });
+
+  await page.reload();
+  await page.locator('body[data-ready="true"]').waitFor({ state: 'attached' });
+  expect(await startCall(page, { resume: true })).toBe(sessionId);
+  expect((await snapshot(page)).resumed).toBe(true);
+  expect((await ask(page, 'How do I descale it?')).id).toBe(2);
+
+  await page.evaluate(() => window.harness.session!.end({ mode: 'immediate' }));
+  expect(await page.evaluate((k) => sessionStorage.getItem(k), key)).toBeNull();
+});
+
+test('devices are listed and followed (devicechange); setOutputDevice routes the answer with setSinkId', async ({ page }) => {
+  const lab = await RealWorldLab.install(page);
+  await stack.open(page);
+  await startCall(page, { audioElement: true });
+  const devices = (await snapshot(page)).devices!;
+  expect(devices.inputs.length).toBeGreaterThan(0);
+  const output = devices.outputs.find((d) => d.deviceId !== 'default') ?? devices.outputs[0];
+  const target = output?.deviceId ?? '';
+  expect(await page.evaluate((id) => window.harness.setOutputDevice(id), target)).toBeNull();
+  expect(await page.evaluate(() => (document.getElementById('answer') as HTMLAudioElement & { sinkId: string }).sinkId)).toBe(target);
+  expect(await page.evaluate(() => window.harness.setOutputDevice('no-such-device'))).toBe('device_unavailable');
+
+  await lab.setDevices([{ deviceId: 'usb', kind: 'audioinput', label: 'USB microphone' }, { deviceId: 'bt', kind: 'audiooutput', label: 'Bluetooth headset' }]);
+  await expect.poll(async () => (await snapshot(page)).devices).toEqual({
+    inputs: [{ deviceId: 'usb', label: 'USB microphone', groupId: '' }],
+    outputs: [{ deviceId: 'bt', label: 'Bluetooth headset', groupId: '' }],
+  });
+
+  await lab.removeSetSinkId();
+  expect(await page.evaluate(() => window.harness.setOutputDevice(''))).toBe('not_supported');
 });

@@ -35,6 +35,8 @@ export interface LabCounts {
   peerConnections: number;
   replaceTrack: number;
   getUserMedia: number;
+  /** `performance.now()` of the last replaceTrack call (null before any). */
+  lastReplaceTrackAt: number | null;
 }
 
 interface PageLab {
@@ -51,7 +53,7 @@ declare global {
 
 /** Runs in the page before any of its scripts (page.addInitScript). */
 function installHooks(): void {
-  const lab: PageLab = { counts: { peerConnections: 0, replaceTrack: 0, getUserMedia: 0 }, tracks: [], devices: null };
+  const lab: PageLab = { counts: { peerConnections: 0, replaceTrack: 0, getUserMedia: 0, lastReplaceTrackAt: null }, tracks: [], devices: null };
   window.__kbvLab = lab;
 
   const Native = window.RTCPeerConnection;
@@ -66,6 +68,7 @@ function installHooks(): void {
   const replaceTrack = RTCRtpSender.prototype.replaceTrack;
   RTCRtpSender.prototype.replaceTrack = function (this: RTCRtpSender, track: MediaStreamTrack | null) {
     lab.counts.replaceTrack++;
+    lab.counts.lastReplaceTrackAt = performance.now();
     return replaceTrack.call(this, track);
   };
 
@@ -100,14 +103,15 @@ export class RealWorldLab {
     return this.page.evaluate(() => ({ ...window.__kbvLab.counts }));
   }
 
-  /** Ends the newest live microphone track as a lost device does; resolves to its id. */
-  endMicrophone(): Promise<string> {
+  /** Ends the newest live microphone track as a lost device does; resolves to its id and the page's `performance.now()` then. */
+  endMicrophone(): Promise<{ id: string; at: number }> {
     return this.page.evaluate(() => {
       const track = [...window.__kbvLab.tracks].reverse().find((t) => t.readyState === 'live');
       if (!track) throw new Error('no live microphone track to end');
+      const at = performance.now();
       track.stop();
       track.dispatchEvent(new Event('ended'));
-      return track.id;
+      return { id: track.id, at };
     });
   }
 

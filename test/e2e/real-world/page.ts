@@ -23,6 +23,8 @@ declare global {
       session: VoiceSession | undefined;
       events: HarnessEvent[];
       start(init: HarnessStart): Promise<{ sessionId: string | undefined }>;
+      /** Routes the answers to `deviceId`; resolves to the error code on failure, or null. */
+      setOutputDevice(deviceId: string): Promise<string | null>;
       /** Sends a typed question; resolves with the turn it completed. */
       ask(text: string): Promise<{ id: number; answer: string; input: string }>;
       snapshot(): unknown;
@@ -40,13 +42,16 @@ const plain = (value: unknown): unknown => {
   }
 };
 
-const RECORDED = ['state', 'turn', 'error', 'warning', 'devices', 'iceSignaling', 'playbackBlocked'] as const;
+const RECORDED = ['state', 'turn', 'error', 'devices', 'iceSignaling', 'playbackBlocked'] as const;
 
 window.harness = {
   session: undefined,
   events: [],
   async start({ relayUrl, aiId, options = {} }) {
-    const session = new VoiceSession({ aiId, api: createApiClient({ baseUrl: relayUrl }), language: 'en', ...options } as VoiceSessionOptions);
+    // `audioElement: true`: play through an <audio id="answer"> in the page, so the test can read its sinkId.
+    const { audioElement, ...rest } = options;
+    const element = audioElement ? document.body.appendChild(Object.assign(document.createElement('audio'), { id: 'answer' })) : undefined;
+    const session = new VoiceSession({ aiId, api: createApiClient({ baseUrl: relayUrl }), language: 'en', ...rest, ...(element ? { audioElement: element } : {}) } as VoiceSessionOptions);
     this.session = session;
     for (const type of RECORDED) {
       (session as unknown as { on(t: string, f: (...a: unknown[]) => void): void }).on(type, (...args: unknown[]) => {
@@ -67,6 +72,9 @@ window.harness = {
       session.on('turn', onTurn);
       session.sendText(text);
     });
+  },
+  setOutputDevice(deviceId) {
+    return this.session!.setOutputDevice(deviceId).then(() => null, (e: { code?: string }) => e.code ?? String(e));
   },
   snapshot() {
     return plain(this.session?.getSnapshot());
