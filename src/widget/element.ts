@@ -47,6 +47,10 @@ export class KbVoiceWidget extends Base {
   #view: WidgetView | undefined;
   #detach: (() => void) | undefined;
   #renderQueued = false;
+  /** The current call has no microphone (`microphone: false`, or "Continue by typing"). */
+  #textOnly = false;
+  /** The speaker chosen in the device menu, kept for the next calls. */
+  #output: string | undefined;
   /** A problem found by the widget itself (bad attributes, a rejected question), shown until the next action. */
   #localError: string | undefined;
 
@@ -69,6 +73,9 @@ export class KbVoiceWidget extends Base {
         toggleMute: () => this.#toggleMute(),
         resumePlayback: () => void this.#resumePlayback(),
         send: (text) => this.#send(text),
+        setInput: (id) => void this.#session?.setInputDevice(id).catch((error: unknown) => this.#fail(describeError(error))),
+        setOutput: (id) => void this.#setOutput(id),
+        typeInstead: () => void this.#start(true),
       });
     }
     this.#render();
@@ -94,7 +101,11 @@ export class KbVoiceWidget extends Base {
    * Starts a call (what the Start button does). Never rejects: a failure is shown in the widget
    * and dispatched as an `error` event. While a call is up it returns that call's start().
    */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    return this.#start(this.sessionOptions.microphone === false);
+  }
+
+  async #start(textOnly: boolean): Promise<void> {
     const running = this.#session;
     if (running && !['ended', 'failed'].includes(running.state.status)) return running.start().catch(() => undefined);
     const aiId = this.getAttribute('ai-id')?.trim();
@@ -109,7 +120,9 @@ export class KbVoiceWidget extends Base {
       return;
     }
     const language = this.getAttribute('language')?.trim() || document.documentElement.lang || undefined;
-    const session = new VoiceSession({ ...this.sessionOptions, aiId, api: createApiClient({ baseUrl }), ...(language ? { language } : {}) });
+    const session = new VoiceSession({ ...this.sessionOptions, aiId, api: createApiClient({ baseUrl }), ...(language ? { language } : {}), ...(textOnly ? { microphone: false } : {}) });
+    this.#textOnly = textOnly;
+    if (this.#output !== undefined) void session.setOutputDevice(this.#output).catch(() => undefined);
     this.#attach(session);
     this.dispatchEvent(new CustomEvent('session', { detail: session }));
     await session.start().catch(() => undefined);
@@ -138,6 +151,15 @@ export class KbVoiceWidget extends Base {
     offs.push(() => session.off('level', level));
     this.#detach = () => offs.forEach((off) => off());
     this.#render();
+  }
+
+  async #setOutput(deviceId: string): Promise<void> {
+    try {
+      await this.#session?.setOutputDevice(deviceId);
+      this.#output = deviceId;
+    } catch (error) {
+      this.#fail(describeError(error));
+    }
   }
 
   #toggleMute(): void {
@@ -176,7 +198,7 @@ export class KbVoiceWidget extends Base {
       const view = this.#view;
       if (!view) return;
       const snapshot = this.#session?.getSnapshot();
-      view.update(snapshot);
+      view.update(snapshot, this.#textOnly);
       view.showError(this.#localError ?? errorText(snapshot));
     });
   }

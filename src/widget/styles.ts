@@ -56,6 +56,10 @@ button[aria-pressed="true"] { border-color: var(--kbv-fg); box-shadow: inset 0 0
 .meter { flex: 1; block-size: .5rem; border-radius: .25rem; background: #e6e9ee; overflow: hidden; }
 .meter > span { display: block; block-size: 100%; inline-size: 100%; background: var(--kbv-accent);
   transform-origin: left; transform: scaleX(0); transition: transform 90ms linear; }
+.devices { display: flex; flex-wrap: wrap; gap: .5rem 1rem; font-size: .85rem; color: var(--kbv-muted); }
+.devices label { display: flex; align-items: center; gap: .4rem; min-inline-size: 0; }
+.devices select { font: inherit; max-inline-size: 12rem; color: var(--kbv-fg); background: var(--kbv-bg); border: 1px solid var(--kbv-border); border-radius: .4rem; }
+[hidden] { display: none !important; }
 .captions {
   display: grid; gap: .35rem; align-content: start; margin: 0; padding: .5rem;
   min-block-size: 4rem; max-block-size: 14rem; overflow-y: auto; overflow-wrap: anywhere;

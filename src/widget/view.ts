@@ -28,10 +28,15 @@ const TEMPLATE = `
     <button type="button" part="button end-button" data-testid="call-end" disabled>End call</button>
     <button type="button" part="button mute-button" data-testid="mute-toggle" aria-pressed="false" disabled>Mute</button>
     <button type="button" part="button sound-button" data-testid="playback-resume" hidden>Enable sound</button>
+    <button type="button" part="button type-button" data-testid="type-instead" hidden>Continue by typing</button>
   </div>
   <div class="level" part="level">
     <span id="kbv-level-label" data-testid="mic-status">Microphone</span>
     <span class="meter" part="meter" role="meter" aria-labelledby="kbv-level-label" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0" data-testid="input-level" data-value="0"><span part="meter-bar"></span></span>
+  </div>
+  <div class="devices" part="devices" hidden>
+    <label>Microphone <select part="select" data-testid="mic-select"></select></label>
+    <label>Speaker <select part="select" data-testid="speaker-select"></select></label>
   </div>
   <div class="captions" part="captions" role="log" aria-live="polite" aria-label="Captions" tabindex="0" data-empty="Captions of the call appear here."></div>
   <p class="latency" part="latency" data-testid="latency"></p>
@@ -48,14 +53,22 @@ export interface ViewActions {
   toggleMute(): void;
   resumePlayback(): void;
   send(text: string): void;
+  setInput(deviceId: string): void;
+  setOutput(deviceId: string): void;
+  /** Start again without the microphone (offered when it was refused). */
+  typeInstead(): void;
 }
+
+/** Whether this browser can choose the output device (`setSinkId`). */
+const canPickOutput = () => typeof HTMLMediaElement !== 'undefined' && 'setSinkId' in HTMLMediaElement.prototype;
 
 /** The widget's shadow DOM: built once, then updated from session snapshots (never re-created). */
 export class WidgetView {
   private readonly el: {
     status: HTMLElement; start: HTMLButtonElement; end: HTMLButtonElement; mute: HTMLButtonElement; sound: HTMLButtonElement;
     meter: HTMLElement; micLabel: HTMLElement; bar: HTMLElement; captions: HTMLElement; latency: HTMLElement; form: HTMLFormElement;
-    input: HTMLInputElement; send: HTMLButtonElement; error: HTMLElement;
+    input: HTMLInputElement; send: HTMLButtonElement; error: HTMLElement; typeInstead: HTMLButtonElement;
+    devices: HTMLElement; mic: HTMLSelectElement; speaker: HTMLSelectElement;
   };
   private readonly captionNodes = new Map<string, HTMLElement>();
   private shownLevel: number | null = -1;
@@ -68,7 +81,11 @@ export class WidgetView {
       mute: q('[data-testid="mute-toggle"]'), sound: q('[data-testid="playback-resume"]'), meter: q('[role="meter"]'), micLabel: q('#kbv-level-label'),
       bar: q('[part="meter-bar"]'), captions: q('.captions'), latency: q('.latency'), form: q('form'),
       input: q('[data-testid="text-input"]'), send: q('[data-testid="text-send"]'), error: q('[data-testid="error"]'),
+      typeInstead: q('[data-testid="type-instead"]'), devices: q('.devices'), mic: q('[data-testid="mic-select"]'), speaker: q('[data-testid="speaker-select"]'),
     };
+    this.el.typeInstead.addEventListener('click', () => actions.typeInstead());
+    this.el.mic.addEventListener('change', () => actions.setInput(this.el.mic.value));
+    this.el.speaker.addEventListener('change', () => actions.setOutput(this.el.speaker.value));
     this.el.start.addEventListener('click', () => actions.start());
     this.el.end.addEventListener('click', () => actions.end());
     this.el.mute.addEventListener('click', () => actions.toggleMute());
@@ -80,8 +97,8 @@ export class WidgetView {
     });
   }
 
-  /** Shows a snapshot (undefined: no call yet). */
-  update(snapshot: SessionSnapshot | undefined): void {
+  /** Shows a snapshot (undefined: no call yet); `textOnly`: the call has no microphone. */
+  update(snapshot: SessionSnapshot | undefined, textOnly = false): void {
     const focused = this.root.activeElement;
     const status = snapshot?.status ?? 'idle';
     const live = status === 'connecting' || status === 'connected' || status === 'reconnecting';
@@ -95,7 +112,10 @@ export class WidgetView {
     el.end.disabled = !live;
     const endWords = ending ? 'Ending\u2026' : 'End call';
     if (el.end.textContent !== endWords) el.end.textContent = endWords;
-    el.mute.disabled = !live;
+    el.mute.disabled = !live || textOnly;
+    const refused = status === 'failed' && /^microphone_(denied|unavailable)$/.test(snapshot?.error?.code ?? '');
+    el.typeInstead.hidden = !refused;
+    this.renderDevices(live ? snapshot?.devices : undefined, textOnly);
     const muted = snapshot?.muted ?? false;
     el.mute.setAttribute('aria-pressed', String(muted));
     // One name, its state in aria-pressed (a toggle whose name also flips reads as a contradiction);
@@ -112,6 +132,16 @@ export class WidgetView {
     if (lost) {
       (live ? el.end : el.start).focus();
     }
+  }
+
+  /** The device menu: inputs (not for a text-only call) and, where the browser can route audio, outputs. */
+  private renderDevices(devices: SessionSnapshot['devices'], textOnly: boolean): void {
+    const { mic, speaker } = this.el;
+    fill(mic, textOnly ? [] : devices?.inputs ?? []);
+    fill(speaker, canPickOutput() ? devices?.outputs ?? [] : []);
+    mic.parentElement!.hidden = mic.options.length === 0;
+    speaker.parentElement!.hidden = speaker.options.length === 0;
+    this.el.devices.hidden = mic.options.length + speaker.options.length === 0;
   }
 
   /** The microphone level, 0..1 (ten times a second while a call is up); null when it cannot be measured. */
@@ -198,4 +228,14 @@ export class WidgetView {
     if (ms === null) delete this.el.latency.dataset.ms;
     else this.el.latency.dataset.ms = String(ms);
   }
+}
+
+/** Replaces a select's options when the device list changed, keeping the chosen one. */
+function fill(select: HTMLSelectElement, devices: readonly { deviceId: string; label: string }[]): void {
+  const key = devices.map((d) => `${d.deviceId}\u0000${d.label}`).join('\u0001');
+  if (select.dataset.key === key) return;
+  select.dataset.key = key;
+  const chosen = select.value;
+  select.replaceChildren(...devices.map((d, i) => new Option(d.label || `Device ${i + 1}`, d.deviceId)));
+  if (devices.some((d) => d.deviceId === chosen)) select.value = chosen;
 }
