@@ -20,8 +20,9 @@ export interface PlaybackEvents {
 export class AudioPlayback {
   blocked = false;
   private el: HTMLAudioElement | undefined;
-  /** The output chosen with setOutput() before there was an element to apply it to. */
+  /** The output chosen with setOutput(), and the element it was last applied to. */
   private sinkId: string | undefined;
+  private sunk: HTMLAudioElement | undefined;
 
   constructor(private readonly given: HTMLAudioElement | undefined, private readonly clock: Clock, private readonly events: PlaybackEvents) {}
 
@@ -29,7 +30,7 @@ export class AudioPlayback {
     const el = this.given ?? this.el ?? (typeof Audio === 'function' ? new Audio() : undefined);
     if (!el) return;
     this.el = el;
-    if (this.sinkId !== undefined) void this.applySink(el, this.sinkId).catch(() => undefined);
+    if (this.sinkId !== undefined && this.sunk !== el) void this.applySink(el, this.sinkId).catch(() => undefined);
     el.autoplay = true;
     el.srcObject = stream;
     el.play()?.catch((err: { name?: string }) => {
@@ -74,6 +75,7 @@ export class AudioPlayback {
   private async applySink(el: HTMLAudioElement, deviceId: string): Promise<void> {
     try {
       await (el as HTMLAudioElement & { setSinkId(id: string): Promise<void> }).setSinkId(deviceId);
+      this.sunk = el;
     } catch (err) {
       throw new VoiceSessionError('device_unavailable', `The audio output could not be set to ${JSON.stringify(deviceId)}: ${(err as Error)?.name ?? err}`, { cause: err });
     }

@@ -175,3 +175,29 @@ describe('useVoiceSession', () => {
     await expect(ui.voice.report()).rejects.toMatchObject({ code: 'not_connected' });
   });
 });
+
+// Issue 27: the hook exposes the device list (in the snapshot) and both device setters.
+describe('useVoiceSession devices', () => {
+  it('routes the answers with setOutputDevice (kept for the next call) and switches inputs; not_supported without setSinkId', async () => {
+    const sinks: string[] = [];
+    const audio = Object.assign(new (class extends EventTarget {})(), {
+      autoplay: false, srcObject: null as MediaStream | null, play: () => Promise.resolve(), pause: () => undefined,
+      setSinkId: async (id: string) => void sinks.push(id),
+    });
+    const { ui } = scriptedCall({}, { audioElement: audio as unknown as HTMLAudioElement });
+    expect(ui.voice.devices).toBeUndefined();
+    await act(() => ui.voice.start());
+    await act(() => ui.voice.setOutputDevice('headset'));
+    expect(sinks).toEqual(['headset']);
+    await act(() => ui.voice.end());
+    await act(() => ui.voice.start());
+    await act(async () => undefined);
+    expect(sinks).toEqual(['headset', 'headset']); // the choice carried into the next call
+    await expect(ui.voice.setInputDevice('usb')).resolves.toBeUndefined();
+    await act(() => ui.voice.end());
+
+    const plain = scriptedCall(); // the scripted <audio> stand-in has no setSinkId
+    await act(() => plain.ui.voice.start());
+    await expect(plain.ui.voice.setOutputDevice('headset')).rejects.toMatchObject({ code: 'not_supported' });
+  });
+});
