@@ -191,3 +191,27 @@ describe('VoiceSession (scripted service)', () => {
     await session.end();
   });
 });
+
+describe('report() asks for its own call only', () => {
+  it('narrows E12 and E13 to an hour around the call start, on the session clock', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 4, 1, 12, 0, 0));
+    const scripted = new ScriptedService({ clock });
+    const queries: unknown[] = [];
+    const { realtime } = scripted.api;
+    const api = {
+      realtime: {
+        ...realtime,
+        usage: (aiId: string, query?: object) => (queries.push(['usage', query]), realtime.usage(aiId, query)),
+        sessionCosts: (aiId: string, query?: object) => (queries.push(['cost', query]), realtime.sessionCosts(aiId, query)),
+      },
+    };
+    const session = new VoiceSession({ aiId: 'robot-1', ...scripted.sessionOptions, api });
+    await session.start();
+    await clock.advance(3 * 60 * 60 * 1000); // a three-hour call
+    await session.end({ mode: 'immediate' });
+    const report = await session.report();
+    const window = { start_time: '2026-05-01T11:00:00.000Z', end_time: '2026-05-01T16:00:00.000Z' };
+    expect(queries).toEqual([['usage', window], ['cost', window]]);
+    expect(report.sessionId).toBe('scripted-session-1');
+  });
+});
