@@ -19,12 +19,18 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/kb-voice-ci-load.XXXXXX")"
 shared="$(cd "$repo/.." && pwd)/shared"
 
 load_pids=()
+ci_pid=""
 stop_load() {
   for pid in "${load_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${load_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   load_pids=()
 }
-trap stop_load EXIT
+# Interrupted: stop the CI run's whole process group (npm, vitest, Chromium…) too, then the load.
+stop_all() {
+  [ -n "$ci_pid" ] && kill -- -"$ci_pid" 2>/dev/null || true
+  stop_load
+}
+trap stop_all EXIT
 
 echo "ci-under-load: $runs run(s) of .ci/run on fresh clones of $head, $load_procs busy process(es); logs in $work"
 [ -n "${CI_LOAD_PROCS:-}" ] || echo "ci-under-load: note: other work on this machine adds to the load"
@@ -42,8 +48,12 @@ for i in $(seq 1 "$runs"); do
   done
   started=$(date +%s)
   set +e
-  (cd "$dir/kb-voice" && bash .ci/run) > "$dir/ci.log" 2>&1
+  # In its own process group (setsid), so that an interruption can stop all of it.
+  (cd "$dir/kb-voice" && exec setsid bash .ci/run) > "$dir/ci.log" 2>&1 &
+  ci_pid=$!
+  wait "$ci_pid"
   code=$?
+  ci_pid=""
   set -e
   seconds=$(( $(date +%s) - started ))
   stop_load
