@@ -6,7 +6,9 @@
 #
 #   scripts/ci-under-load.sh [runs=5]
 #
-# Environment: CI_LOAD_PROCS (busy processes, default 1), CI_LOAD_KEEP=1 keeps the clones.
+# Environment: CI_LOAD_PROCS (busy processes, default 1), CI_LOAD_KEEP=1 keeps the clones,
+# CI_LOAD_CORES=1 lets crashing processes dump core (a native crash, e.g. of @roamhq/wrtc, then
+# leaves a `core` file in the clone for `gdb node core`; the clone is kept when one is found).
 # The clone gets the committed HEAD only: commit first. A `shared/` folder beside the repository
 # (CI has one next to its clone) is linked beside each clone when it exists.
 set -euo pipefail
@@ -31,6 +33,7 @@ stop_all() {
   stop_load
 }
 trap stop_all EXIT
+[ "${CI_LOAD_CORES:-0}" = 1 ] && ulimit -c unlimited
 
 echo "ci-under-load: $runs run(s) of .ci/run on fresh clones of $head, $load_procs busy process(es); logs in $work"
 [ -n "${CI_LOAD_PROCS:-}" ] || echo "ci-under-load: note: other work on this machine adds to the load"
@@ -65,7 +68,12 @@ for i in $(seq 1 "$runs"); do
   echo "$line"
   sed -n '/^=== summary/,/^total: /p' "$dir/ci.log" | grep -E '^(ok|FAIL) ' | sed 's/^/    /' || true
   summary+=("$line")
-  [ "${CI_LOAD_KEEP:-0}" = 1 ] || rm -rf "$dir/kb-voice"
+  cores="$(find "$dir/kb-voice" -maxdepth 2 -type f -regex '.*/core\(\.[0-9]+\)?' 2>/dev/null || true)"
+  if [ -n "$cores" ]; then
+    echo "  core dumps (clone kept): $cores"
+  elif [ "${CI_LOAD_KEEP:-0}" != 1 ]; then
+    rm -rf "$dir/kb-voice"
+  fi
 done
 
 echo
