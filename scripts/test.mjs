@@ -72,8 +72,13 @@ function docTestCounts() {
 function playwrightCounts() {
   const stats = readJson(path.join(results, 'playwright.json'))?.stats;
   if (!stats) return undefined;
-  // A test that passed on its CI retry is 'flaky': it passed.
-  return { passed: (stats.expected ?? 0) + (stats.flaky ?? 0), failed: stats.unexpected ?? 0, skipped: stats.skipped ?? 0 };
+  // A test that passed on its CI retry is 'flaky': it passed, but the summary names the count, since
+  // a test that needs a retry is a defect to find (docs/contributing.md).
+  const flaky = stats.flaky ?? 0;
+  return {
+    passed: (stats.expected ?? 0) + flaky, failed: stats.unexpected ?? 0, skipped: stats.skipped ?? 0,
+    ...(flaky ? { note: `${flaky} flaky (passed on retry)` } : {}),
+  };
 }
 
 mkdirSync(results, { recursive: true });
