@@ -48,7 +48,7 @@ describe('VoiceSession recovery (fake time)', () => {
     await session.start();
     scripted.failSignaling({ status: 503 }, { status: 503 });
     scripted.drop();
-    expect(session.state).toEqual({ status: 'reconnecting', sessionId: 'scripted-session-1', how: 'new-offer', attempt: 1 });
+    expect(session.state).toEqual({ status: 'reconnecting', sessionId: 'scripted-session-1', how: 'new-offer', attempt: 1, cause: 'connection_lost' });
     await clock.advance(9);
     expect(scripted.offers).toHaveLength(1); // still waiting: 10 ms
     await clock.advance(1);
