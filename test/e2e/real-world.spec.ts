@@ -195,8 +195,9 @@ test('devices are listed and followed (devicechange); setOutputDevice routes the
   const lab = await RealWorldLab.install(page);
   await stack.open(page);
   await startCall(page, { audioElement: true });
+  // Listed once the microphone is open (enumerateDevices answers asynchronously).
+  await expect.poll(async () => (await snapshot(page)).devices?.inputs.length ?? 0).toBeGreaterThan(0);
   const devices = (await snapshot(page)).devices!;
-  expect(devices.inputs.length).toBeGreaterThan(0);
   const output = devices.outputs.find((d) => d.deviceId !== 'default') ?? devices.outputs[0];
   const target = output?.deviceId ?? '';
   expect(await page.evaluate((id) => window.harness.setOutputDevice(id), target)).toBeNull();
