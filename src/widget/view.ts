@@ -72,6 +72,8 @@ export class WidgetView {
   };
   private readonly captionNodes = new Map<string, HTMLElement>();
   private shownLevel: number | null = -1;
+  /** The focus was lost to a disabled control and had nowhere to go yet. */
+  private refocus = false;
 
   constructor(private readonly root: ShadowRoot, actions: ViewActions) {
     root.innerHTML = TEMPLATE;
@@ -129,8 +131,13 @@ export class WidgetView {
     this.renderLatency(snapshot?.turns ?? []);
     // A control that just got disabled or hidden would drop keyboard focus to the page: hand it on.
     const lost = focused instanceof HTMLElement && ((focused as HTMLButtonElement).disabled === true || focused.hidden);
-    if (lost) {
-      (live ? el.end : el.start).focus();
+    // While a call ends both Start and End are disabled: the focus is handed on at the next update,
+    // unless the visitor put it somewhere else meanwhile (it is then on the page's body no more).
+    const doc = this.root.host.ownerDocument;
+    if (lost || (this.refocus && !focused && doc.activeElement === doc.body)) {
+      const target = live ? el.end : el.start;
+      this.refocus = target.disabled;
+      if (!target.disabled) target.focus();
     }
   }
 

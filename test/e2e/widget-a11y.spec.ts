@@ -47,11 +47,17 @@ test('keyboard alone: start, mute, ask, end, with a visible focus ring and focus
   await expect(widget.getByTestId('call-status')).toHaveText('connected', { timeout: 20_000 });
   // Start became disabled: the focus moved on to End instead of falling back to the page.
   expect(await focusedTestId(page)).toBe('call-end');
+  await expect(widget.getByTestId('mic-select')).toBeVisible(); // the device menu, once the devices are listed
   expect(await tab(page)).toBe('mute-toggle');
   await expectVisibleFocus(page);
   await page.keyboard.press('Space');
   await expect(widget.getByTestId('mute-toggle')).toHaveAttribute('aria-pressed', 'true');
-  expect(await tab(page)).toBe('Captions'); // the scrollable captions log is focusable, to scroll it by keyboard
+  // The device menu (issue 27): the microphone list, then the speakers where the browser lists them.
+  const menu: string[] = [];
+  let next = await tab(page);
+  for (; next === 'mic-select' || next === 'speaker-select'; next = await tab(page)) menu.push(next);
+  expect(menu[0]).toBe('mic-select');
+  expect(next).toBe('Captions'); // the scrollable captions log is focusable, to scroll it by keyboard
   expect(await tab(page)).toBe('text-input');
   await expectVisibleFocus(page);
   await page.keyboard.type('How long is the warranty?');
@@ -59,6 +65,7 @@ test('keyboard alone: start, mute, ask, end, with a visible focus ring and focus
   await expect(widget.locator('[data-testid="caption"][data-role="assistant"][data-final="true"]')).toContainText('two-year', { timeout: 30_000 });
   expect(await focusedTestId(page)).toBe('text-input');
   expect(await tab(page, true)).toBe('Captions');
+  for (const select of [...menu].reverse()) expect(await tab(page, true)).toBe(select);
   expect(await tab(page, true)).toBe('mute-toggle');
   expect(await tab(page, true)).toBe('call-end');
   await page.keyboard.press('Enter');
