@@ -4,7 +4,8 @@ import type { MicrophoneSource } from './media.js';
 import type { WrtcImplementation } from './peer.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 import type { VoiceSessionApi } from './report.js';
-import type { Dialect, TransportProvider } from './transport.js';
+import type { RealtimeProtocol } from './realtime-protocol.js';
+import type { TransportProvider } from './transport.js';
 
 /** Options of `new VoiceSession(options)`. */
 export interface VoiceSessionOptions {
@@ -24,7 +25,7 @@ export interface VoiceSessionOptions {
    */
   transport?: TransportProvider;
   /** Wire protocol (signaling and data-channel format); default kb-voice v1. */
-  protocol?: Dialect;
+  protocol?: RealtimeProtocol;
   /** Characters kept of one turn's transcript per role (default 65536); beyond it, truncated and reported once as `protocol_error`. */
   maxTranscriptChars?: number;
   /** STUN/TURN servers for the default transport (default none: host candidates only). */

@@ -86,7 +86,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const clock = (this.clock = options.clock ?? systemClock);
     const protocol = options.protocol ?? v1Protocol;
     this.setup = {
-      target: options, clock, dialect: protocol, codec: protocol.codec(),
+      target: options, clock, protocol, codec: protocol.codec(),
       provider: options.transport ?? simplePeerTransport({ ...(options.iceServers ? { iceServers: options.iceServers } : {}), ...(options.wrtc ? { wrtc: options.wrtc } : {}) }),
     };
     this.playback = new AudioPlayback(options.audioElement, clock, {
@@ -102,7 +102,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const pings = protocol.heartbeat !== false;
     this.heartbeat = new Heartbeat({
       clock,
-      // A dialect without ping/pong relies on the transport noticing a dead link.
+      // A protocol without ping/pong relies on the transport noticing a dead link.
       intervalMs: pings ? options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_MS : 0,
       send: (t) => this.attempt?.send({ v: PROTOCOL_VERSION, type: 'ping', t }),
       onDead: () => this.lost(this.attempt),
