@@ -16,3 +16,4 @@ export * from './documents.js';
 export * from './chat.js';
 export * from './endpoints.js';
 export * from './sdpfrag.js';
+export * from './offer-form.js';
