@@ -25,7 +25,7 @@ afterAll(async () => {
   await upstream.close();
 });
 
-async function upload(body: Uint8Array, chunked: boolean): Promise<{ status: number; body: unknown } | { error: string }> {
+async function upload(body: Uint8Array<ArrayBuffer>, chunked: boolean): Promise<{ status: number; body: unknown } | { error: string }> {
   const url = `${server.url}/api/voice/v1/robots/${ROBOT}/realtime/sessions`;
   // Without a declared length (a stream body), the relay only finds out after reading past the cap.
   const payload = chunked ? new Blob([body]).stream() : body;

@@ -94,7 +94,7 @@ describe('cors stage', () => {
 
   it('lets the relay own origin and no origin through without CORS headers', async () => {
     const { context } = setup();
-    for (const headers of [{ origin: 'http://relay.test' }, {}]) {
+    for (const headers of [{ origin: 'http://relay.test' }, {}] as Record<string, string>[]) {
       const ctx = context(usage, { headers });
       expect((await run(cors, ctx)).nextCalled).toBe(true);
       expect(ctx.headers['access-control-allow-origin']).toBeUndefined();
