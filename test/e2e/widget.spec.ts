@@ -51,7 +51,7 @@ test('plain HTML page with only the one-file build: connect, spoken and typed tu
   // The session's events, re-dispatched on the element.
   const events = await widgetEvents(page);
   expect(events.filter((e) => e.type === 'session')).toEqual([{ type: 'session', detail: 'function' }]);
-  expect(events.filter((e) => e.type === 'state').map((e) => e.detail)).toEqual(['connecting', 'connected', 'ended']);
+  expect(events.filter((e) => e.type === 'state').map((e) => e.detail)).toEqual(['connecting', 'connected', 'ending', 'ended']);
   const turns = events.filter((e) => e.type === 'turn').map((e) => e.detail);
   expect(turns.some((t) => t.input === 'voice' && t.answer)).toBe(true);
   expect(turns.find((t) => t.input === 'text')).toMatchObject({ question: 'How long is the warranty?' });
@@ -89,10 +89,12 @@ test('loading the widget twice (a second copy of the build) does nothing wrong; 
   const status = await widget.evaluate(async (el: KbVoiceWidget) => {
     const session = el.session!;
     document.body.append(el);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The element decides in a microtask whether it was moved or removed: one task later it has.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     const afterMove = session.state.status;
+    const ended = new Promise((resolve) => session.on('state', (state) => state.status === 'ended' && resolve(undefined)));
     el.remove();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await ended;
     return { afterMove, afterRemove: session.state.status };
   });
   expect(status).toEqual({ afterMove: 'connected', afterRemove: 'ended' });
