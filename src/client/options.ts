@@ -1,3 +1,4 @@
+import type { QualityOptions } from './quality/tracker.js';
 import type { LevelMeterFactory } from './levels.js';
 import type { MicrophoneSource } from './media.js';
 import type { WrtcImplementation } from './peer.js';
@@ -45,6 +46,8 @@ export interface VoiceSessionOptions {
   gracefulEndTimeoutMs?: number;
   /** Level meter for the mic and the assistant's audio; default Web Audio where it exists (no levels in Node). */
   levelMeter?: LevelMeterFactory;
+  /** Call-quality sampling (interval, window) and the thresholds of `Turn.perceivedLatencyMs`; docs/quality.md. */
+  quality?: QualityOptions;
 }
 
 /** Options of `VoiceSession.end()`. */

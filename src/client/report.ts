@@ -4,6 +4,7 @@ import type {
   SessionUsageRecord,
 } from '../schemas/realtime.js';
 import type { Turn } from './events.js';
+import type { QualityReport } from './quality/report.js';
 
 /**
  * What VoiceSession needs from an API client: `createApiClient(...)` pointed at your relay fits.
@@ -32,10 +33,12 @@ export interface SessionReport {
   cost: SessionCostRecord | null;
   /** Recorded audio segments with presigned download URLs (E14). */
   audio: AudioSegment[];
+  /** The call's quality over all its samples (docs/quality.md). */
+  quality: QualityReport;
 }
 
 /** Fetches usage (E13), cost (E12) and audio (E14) of one session in parallel. Any failure rejects. */
-export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId: string, turns: readonly Turn[]): Promise<SessionReport> {
+export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId: string, turns: readonly Turn[], quality: QualityReport): Promise<SessionReport> {
   const [usage, cost, audio] = await Promise.all([
     api.realtime.usage(aiId),
     api.realtime.sessionCosts(aiId),
@@ -48,5 +51,6 @@ export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId:
     usage: usage.sessions.find((s) => s.session_id === sessionId) ?? null,
     cost: cost.sessions.find((s) => s.session_id === sessionId) ?? null,
     audio: audio.segments,
+    quality,
   };
 }

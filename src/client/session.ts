@@ -6,6 +6,7 @@ import { fromApiFailure, VoiceSessionError } from './errors.js';
 import type { SessionEvents, Turn } from './events.js';
 import { Heartbeat } from './heartbeat.js';
 import { LevelMonitor, webAudioMeters } from './levels.js';
+import { QualityTracker } from './quality/tracker.js';
 import { Link } from './link.js';
 import { Microphone } from './microphone.js';
 import type { EndOptions, VoiceSessionOptions } from './options.js';
@@ -46,6 +47,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private readonly recovery: Recovery;
   private readonly ending: Ending;
   private readonly tracker: TurnTracker;
+  private readonly quality: QualityTracker;
   private readonly heartbeat: Heartbeat;
   private readonly levels: LevelMonitor;
   private readonly meters: ReturnType<typeof webAudioMeters>;
@@ -71,7 +73,14 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     });
     this.warmupRequest = new Warmup(this, options);
     this.microphone = new Microphone(this, options.microphone);
-    this.tracker = new TurnTracker(this, options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {});
+    this.quality = new QualityTracker({
+      getStats: () => this.link.current?.transport.getStats?.(),
+      changed: (quality) => this.emit('quality', quality),
+    }, options.quality);
+    this.tracker = new TurnTracker(this, {
+      ...(options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {}),
+      perceivedLatency: (input) => this.quality.turnFinished(input),
+    });
     this.link = new Link(options, {
       answered: (id) => {
         if (this.ids.name(id)) this.warmupRequest.soon(id);
@@ -99,7 +108,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       status: this._state.status, state: this._state, warmup: this.warmupRequest.status, muted: this.microphone.muted, sessionId: this.ids.value,
       turnsSource: this.tracker.turns, live: this.tracker.live, userSpeaking: this.tracker.userSpeaking,
       assistantSpeaking: this.tracker.assistantSpeaking, playbackBlocked: this.playback.blocked, error: this._error,
-      iceSignaling: this.link.iceSignaling,
+      iceSignaling: this.link.iceSignaling, quality: this.quality.quality,
     }));
     this.heartbeat = new Heartbeat({
       // A dialect without ping/pong relies on the transport noticing a dead link.
@@ -108,7 +117,10 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       onDead: () => this.lost(),
     });
     this.meters = options.levelMeter ? undefined : webAudioMeters();
-    this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => this.emit('level', levels));
+    this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => {
+      this.quality.level(levels.input, levels.output);
+      this.emit('level', levels);
+    });
     options.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
@@ -247,7 +259,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   async report(): Promise<SessionReport> {
     const sessionId = await this.ids.when(this._state);
     try {
-      return await fetchReport(this.options.api, this.options.aiId, sessionId, this.tracker.turns);
+      return await fetchReport(this.options.api, this.options.aiId, sessionId, this.tracker.turns, this.quality.report());
     } catch (err) {
       throw fromApiFailure(err, 'Report failed', 'report_failed');
     }
@@ -290,6 +302,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.setState({ status: 'connected', sessionId: conn.sessionId! });
     this.heartbeat.start();
     this.levels.start();
+    this.quality.connected();
   }
 
   /** The current link died (closed, ICE failed, heartbeat): recover if the call was up. */
@@ -300,6 +313,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const sessionId = this.ids.value!;
     this.heartbeat.stop();
     this.tracker.connectionLost();
+    this.quality.reconnecting();
     void this.recovery.run(sessionId);
   }
 
@@ -316,6 +330,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private teardown(): void {
     this.warmupRequest.cancel();
     this.heartbeat.stop();
+    this.quality.stop();
     this.levels.close();
     this.meters?.close();
     this.link.abort();

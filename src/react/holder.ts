@@ -3,12 +3,14 @@ import { VoiceSessionError } from '../client/errors.js';
 import type { SessionReport } from '../client/report.js';
 import { VoiceSession } from '../client/session.js';
 import type { SessionSnapshot } from '../client/snapshot.js';
+import { UNKNOWN_QUALITY } from '../client/quality/sample.js';
 
 /** The snapshot before the first call. */
 function idleSnapshot(muted: boolean): SessionSnapshot {
   return Object.freeze({
     status: 'idle', state: Object.freeze({ status: 'idle' }), warmup: 'idle', muted, sessionId: undefined,
     turns: Object.freeze([]), live: null, userSpeaking: false, assistantSpeaking: false, playbackBlocked: false, error: undefined, iceSignaling: undefined,
+    quality: UNKNOWN_QUALITY,
   });
 }
 

@@ -110,6 +110,7 @@ describe('NetworkLab (UDP)', () => {
 
 const ANSWER = [
   'v=0', 'o=- 1 2 IN IP4 127.0.0.1', 's=-', 't=0 0', 'm=audio 9 UDP/TLS/RTP/SAVPF 111', 'c=IN IP4 0.0.0.0',
+  'a=candidate:0 1 udp 2122265343 fd00::2 50363 typ host generation 0',
   'a=candidate:1 1 udp 2122260223 10.0.0.5 40000 typ host generation 0',
   'a=candidate:2 1 udp 2122194687 127.0.0.1 40002 typ host generation 0',
   'a=candidate:3 1 tcp 1518280447 127.0.0.1 9 typ host tcptype active generation 0',
@@ -127,6 +128,7 @@ describe('LabRoute', () => {
     expect(lab.target).toEqual({ address: '10.0.0.5', port: 40000 });
     expect(out.match(/a=candidate/g)).toHaveLength(1);
     expect(hostCandidate(out)).toMatchObject({ address: '127.0.0.1', port: lab.port });
+    expect(out).not.toMatch(/10\.0\.0\.5|fd00::2/);
     expect(lab.up.conditions).toMatchObject({ delayMs: 5, lossPct: 0.1 });
     // an outage holds labs made during it (a reconnection meets the same dead network)
     route.outage();

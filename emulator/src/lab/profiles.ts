@@ -24,20 +24,21 @@ export const NETWORK_PROFILES = Object.freeze({
     down: { delayMs: 5, jitterMs: 2, lossPct: 0.1, bandwidthKbps: 30_000 },
   },
   /**
-   * 4G/LTE: WebPageTest "LTE" (12 Mbit/s, 70 ms RTT), 15 ms jitter, 1 % loss in bursts of 2
-   * (radio-link retransmissions hide most loss, hand-overs lose short bursts).
+   * 4G: WebPageTest "4G" (9 Mbit/s, 170 ms RTT), 15 ms jitter, 1 % loss in bursts of 2 (radio-link
+   * retransmissions hide most loss, hand-overs lose short bursts).
    */
   '4g': {
-    up: { delayMs: 35, jitterMs: 15, lossPct: 1, burstLength: 2, bandwidthKbps: 12_000 },
-    down: { delayMs: 35, jitterMs: 15, lossPct: 1, burstLength: 2, bandwidthKbps: 12_000 },
+    up: { delayMs: 85, jitterMs: 15, lossPct: 1, burstLength: 2, bandwidthKbps: 9_000 },
+    down: { delayMs: 85, jitterMs: 15, lossPct: 1, burstLength: 2, bandwidthKbps: 9_000 },
   },
   /**
    * Congested Wi-Fi: a shared access point near capacity — WebPageTest "DSL"-like capacity
-   * (1.5 Mbit/s / 384 kbit/s, 50 ms RTT), 25 ms jitter, 3 % loss in bursts of 3, 0.5 % reordering.
+   * (1.5 Mbit/s / 384 kbit/s), 80 ms RTT of queueing, 30 ms jitter, 3 % loss in bursts of 3,
+   * 0.5 % reordering.
    */
   'congested-wifi': {
-    up: { delayMs: 25, jitterMs: 25, lossPct: 3, burstLength: 3, reorderPct: 0.5, bandwidthKbps: 384 },
-    down: { delayMs: 25, jitterMs: 25, lossPct: 3, burstLength: 3, reorderPct: 0.5, bandwidthKbps: 1_500 },
+    up: { delayMs: 40, jitterMs: 30, lossPct: 3, burstLength: 3, reorderPct: 0.5, bandwidthKbps: 384 },
+    down: { delayMs: 40, jitterMs: 30, lossPct: 3, burstLength: 3, reorderPct: 0.5, bandwidthKbps: 1_500 },
   },
   /**
    * Geostationary satellite: ITU-T G.114 puts a GEO hop at about 260 ms one way; with the ground
@@ -48,12 +49,12 @@ export const NETWORK_PROFILES = Object.freeze({
     down: { delayMs: 300, jitterMs: 10, lossPct: 0.5, bandwidthKbps: 2_000 },
   },
   /**
-   * Poor 3G: WebPageTest "3G Slow" (400 kbit/s both ways, 400 ms RTT), 40 ms jitter, 5 % loss in
+   * Poor 3G: WebPageTest "3G Slow" (400 kbit/s both ways, 400 ms RTT), 50 ms jitter, 6 % loss in
    * bursts of 2 (BrowserStack's lossy 3G/3.5G profiles lose 1 %; this is a bad cell edge).
    */
   '3g-poor': {
-    up: { delayMs: 200, jitterMs: 40, lossPct: 5, burstLength: 2, bandwidthKbps: 400 },
-    down: { delayMs: 200, jitterMs: 40, lossPct: 5, burstLength: 2, bandwidthKbps: 400 },
+    up: { delayMs: 200, jitterMs: 50, lossPct: 6, burstLength: 2, bandwidthKbps: 400 },
+    down: { delayMs: 200, jitterMs: 50, lossPct: 6, burstLength: 2, bandwidthKbps: 400 },
   },
 } satisfies Record<string, NetworkProfile>);
 

@@ -24,8 +24,8 @@ export function replaceCandidate(sdp: string, candidate: { address: string; port
   const lines = sdp.split(/\r?\n/);
   const first = lines.indexOf(candidate.line);
   return lines
-    .filter((l, i) => !l.startsWith('a=candidate:') || i === first)
     .map((l, i) => (i === first ? l.replace(` ${candidate.address} ${candidate.port} typ host`, ` ${to.address} ${to.port} typ host`) : l))
+    .filter((l, i) => !l.startsWith('a=candidate:') || i === first)
     .join(eol);
 }
 

@@ -44,7 +44,8 @@ export function lossImpairment(lossPct: number, { ie = OPUS_IE, bpl = OPUS_BPL, 
 export function rToMos(r: number): number {
   if (r <= 0) return 1;
   if (r >= 100) return 4.5;
-  return 1 + 0.035 * r + 7e-6 * r * (r - 60) * (100 - r);
+  // the cubic dips just below 1 for R under ~6.5: the scale's floor is 1
+  return Math.max(1, 1 + 0.035 * r + 7e-6 * r * (r - 60) * (100 - r));
 }
 
 /** What the estimate needs, from the connection's statistics. */

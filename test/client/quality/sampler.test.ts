@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { QualitySampler, readStats, sampleBetween, summarizeQuality, percentile, type QualitySample } from '../../../src/client/quality/index.js';
 
 /** A Chrome-like stats report at one moment. */
-function report(o: { received: number; lost: number; sent: number; remoteLost: number; rtt?: number; jitter?: number; bytesIn?: number; bytesOut?: number; jbDelay?: number; emitted?: number; concealed?: number; samples?: number }) {
+function report(o: { received: number; lost: number; sent: number; remoteLost: number; fraction?: number; rtt?: number; jitter?: number; bytesIn?: number; bytesOut?: number; jbDelay?: number; emitted?: number; concealed?: number; samples?: number }) {
   return new Map<string, Record<string, unknown>>([
     ['T1', { id: 'T1', type: 'transport', selectedCandidatePairId: 'CP1' }],
     ['CP1', { id: 'CP1', type: 'candidate-pair', localCandidateId: 'L1', currentRoundTripTime: o.rtt ?? 0.05, state: 'succeeded', nominated: true }],
@@ -12,18 +12,18 @@ function report(o: { received: number; lost: number; sent: number; remoteLost: n
     ['IA', { id: 'IA', type: 'inbound-rtp', kind: 'audio', packetsReceived: o.received, packetsLost: o.lost, jitter: o.jitter ?? 0.01,
       jitterBufferDelay: o.jbDelay ?? 0, jitterBufferEmittedCount: o.emitted ?? 0, concealedSamples: o.concealed ?? 0, totalSamplesReceived: o.samples ?? 0, bytesReceived: o.bytesIn ?? 0 }],
     ['OA', { id: 'OA', type: 'outbound-rtp', kind: 'audio', packetsSent: o.sent, bytesSent: o.bytesOut ?? 0 }],
-    ['RIA', { id: 'RIA', type: 'remote-inbound-rtp', kind: 'audio', packetsLost: o.remoteLost, fractionLost: 0.5, jitter: 0.004, roundTripTime: 0.07 }],
+    ['RIA', { id: 'RIA', type: 'remote-inbound-rtp', kind: 'audio', packetsLost: o.remoteLost, fractionLost: o.fraction ?? 0, jitter: 0.004, roundTripTime: 0.07 }],
   ]);
 }
 
 describe('readStats / sampleBetween', () => {
   it('reads both directions, the selected pair and the derived figures', () => {
     const a = readStats(report({ received: 100, lost: 0, sent: 100, remoteLost: 0, emitted: 0, jbDelay: 0, samples: 0 }), 0);
-    const b = readStats(report({ received: 190, lost: 10, sent: 300, remoteLost: 4, rtt: 0.08, jitter: 0.012, bytesIn: 12_500, bytesOut: 25_000, jbDelay: 4800, emitted: 96_000, concealed: 4800, samples: 96_000 }), 2000);
+    const b = readStats(report({ received: 190, lost: 10, sent: 300, remoteLost: 4, fraction: 0.02, rtt: 0.08, jitter: 0.012, bytesIn: 12_500, bytesOut: 25_000, jbDelay: 4800, emitted: 96_000, concealed: 4800, samples: 96_000 }), 2000);
     expect(b.candidateType).toBe('srflx');
     expect(b.rttMs).toBe(80);
     const s = sampleBetween(a, b);
-    // inbound: 10 lost of 100 expected; outbound: 4 lost of 200 sent
+    // inbound: 10 lost of 100 expected; outbound: the last receiver report lost 2 %
     expect(s.inboundLossPct).toBeCloseTo(10, 6);
     expect(s.outboundLossPct).toBeCloseTo(2, 6);
     expect(s.packetLossPct).toBeCloseTo(10, 6);
