@@ -69,7 +69,6 @@ beforeAll(async () => {
   const second = await Promise.all([...ORDER.slice(3).map((p, i) => call(p, i + 4)), outage()]);
   const all = [...first, ...second];
   ORDER.forEach((p, i) => results.set(p, all[i]!));
-  for (const [k, v] of [...results]) console.log('RESULT', k, JSON.stringify(v.quality), JSON.stringify(v.injected));
   results.set('outage', all.at(-1)!);
 }, 150_000);
 
@@ -103,7 +102,8 @@ describe('calls through the network lab', () => {
   it('loses no turn over a 4 s outage', () => {
     const r = results.get('outage')!;
     expect(r.statuses).toContain('reconnecting');
-    expect(r.statuses[r.statuses.indexOf('reconnecting') + 1]).toBe('connected');
+    // (each attempt reports `reconnecting` again)
+    expect(r.statuses.slice(r.statuses.indexOf('reconnecting')).find((s) => s !== 'reconnecting')).toBe('connected');
     expect(r.statuses).not.toContain('failed');
     expect(r.turns.map((t) => t.input)).toEqual(['voice', 'text']);
     expect(r.quality.reconnects).toBeGreaterThanOrEqual(1);
