@@ -83,3 +83,9 @@ export interface SessionEvents {
   /** A new call-quality value (about once a second while it changes); also `snapshot.quality`. */
   quality: (quality: CallQuality) => void;
 }
+
+/**
+ * How an effect (turn tracker, warmup, microphone, playback) reports: one of the session's events,
+ * which the session then applies to its snapshot and emits. Effects never hold the emitter.
+ */
+export type Report = <K extends keyof SessionEvents>(event: K, ...args: Parameters<SessionEvents[K]>) => void;

@@ -1,18 +1,7 @@
 import { sampleBetween, type QualitySample } from './sample.js';
 import { readStats, type StatsReading } from './stats.js';
 
-/** The clock and interval timer of the sampler: real ones by default, fake ones in tests. */
-export interface SamplerClock {
-  now(): number;
-  setInterval(fn: () => void, ms: number): unknown;
-  clearInterval(handle: unknown): void;
-}
-
-const realClock: SamplerClock = {
-  now: () => Date.now(),
-  setInterval: (fn, ms) => setInterval(fn, ms),
-  clearInterval: (h) => clearInterval(h as ReturnType<typeof setInterval>),
-};
+import { systemClock, type Clock } from '../clock.js';
 
 export interface QualitySamplerOptions {
   /** The current connection's `getStats()`; undefined while there is no connection. */
@@ -22,7 +11,8 @@ export interface QualitySamplerOptions {
   intervalMs?: number;
   /** The span a sample's loss and rates cover (ms); default 5000 ("the last few seconds"). */
   windowMs?: number;
-  clock?: SamplerClock;
+  /** The session's clock (fake in tests). */
+  clock?: Clock;
 }
 
 /**
@@ -36,23 +26,29 @@ export class QualitySampler {
   private timer: unknown;
   private busy = false;
   private generation = 0;
-  private readonly clock: SamplerClock;
+  private readonly clock: Clock;
   private readonly intervalMs: number;
   private readonly windowMs: number;
 
   constructor(private readonly options: QualitySamplerOptions) {
-    this.clock = options.clock ?? realClock;
+    this.clock = options.clock ?? systemClock;
     this.intervalMs = options.intervalMs ?? 1000;
     this.windowMs = options.windowMs ?? 5000;
   }
 
   start(): void {
     if (this.timer !== undefined) return;
-    this.timer = this.clock.setInterval(() => void this.tick(), this.intervalMs);
+    const next = () => {
+      this.timer = this.clock.setTimeout(() => {
+        next();
+        void this.tick();
+      }, this.intervalMs);
+    };
+    next();
   }
 
   stop(): void {
-    if (this.timer !== undefined) this.clock.clearInterval(this.timer);
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 

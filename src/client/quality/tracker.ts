@@ -1,7 +1,10 @@
 import { PerceivedLatencyMeter, type PerceivedLatencyOptions } from './perceived.js';
 import { summarizeQuality, type QualityReport } from './report.js';
 import { callQuality, UNKNOWN_QUALITY, type CallQuality, type QualitySample } from './sample.js';
-import { QualitySampler, type SamplerClock } from './sampler.js';
+import type { Attempt } from '../attempt.js';
+import type { Clock } from '../clock.js';
+import type { SessionEffect } from '../effects.js';
+import { QualitySampler } from './sampler.js';
 
 /** Samples kept for the report: a day at one a second; older ones are dropped first. */
 export const MAX_QUALITY_SAMPLES = 86_400;
@@ -17,28 +20,26 @@ export interface QualityOptions {
 }
 
 export interface QualityTrackerDeps {
-  /** The current connection's statistics; undefined while there is none. */
-  getStats: () => Promise<{ forEach(cb: (value: unknown) => void): void }> | undefined;
   /** A new quality value (each sample whose contract fields changed). */
   changed: (quality: CallQuality, sample: QualitySample) => void;
-  clock?: SamplerClock;
-  now?: () => number;
+  clock?: Clock;
 }
 
 const round = (v: number | null, digits: number) => (v === null ? null : Number(v.toFixed(digits)));
 
 /**
- * The session's call quality: samples the connection once a second, keeps the current value for
- * the snapshot, the samples for the report, counts reconnections, and measures each voice turn's
- * perceived latency from the audio levels.
+ * The session's call quality, an effect: samples the connected attempt's statistics once a
+ * second, keeps the current value for the snapshot and the samples for the report, counts
+ * recoveries, and measures each voice turn's perceived latency from the audio levels.
  */
-export class QualityTracker {
+export class QualityTracker implements SessionEffect {
   private current: CallQuality = UNKNOWN_QUALITY;
   private readonly samples: QualitySample[] = [];
   private reconnects = 0;
   private readonly sampler: QualitySampler | undefined;
   private readonly perceived: PerceivedLatencyMeter;
   private readonly now: () => number;
+  private stats: (() => Promise<RTCStatsReport>) | undefined;
 
   constructor(private readonly deps: QualityTrackerDeps, options: QualityOptions = {}) {
     const intervalMs = options.intervalMs ?? 1000;
@@ -47,14 +48,14 @@ export class QualityTracker {
       intervalMs === 0
         ? undefined
         : new QualitySampler({
-            getStats: deps.getStats,
+            getStats: () => this.stats?.(),
             onSample: (s) => this.add(s),
             intervalMs,
             ...(options.windowMs !== undefined ? { windowMs: options.windowMs } : {}),
             ...(deps.clock ? { clock: deps.clock } : {}),
           });
     this.perceived = new PerceivedLatencyMeter(options.perceivedLatency);
-    this.now = deps.now ?? (() => Date.now());
+    this.now = deps.clock ? () => deps.clock!.now() : () => Date.now();
   }
 
   /** The latest value (contract fields), `unknown` until measured. */
@@ -62,14 +63,17 @@ export class QualityTracker {
     return this.current;
   }
 
-  /** A connection is up (the first or a new one): sample it. */
-  connected(): void {
+  /** A connection is up (the first or a recovered one): sample it. */
+  connected(attempt: Pick<Attempt, 'transport'>): void {
+    const transport = attempt.transport;
+    this.stats = transport.getStats ? () => transport.getStats!() : undefined;
     this.sampler?.reset();
     this.sampler?.start();
   }
 
-  /** The call went into `reconnecting`. */
-  reconnecting(): void {
+  /** The connection dropped: a recovery (`reconnecting`) begins. */
+  lost(): void {
+    this.stats = undefined;
     this.reconnects++;
     this.sampler?.reset();
     this.perceived.reset();
@@ -90,7 +94,8 @@ export class QualityTracker {
     return summarizeQuality(this.samples, this.reconnects);
   }
 
-  stop(): void {
+  close(): void {
+    this.stats = undefined;
     this.sampler?.stop();
   }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../../src/testing/fake-clock.js';
 import { QualitySampler, readStats, sampleBetween, summarizeQuality, percentile, type QualitySample } from '../../../src/client/quality/index.js';
 
 /** A Chrome-like stats report at one moment. */
@@ -44,18 +45,10 @@ describe('readStats / sampleBetween', () => {
 });
 
 describe('QualitySampler', () => {
+  /** A FakeClock whose advance() also lets the sampler's getStats() promise settle. */
   function fakeClock() {
-    let now = 0;
-    let tick: (() => void) | undefined;
-    return {
-      clock: { now: () => now, setInterval: (fn: () => void) => ((tick = fn), 1), clearInterval: () => (tick = undefined) },
-      advance: async (ms: number) => {
-        now += ms;
-        tick?.();
-        await new Promise((r) => setImmediate(r));
-      },
-      get running() { return tick !== undefined; },
-    };
+    const clock = new FakeClock(0);
+    return { clock, advance: (ms: number) => clock.advance(ms) };
   }
 
   it('samples once per tick over a window of the last readings, and starts over on reset()', async () => {
@@ -87,7 +80,8 @@ describe('QualitySampler', () => {
     await t.advance(1000);
     expect(samples.at(-1)!.inboundLossPct).toBe(0);
     sampler.stop();
-    expect(t.running).toBe(false);
+    await t.advance(5000);
+    expect(samples).toHaveLength(6);
   });
 
   it('takes nothing while there is no connection', async () => {
