@@ -49,12 +49,13 @@ export const NETWORK_PROFILES = Object.freeze({
     down: { delayMs: 300, jitterMs: 10, lossPct: 0.5, bandwidthKbps: 2_000 },
   },
   /**
-   * Poor 3G: WebPageTest "3G Slow" (400 kbit/s both ways, 400 ms RTT), 50 ms jitter, 6 % loss in
-   * bursts of 2 (BrowserStack's lossy 3G/3.5G profiles lose 1 %; this is a bad cell edge).
+   * Poor 3G: WebPageTest "3G Slow" (400 kbit/s both ways, 400 ms RTT), 50 ms jitter, 10 % loss in
+   * bursts of 2 (BrowserStack's lossy 3G/3.5G profiles lose 1 %; this is a bad cell edge, where
+   * calls break up).
    */
   '3g-poor': {
-    up: { delayMs: 200, jitterMs: 50, lossPct: 6, burstLength: 2, bandwidthKbps: 400 },
-    down: { delayMs: 200, jitterMs: 50, lossPct: 6, burstLength: 2, bandwidthKbps: 400 },
+    up: { delayMs: 200, jitterMs: 50, lossPct: 10, burstLength: 2, bandwidthKbps: 400 },
+    down: { delayMs: 200, jitterMs: 50, lossPct: 10, burstLength: 2, bandwidthKbps: 400 },
   },
 } satisfies Record<string, NetworkProfile>);
 
