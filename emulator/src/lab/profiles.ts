@@ -10,7 +10,9 @@ export interface NetworkProfile {
  * Named conditions, best first (each one's E-model estimate is below the one before: docs/quality.md).
  * Delays are one way, on top of loopback. Bandwidth and delay come from the public throttling
  * presets named in each entry; loss, burst and jitter are this project's choices within the ranges
- * those and ITU-T Y.1541 describe, chosen so that the profiles are clearly apart.
+ * those and ITU-T Y.1541 describe, chosen so that the profiles are clearly apart: each one's delay
+ * is at least the one before's, and but for satellite (much longer delay, less loss and jitter than
+ * congested Wi-Fi) its jitter and loss too, so a busy machine adding delay cannot swap them.
  */
 export const NETWORK_PROFILES = Object.freeze({
   /** No impairment: the plain forwarder (a baseline). */
@@ -33,29 +35,29 @@ export const NETWORK_PROFILES = Object.freeze({
   },
   /**
    * Congested Wi-Fi: a shared access point near capacity — WebPageTest "DSL"-like capacity
-   * (1.5 Mbit/s / 384 kbit/s), 80 ms RTT of queueing, 30 ms jitter, 3 % loss in bursts of 3,
-   * 0.5 % reordering.
+   * (1.5 Mbit/s / 384 kbit/s) with a full queue in front of it (bufferbloat: 240 ms RTT), 30 ms
+   * jitter, 3 % loss in bursts of 3, 0.5 % reordering.
    */
   'congested-wifi': {
-    up: { delayMs: 40, jitterMs: 30, lossPct: 3, burstLength: 3, reorderPct: 0.5, bandwidthKbps: 384 },
-    down: { delayMs: 40, jitterMs: 30, lossPct: 3, burstLength: 3, reorderPct: 0.5, bandwidthKbps: 1_500 },
+    up: { delayMs: 120, jitterMs: 30, lossPct: 3, burstLength: 3, reorderPct: 0.5, bandwidthKbps: 384 },
+    down: { delayMs: 120, jitterMs: 30, lossPct: 3, burstLength: 3, reorderPct: 0.5, bandwidthKbps: 1_500 },
   },
   /**
-   * Geostationary satellite: ITU-T G.114 puts a GEO hop at about 260 ms one way; with the ground
-   * segments 300 ms each way (600 ms RTT), 10 ms jitter, 0.5 % loss, 2 / 1 Mbit/s.
+   * Geostationary satellite broadband: ITU-T G.114 puts a GEO hop at about 260 ms one way; with the
+   * ground segments 325 ms each way (650 ms RTT), 10 ms jitter, 0.5 % loss, 1 / 2 Mbit/s.
    */
   satellite: {
-    up: { delayMs: 300, jitterMs: 10, lossPct: 0.5, bandwidthKbps: 1_000 },
-    down: { delayMs: 300, jitterMs: 10, lossPct: 0.5, bandwidthKbps: 2_000 },
+    up: { delayMs: 325, jitterMs: 10, lossPct: 0.5, bandwidthKbps: 1_000 },
+    down: { delayMs: 325, jitterMs: 10, lossPct: 0.5, bandwidthKbps: 2_000 },
   },
   /**
-   * Poor 3G: WebPageTest "3G Slow" (400 kbit/s both ways, 400 ms RTT), 50 ms jitter, 10 % loss in
-   * bursts of 2 (BrowserStack's lossy 3G/3.5G profiles lose 1 %; this is a bad cell edge, where
-   * calls break up).
+   * Poor 3G at a cell edge: 400 kbit/s both ways (WebPageTest "3G Slow"), 650 ms RTT (between "3G
+   * Slow", 400 ms, and "Mobile Edge", 840 ms), 50 ms jitter, 6 % loss in bursts of 2 (BrowserStack's
+   * lossy 3G/3.5G profiles lose 1 %; this is where calls break up).
    */
   '3g-poor': {
-    up: { delayMs: 200, jitterMs: 50, lossPct: 10, burstLength: 2, bandwidthKbps: 400 },
-    down: { delayMs: 200, jitterMs: 50, lossPct: 10, burstLength: 2, bandwidthKbps: 400 },
+    up: { delayMs: 325, jitterMs: 50, lossPct: 6, burstLength: 2, bandwidthKbps: 400 },
+    down: { delayMs: 325, jitterMs: 50, lossPct: 6, burstLength: 2, bandwidthKbps: 400 },
   },
 } satisfies Record<string, NetworkProfile>);
 
