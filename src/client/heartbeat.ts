@@ -4,38 +4,42 @@ import type { Clock } from './clock.js';
 export interface HeartbeatOptions {
   clock: Clock;
   intervalMs: number;
-  /** Unanswered pings after which the link counts as dead, if they also span `maxMissed` intervals (default 3). */
+  /**
+   * Pings in a row with nothing heard back after which the link counts as dead, provided they also
+   * span `maxMissed` intervals of elapsed time (default 4).
+   */
   maxMissed?: number;
-  /** Sends one ping carrying `t`; may throw when the channel is gone (counts as a ping without pong). */
+  /** Sends one ping carrying `t`; may throw when the channel is gone (counts as a miss). */
   send: (t: number) => void;
   /** Called once when the link is considered dead; the heartbeat stops itself. */
   onDead: () => void;
 }
 
 /**
- * Pings over the data channel every `intervalMs` and declares the link dead when nothing came
- * back — no pong, no other message — for `maxMissed` pings spanning at least `maxMissed`
- * intervals of elapsed time. ICE state alone can keep saying "connected" for a long time after the
- * far side vanished; this catches it within a few intervals.
+ * Pings over the data channel every `intervalMs` and declares the link dead after `maxMissed`
+ * pings in a row with nothing heard back (a pong, or any other message: a busy service whose pongs
+ * queue behind a stream of transcripts is alive) that also span `maxMissed` intervals of elapsed
+ * time. ICE state alone can keep saying "connected" for seconds after the path died; with the
+ * session's defaults (250 ms, 4) a dead path is noticed 1.0-1.25 s after the last thing heard.
  *
- * Both conditions matter in background tabs: Chrome runs a hidden tab's timers once a second, and
- * after 5 minutes once a minute (intensive throttling), and a frozen tab runs none, so a tick can
- * come long after the previous one. Elapsed time alone would then call a healthy link dead (the
- * pong of the last ping may still wait in the queue behind this tick); a count of ticks alone
- * would wait 3 minutes, or forever. With both, a throttled link stays up (each ping's pong comes
- * back before the next tick), a thawed page sends a fresh ping before judging, and a dead link in
- * a throttled tab is declared dead after `maxMissed` pings — ICE consent checks (about 30 s)
- * usually notice a dead path first.
+ * Both conditions matter in background tabs: Chrome runs a hidden tab's timers at most once a
+ * second, after 5 minutes once a minute (intensive throttling), and a frozen tab's not at all, so
+ * a tick can come long after the one before. Elapsed time alone would call a healthy link dead at
+ * the first tick after a freeze (the pong of the last ping may still wait in the queue behind that
+ * tick); with the count too, a thawed page sends fresh pings before it judges, and a throttled
+ * link stays up because each ping's pong comes back before the next tick. A dead link in a
+ * throttled tab is still declared dead after `maxMissed` pings (ICE consent checks, about 30 s,
+ * usually notice a dead path first).
  */
 export class Heartbeat {
   private timer: unknown;
-  /** When the first ping that is still unanswered was sent (undefined: everything sent was answered). */
-  private unansweredSince: number | undefined;
-  private unanswered = 0;
+  private missed = 0;
+  /** When the first of the pings still without reply was sent. */
+  private missedSince = 0;
   private readonly maxMissed: number;
 
   constructor(private readonly options: HeartbeatOptions) {
-    this.maxMissed = options.maxMissed ?? 3;
+    this.maxMissed = options.maxMissed ?? 4;
   }
 
   get running(): boolean {
@@ -44,7 +48,7 @@ export class Heartbeat {
 
   start(): void {
     this.stop();
-    this.heard();
+    this.missed = 0;
     if (!(this.options.intervalMs > 0)) return; // 0 turns the heartbeat off (kb-voice/testing)
     this.schedule();
   }
@@ -54,15 +58,9 @@ export class Heartbeat {
     this.timer = undefined;
   }
 
-  /** Something arrived from the service (a pong or any other message): the link is alive. */
-  heard(): void {
-    this.unansweredSince = undefined;
-    this.unanswered = 0;
-  }
-
-  /** A pong arrived. */
-  pong(): void {
-    this.heard();
+  /** A pong (or any message) arrived: the link is alive. */
+  alive(): void {
+    this.missed = 0;
   }
 
   private schedule(): void {
@@ -72,13 +70,12 @@ export class Heartbeat {
   private tick(): void {
     this.timer = undefined;
     const now = this.options.clock.now();
-    const silentFor = this.unansweredSince === undefined ? 0 : now - this.unansweredSince;
-    if (this.unanswered >= this.maxMissed && silentFor >= this.maxMissed * this.options.intervalMs) {
+    if (this.missed >= this.maxMissed && now - this.missedSince >= this.maxMissed * this.options.intervalMs) {
       this.options.onDead();
       return;
     }
-    this.unansweredSince ??= now;
-    this.unanswered++;
+    if (this.missed === 0) this.missedSince = now;
+    this.missed++;
     this.schedule();
     try {
       this.options.send(now);

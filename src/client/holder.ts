@@ -4,6 +4,7 @@ import type { SessionReport } from './report.js';
 import { VoiceSession } from './session.js';
 import type { SessionSnapshot } from './snapshot.js';
 import { isFinal } from './state.js';
+import { UNKNOWN_QUALITY } from './quality/sample.js';
 
 /** The snapshot before the first call. */
 function idleSnapshot(muted: boolean): SessionSnapshot {
@@ -11,6 +12,7 @@ function idleSnapshot(muted: boolean): SessionSnapshot {
     status: 'idle', state: Object.freeze({ status: 'idle' }), warmup: 'idle', muted, sessionId: undefined,
     turns: Object.freeze([]), live: null, userSpeaking: false, assistantSpeaking: false, playbackBlocked: false, error: undefined, iceSignaling: undefined,
     devices: undefined, resumed: false,
+    quality: UNKNOWN_QUALITY,
   });
 }
 

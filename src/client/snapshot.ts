@@ -1,4 +1,5 @@
 import type { DeviceList } from './devices.js';
+import type { CallQuality } from './quality/sample.js';
 import type { VoiceSessionError } from './errors.js';
 import type { LiveTranscript, Turn } from './events.js';
 import type { SessionState, SessionStatus, WarmupStatus } from './state.js';
@@ -36,6 +37,8 @@ export interface SessionSnapshot {
   readonly devices: DeviceList | undefined;
   /** True when this call continued a session of an earlier page (`resume: true`, the service said `resumed`). */
   readonly resumed: boolean;
+  /** The call's quality over the last few seconds; `level: 'unknown'` and nulls until measured. */
+  readonly quality: CallQuality;
 }
 
 /** Builds frozen snapshots, sharing the turns array between snapshots until a turn is added. */

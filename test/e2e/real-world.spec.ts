@@ -106,9 +106,9 @@ test('an ended microphone track is replaced by the default one within 1 s, on th
 });
 
 test('offline shows reconnecting (cause offline); back online restarts ICE within 2 s and the call goes on', async ({ page, context }) => {
-  await RealWorldLab.install(page);
+  const lab = await RealWorldLab.install(page);
   await stack.open(page);
-  const sessionId = await startCall(page);
+  const sessionId = await startCall(page, { iceRestart: true });
   const signaling: Array<{ at: number; method: string }> = [];
   page.on('request', (r) => {
     if (r.url().includes(`/realtime/sessions`) && r.method() !== 'OPTIONS') signaling.push({ at: Date.now(), method: r.method() });
@@ -124,17 +124,18 @@ test('offline shows reconnecting (cause offline); back online restarts ICE withi
   expect(signaling[0]!.at - back).toBeLessThan(2000);
   expect(signaling[0]!.method).toBe('PATCH'); // an ICE restart of the same connection, not a new offer
   await expect.poll(async () => (await snapshot(page)).status).toBe('connected');
+  expect((await lab.counts()).peerConnections).toBe(1);
   expect((await snapshot(page)).sessionId).toBe(sessionId);
   expect((await ask(page, 'How long is the warranty?')).answer).toMatch(/warranty/);
 });
 
-test('a network change (navigator.connection) restarts ICE at once, without waiting for missed pings', async ({ page }) => {
+test('a network change (navigator.connection) restores the connection at once (default transport: a new offer), without waiting for missed pings', async ({ page }) => {
   const lab = await RealWorldLab.install(page);
   await stack.open(page);
-  await startCall(page);
+  const sessionId = await startCall(page);
   const patches: number[] = [];
   page.on('request', (r) => {
-    if (r.method() === 'PATCH') patches.push(Date.now());
+    if (r.url().includes('/realtime/sessions') && r.method() !== 'OPTIONS') patches.push(Date.now());
   });
   const changed = Date.now();
   expect(await lab.connectionChange()).toBe(true);
@@ -142,7 +143,9 @@ test('a network change (navigator.connection) restarts ICE at once, without wait
   expect(patches[0]! - changed).toBeLessThan(2000);
   await expect.poll(async () => (await snapshot(page)).status).toBe('connected');
   const reconnecting = (await events(page, 'state')).filter((s) => s.status === 'reconnecting');
-  expect(reconnecting[0]).toMatchObject({ how: 'ice-restart', cause: 'network_change' });
+  expect(reconnecting[0]).toMatchObject({ cause: 'network_change' });
+  expect((await snapshot(page)).sessionId).toBe(sessionId);
+  expect((await ask(page, 'How long is the warranty?')).answer).toMatch(/warranty/);
 });
 
 test('a hidden, frozen and thawed tab keeps its call connected and answering', async ({ page }) => {

@@ -1,7 +1,7 @@
 // The page of the real-world end-to-end tests (issue 27): a VoiceSession built from the options the
 // test passes, its events recorded for the test to read. Bundled by the test with esbuild from the
 // built package, as an app would use it.
-import { createApiClient, VoiceSession, type VoiceSessionOptions } from 'kb-voice';
+import { createApiClient, simplePeerTransport, VoiceSession, type VoiceSessionOptions } from 'kb-voice';
 
 /** What the test reads back: every event of the session, in order, as plain data. */
 export interface HarnessEvent {
@@ -49,9 +49,10 @@ window.harness = {
   events: [],
   async start({ relayUrl, aiId, options = {} }) {
     // `audioElement: true`: play through an <audio id="answer"> in the page, so the test can read its sinkId.
-    const { audioElement, ...rest } = options;
+    // `iceRestart: true`: the default transport with ICE restarts in place (opt-in).
+    const { audioElement, iceRestart, ...rest } = options;
     const element = audioElement ? document.body.appendChild(Object.assign(document.createElement('audio'), { id: 'answer' })) : undefined;
-    const session = new VoiceSession({ aiId, api: createApiClient({ baseUrl: relayUrl }), language: 'en', ...rest, ...(element ? { audioElement: element } : {}) } as VoiceSessionOptions);
+    const session = new VoiceSession({ aiId, api: createApiClient({ baseUrl: relayUrl }), language: 'en', ...rest, ...(element ? { audioElement: element } : {}), ...(iceRestart ? { transport: simplePeerTransport({ iceRestart: true }) } : {}) } as VoiceSessionOptions);
     this.session = session;
     for (const type of RECORDED) {
       (session as unknown as { on(t: string, f: (...a: unknown[]) => void): void }).on(type, (...args: unknown[]) => {
