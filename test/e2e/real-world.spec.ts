@@ -154,7 +154,7 @@ test('a hidden, frozen and thawed tab keeps its call connected and answering', a
   const sessionId = await startCall(page);
   await lab.setVisibility('hidden');
   await lab.freeze();
-  await new Promise((resolve) => setTimeout(resolve, 4000)); // the condition: frozen 4 s (4 heartbeat intervals)
+  await new Promise((resolve) => setTimeout(resolve, 4000)); // the condition: frozen 4 s (16 heartbeat periods)
   await lab.unfreeze();
   expect((await ask(page, 'How long is the warranty?')).answer).toMatch(/warranty/);
   await lab.setVisibility('visible');
