@@ -17,8 +17,11 @@ export interface Turn {
   messageId: string;
   /** From the end of the user's input to the first audio of the answer (ms); null when no answer audio played (cut or barged in before it). */
   firstResponseMs: number | null;
-  /** Agent build time this turn paid (0 when the robot was warm). */
-  agentBuildMs: number;
+  /**
+   * Agent build time this turn paid (0 when the robot was warm); null when unknown (an
+   * OpenAI-dialect server whose events do not report it).
+   */
+  agentBuildMs: number | null;
   interrupted: boolean;
   /** True when the question's words came from a QA script (the emulator's `PUT /_emulator/script`), not a recognizer. */
   scripted?: boolean;
