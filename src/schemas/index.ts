@@ -17,3 +17,4 @@ export * from './documents.js';
 export * from './chat.js';
 export * from './endpoints.js';
 export * from './sdpfrag.js';
+export * from './offer-form.js';

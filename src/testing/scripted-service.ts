@@ -74,6 +74,8 @@ export class ScriptedService {
   private hold: Promise<void> | undefined;
   private current: { call: ScriptedCall & { open: boolean }; events: TransportEvents } | undefined;
   private turnId = 0;
+  /** The call whose path cut() killed silently. */
+  private silenced: ScriptedCall | undefined;
   private microphoneError: unknown;
 
   constructor(options: ScriptedServiceOptions = {}) {
@@ -235,6 +237,15 @@ export class ScriptedService {
     this.send({ type: 'error', code, message });
   }
 
+  /**
+   * The network path dies without a word: the connection still looks open, but nothing the client
+   * sends arrives and no pong comes back, so the session's heartbeat must notice (pass a clock and
+   * keep `heartbeatIntervalMs` on). The next connection works again.
+   */
+  cut(): void {
+    this.silenced = this.requireCurrent().call;
+  }
+
   /** The connection drops (the far side vanished): the session starts reconnecting. */
   drop(): void {
     const current = this.requireCurrent();
@@ -265,7 +276,7 @@ export class ScriptedService {
       bufferedAmount: 0,
       send: (text) => {
         if (!open || closed || !call?.open) throw new Error('data channel is not open');
-        this.receive(text);
+        if (call !== this.silenced) this.receive(text);
       },
       replaceTrack: () => undefined,
       close: () => {

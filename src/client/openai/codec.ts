@@ -3,7 +3,7 @@ import { ValidationError } from '../../api/errors.js';
 import { ClientEvent, PROTOCOL_VERSION, type ServerEvent } from '../../schemas/realtime-events.js';
 import { toValidationDetail } from '../../schemas/validation.js';
 import { VoiceSessionError } from '../errors.js';
-import type { DialectCodec } from '../transport.js';
+import type { RealtimeProtocolCodec } from '../realtime-protocol.js';
 
 /**
  * The OpenAI Realtime dialect for {@link VoiceSession}: retells OpenAI's `oai-events` in kb-voice v1
@@ -49,7 +49,7 @@ interface OaiTurn {
   started: number;
 }
 
-export interface OpenAICodec extends DialectCodec {
+export interface OpenAICodec extends RealtimeProtocolCodec {
   /** Messages the codec wants sent after the last decode (a deferred `response.create`). */
   takeReplies(): string[];
 }
