@@ -18,3 +18,5 @@ export type { SessionReport, VoiceSessionApi } from './report.js';
 export type { MicrophoneSource } from './media.js';
 export { VOICE_PROCESSING } from './media.js';
 export type { LevelMeter, LevelMeterFactory } from './levels.js';
+export type { CallQuality, QualitySample, QualityReport, QualityLevel, QualityOptions, PerceivedLatencyOptions } from './quality/index.js';
+export { estimateMos, qualityLevel, LEVEL_THRESHOLDS, PERCEIVED_LATENCY_DEFAULTS } from './quality/index.js';

@@ -1,3 +1,4 @@
+import type { QualityOptions } from './quality/tracker.js';
 import type { Clock } from './clock.js';
 import type { LevelMeterFactory } from './levels.js';
 import type { MicrophoneSource } from './media.js';
@@ -53,6 +54,8 @@ export interface VoiceSessionOptions {
   gracefulEndTimeoutMs?: number;
   /** Level meter for the mic and the assistant's audio; default Web Audio where it exists (no levels in Node). */
   levelMeter?: LevelMeterFactory;
+  /** Call-quality sampling (interval, window) and the thresholds of `Turn.perceivedLatencyMs`; docs/quality.md. */
+  quality?: QualityOptions;
   /** Timers and time of every rule of the call (default the platform's); tests pass a fake clock. */
   clock?: Clock;
 }

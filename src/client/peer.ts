@@ -324,6 +324,13 @@ class PeerLink implements Transport {
     this.peer.replaceTrack(oldTrack, newTrack, stream);
   }
 
+  getStats(): Promise<RTCStatsReport> {
+    // simple-peer's own getStats() flattens the report into legacy shapes; the standard one is the RTCPeerConnection's.
+    const pc = (this.peer as unknown as { _pc?: RTCPeerConnection })._pc;
+    if (this.destroyed || !pc) return Promise.reject(new Error('peer connection closed'));
+    return pc.getStats();
+  }
+
   close(): void {
     if (this.destroyed) return;
     this.destroyed = true;

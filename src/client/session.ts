@@ -8,6 +8,7 @@ import { fromApiFailure, VoiceSessionError } from './errors.js';
 import type { Report, SessionEvents, Turn } from './events.js';
 import { Heartbeat } from './heartbeat.js';
 import { LevelMonitor, webAudioMeters } from './levels.js';
+import { QualityTracker } from './quality/tracker.js';
 import { Microphone } from './microphone.js';
 import type { EndOptions, VoiceSessionOptions } from './options.js';
 import { simplePeerTransport } from './peer.js';
@@ -68,6 +69,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private readonly warmupRequest: Warmup;
   private readonly microphone: Microphone;
   private readonly tracker: TurnTracker;
+  private readonly quality: QualityTracker;
   private readonly heartbeat: Heartbeat;
   private readonly levels: LevelMonitor;
   private readonly meters: ReturnType<typeof webAudioMeters>;
@@ -98,7 +100,11 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     });
     this.warmupRequest = new Warmup(options, clock, (status) => this.notify('warmup', status));
     this.microphone = new Microphone(options.microphone, (muted) => this.notify('mute', muted));
-    this.tracker = new TurnTracker(this.notify, options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {}, () => clock.now());
+    this.quality = new QualityTracker({ changed: (quality) => this.notify('quality', quality), clock }, options.quality);
+    this.tracker = new TurnTracker(this.notify, {
+      ...(options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {}),
+      perceivedLatency: (input) => this.quality.turnFinished(input),
+    }, () => clock.now());
     const pings = protocol.heartbeat !== false;
     this.heartbeat = new Heartbeat({
       clock,
@@ -108,7 +114,10 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       onDead: () => this.lost(this.attempt),
     });
     this.meters = options.levelMeter ? undefined : webAudioMeters();
-    this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => this.emit('level', levels), clock);
+    this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => {
+      this.quality.level(levels.input, levels.output);
+      this.emit('level', levels);
+    }, clock);
     this.recovery = new Recovery({
       clock, probes: pings, policy: options.reconnectPolicy ?? jitteredBackoff(),
       reconnectTimeoutMs: options.reconnectTimeoutMs ?? 15000, connectTimeoutMs: options.connectTimeoutMs ?? 15000,
@@ -130,12 +139,13 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       { lost: () => this.ending.speechOver(), close: () => this.ending.speechOver() },
       { close: () => this.microphone.stop() },
       { close: () => this.playback.release() },
+      this.quality,
     ];
     this.snapshot = new SnapshotCache(() => ({
       status: this._state.status, state: this._state, warmup: this.warmupRequest.status, muted: this.microphone.muted, sessionId: this.ids.value,
       turnsSource: this.tracker.turns, live: this.tracker.live, userSpeaking: this.tracker.userSpeaking,
       assistantSpeaking: this.tracker.assistantSpeaking, playbackBlocked: this.playback.blocked, error: this._error,
-      iceSignaling: this._iceSignaling,
+      iceSignaling: this._iceSignaling, quality: this.quality.quality,
     }));
     options.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
@@ -267,7 +277,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   async report(): Promise<SessionReport> {
     const sessionId = await this.ids.when(this._state);
     try {
-      return await fetchReport(this.options.api, this.options.aiId, sessionId, this.tracker.turns, reportWindow(this.startedAt, this.clock.now()));
+      return await fetchReport(this.options.api, this.options.aiId, sessionId, this.tracker.turns, reportWindow(this.startedAt, this.clock.now()), this.quality.report());
     } catch (err) {
       throw fromApiFailure(err, 'Report failed', 'report_failed');
     }

@@ -81,6 +81,11 @@ export interface Transport {
   replaceTrack(oldTrack: MediaStreamTrack, newTrack: MediaStreamTrack, stream: MediaStream): void;
   /** Closes on purpose; `closed` is not reported. Idempotent. */
   close(): void;
+  /**
+   * The connection's statistics (`RTCPeerConnection.getStats()`), sampled for call quality.
+   * Optional: without it the quality stays `unknown`.
+   */
+  getStats?(): Promise<RTCStatsReport>;
 }
 
 /** Makes transports; the session calls `open` once per connection attempt. */

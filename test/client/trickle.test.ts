@@ -187,7 +187,7 @@ describe('recovery by ICE restart', () => {
     const first = await askAndInterrupt(session, 'How do I descale the kettle?');
     expect(first.id).toBe(1);
 
-    path.relays[0]!.drop(); // the only path between the two peers is gone
+    path.relays[0]!.close(); // the only path between the two peers is gone
     await vi.waitFor(() => expect(states.some((s) => s.status === 'reconnecting')).toBe(true), { timeout: 5000 });
     await vi.waitFor(() => expect(session.state).toEqual({ status: 'connected', sessionId }), { timeout: 10_000 });
 
