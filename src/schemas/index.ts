@@ -8,6 +8,7 @@ export * from './validation.js';
 export * from './request.js';
 export * from './realtime.js';
 export * from './realtime-events.js';
+export * from './turn-events.js';
 export * from './openai-realtime.js';
 export * from './prompts.js';
 export * from './sessions.js';

@@ -190,7 +190,7 @@ export function registerOpenAIRealtimeRoutes(app: Hono, sc: ServerContext): Clie
       if (body.session) state = applyOrThrow(state, body.session);
       let answer: { sdp: string };
       try {
-        answer = await sc.realtime.handleCall(robotId, { sdp: body.sdp, session: state, userIdentifier });
+        answer = await sc.realtime.handleOffer(robotId, { type: 'oai-call', sdp: body.sdp, session: state, userIdentifier });
       } catch (err) {
         if (!(err instanceof RealtimeOfferError)) throw err;
         const failure = new OaiRequestError(err.status === 422 ? 400 : err.status, err.code, err.message, err.status === 422 ? 'sdp' : null, err.status >= 500 ? 'server_error' : 'invalid_request_error');
