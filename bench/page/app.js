@@ -94,14 +94,13 @@ async function selectedPair(pc) {
   return pair && pair.state === 'succeeded' ? `${pair.localCandidateId}/${pair.remoteCandidateId}` : null;
 }
 
-/** The default transport, or one whose connections cannot restart ICE (recovery by new offer only). */
+/** The default transport (recovery by new offer), or one that first restarts ICE in place (`iceRestart`). */
 function transportFor(opts) {
-  const provider = simplePeerTransport({
+  return simplePeerTransport({
     ...(opts.iceServers ? { iceServers: opts.iceServers } : {}),
     ...(opts.iceTransportPolicy ? { iceTransportPolicy: opts.iceTransportPolicy } : {}),
+    ...(opts.noRestart ? {} : { iceRestart: true }),
   });
-  if (!opts.noRestart) return provider;
-  return { ...provider, open: (o, e) => Object.assign(provider.open(o, e), { restart: undefined }) };
 }
 
 async function library(opts = {}) {

@@ -24,8 +24,11 @@ export interface Turn {
    * measured: typed questions, no audio played, no level meter (docs/quality.md).
    */
   perceivedLatencyMs: number | null;
-  /** Agent build time this turn paid (0 when the robot was warm). */
-  agentBuildMs: number;
+  /**
+   * Agent build time this turn paid (0 when the robot was warm); null when unknown (an
+   * OpenAI-dialect server whose events do not report it).
+   */
+  agentBuildMs: number | null;
   interrupted: boolean;
   /** True when the question's words came from a QA script (the emulator's `PUT /_emulator/script`), not a recognizer. */
   scripted?: boolean;

@@ -24,6 +24,9 @@ import type { IceSignaling } from './transport.js';
 import { TurnTracker } from './turns.js';
 import { Warmup } from './warmup.js';
 
+/** Default ping period: with 4 unanswered pings a dead path is noticed within 1.0-1.25 s (docs/client.md, "Recovery"). */
+const DEFAULT_HEARTBEAT_MS = 250;
+
 /**
  * A voice call with a knowledge-base robot: microphone, WebRTC connection, warmup, protocol
  * events, turns, recovery and the report afterwards. One instance is one call; make a new one for
@@ -85,7 +88,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const clock = (this.clock = options.clock ?? systemClock);
     const protocol = options.protocol ?? v1Protocol;
     this.setup = {
-      target: options, clock, dialect: protocol, codec: protocol.codec(),
+      target: options, clock, protocol, codec: protocol.codec(),
       provider: options.transport ?? simplePeerTransport({ ...(options.iceServers ? { iceServers: options.iceServers } : {}), ...(options.wrtc ? { wrtc: options.wrtc } : {}) }),
     };
     this.playback = new AudioPlayback(options.audioElement, clock, {
@@ -105,8 +108,8 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const pings = protocol.heartbeat !== false;
     this.heartbeat = new Heartbeat({
       clock,
-      // A dialect without ping/pong relies on the transport noticing a dead link.
-      intervalMs: pings ? options.heartbeatIntervalMs ?? 1000 : 0,
+      // A protocol without ping/pong relies on the transport noticing a dead link.
+      intervalMs: pings ? options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_MS : 0,
       send: (t) => this.attempt?.send({ v: PROTOCOL_VERSION, type: 'ping', t }),
       onDead: () => this.lost(this.attempt),
     });
@@ -369,7 +372,9 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       if (attempt === this.attempt && this.ids.name(id)) this.warmupRequest.soon(id);
     },
     event: (attempt, event) => {
-      if (attempt === this.attempt) this.serverEvent(event);
+      if (attempt !== this.attempt) return;
+      this.heartbeat.alive();
+      this.serverEvent(event);
     },
     invalid: (attempt, error) => {
       if (attempt === this.attempt) this.notify('error', error);
@@ -395,7 +400,6 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
         this.tracker.ready(event.resumed);
         return;
       case 'pong':
-        this.heartbeat.pong();
         this.recovery.pong();
         return;
       case 'error':

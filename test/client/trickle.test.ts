@@ -181,7 +181,7 @@ describe('recovery by ICE restart', () => {
     const path = relayedFetch();
     cleanups.push(() => path.close());
     const { api, log } = loggedApi({ fetch: path.fetch });
-    const { session, states } = call(api);
+    const { session, states } = call(api, simplePeerTransport({ wrtc: wrtc as never, iceRestart: true }));
     await session.start();
     const sessionId = session.sessionId!;
     const first = await askAndInterrupt(session, 'How do I descale the kettle?');
