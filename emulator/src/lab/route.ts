@@ -122,7 +122,7 @@ export class LabRoute implements MediaPath {
   }
 }
 
-/** Puts a realtime service's media behind `path` (offers, PATCH fragments, answers and restart answers). */
+/** Puts a realtime service's media behind `path` (offers of both dialects, PATCH fragments, answers and restart answers). */
 export function routeRealtime(service: RealtimeService, path: MediaPath): RealtimeService {
   return {
     ...service,
