@@ -36,6 +36,7 @@ export class Heartbeat {
   private missed = 0;
   /** When the first of the pings still without reply was sent. */
   private missedSince = 0;
+  private lastTick = 0;
   private readonly maxMissed: number;
 
   constructor(private readonly options: HeartbeatOptions) {
@@ -50,6 +51,7 @@ export class Heartbeat {
     this.stop();
     this.missed = 0;
     if (!(this.options.intervalMs > 0)) return; // 0 turns the heartbeat off (kb-voice/testing)
+    this.lastTick = this.options.clock.now();
     this.schedule();
   }
 
@@ -70,7 +72,12 @@ export class Heartbeat {
   private tick(): void {
     this.timer = undefined;
     const now = this.options.clock.now();
+    // This side's own event loop stood still (a busy tab, a loaded machine): answers could not be
+    // read meanwhile, so the pings of that stretch say nothing about the path.
+    if (now - this.lastTick > 2 * this.options.intervalMs) this.missed = 0;
+    this.lastTick = now;
     if (this.missed >= this.maxMissed && now - this.missedSince >= this.maxMissed * this.options.intervalMs) {
+      this.stop();
       this.options.onDead();
       return;
     }

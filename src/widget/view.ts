@@ -73,8 +73,8 @@ export class WidgetView {
   };
   private readonly captionNodes = new Map<string, HTMLElement>();
   private shownLevel: number | null = -1;
-  /** The focus was lost to a disabled control and had nowhere to go yet. */
-  private refocus = false;
+  /** Focus was dropped by a control that got disabled and awaits a control to take it (see update). */
+  private focusToHandOver = false;
 
   constructor(private readonly root: ShadowRoot, actions: ViewActions) {
     root.innerHTML = TEMPLATE;
@@ -135,14 +135,18 @@ export class WidgetView {
     this.renderCaptions(snapshot);
     this.renderLatency(snapshot?.turns ?? []);
     // A control that just got disabled or hidden would drop keyboard focus to the page: hand it on.
+    // While the call is `ending` both Start and End are disabled: the hand-over waits for Start to
+    // come back, unless the user has put the focus somewhere else meanwhile.
     const lost = focused instanceof HTMLElement && ((focused as HTMLButtonElement).disabled === true || focused.hidden);
-    // While a call ends both Start and End are disabled: the focus is handed on at the next update,
-    // unless the visitor put it somewhere else meanwhile (it is then on the page's body no more).
-    const doc = this.root.host.ownerDocument;
-    if (lost || (this.refocus && !focused && doc.activeElement === doc.body)) {
+    const doc = this.root.ownerDocument;
+    const nowhere = doc.activeElement === null || doc.activeElement === doc.body;
+    this.focusToHandOver = lost || (this.focusToHandOver && nowhere);
+    if (this.focusToHandOver) {
       const target = live ? el.end : el.start;
-      this.refocus = target.disabled;
-      if (!target.disabled) target.focus();
+      if (!target.disabled) {
+        target.focus();
+        this.focusToHandOver = false;
+      }
     }
   }
 

@@ -146,16 +146,23 @@ describe('Heartbeat in a background tab', () => {
     expect(onDead).not.toHaveBeenCalled();
   });
 
-  it('a dead link is still found with throttled timers: 3 unanswered pings over 3 intervals', () => {
+  it('once-a-minute timers never make a verdict: pings of a stalled stretch say nothing (ICE consent checks judge such a link)', () => {
     const t = throttledClock();
     const onDead = vi.fn();
     const hb = new Heartbeat({ clock: t.clock, intervalMs: 1000, maxMissed: 3, send: () => undefined, onDead });
     hb.start();
-    t.fireAt(60_000);
-    t.fireAt(120_000);
-    t.fireAt(180_000);
+    for (let minute = 1; minute <= 10; minute++) t.fireAt(minute * 60_000);
     expect(onDead).not.toHaveBeenCalled();
-    t.fireAt(240_000);
+  });
+
+  it('a dead link with timers on time: dead only after maxMissed pings spanning maxMissed intervals', () => {
+    const t = throttledClock();
+    const onDead = vi.fn();
+    const hb = new Heartbeat({ clock: t.clock, intervalMs: 1000, maxMissed: 3, send: () => undefined, onDead });
+    hb.start();
+    for (const at of [1000, 2000, 3000]) t.fireAt(at);
+    expect(onDead).not.toHaveBeenCalled();
+    t.fireAt(4000);
     expect(onDead).toHaveBeenCalledTimes(1);
   });
 
@@ -169,5 +176,31 @@ describe('Heartbeat in a background tab', () => {
       if (s % 2 === 0) hb.alive(); // e.g. transcript events of a long answer
     }
     expect(onDead).not.toHaveBeenCalled();
+  });
+});
+
+describe('Heartbeat and a stalled event loop', () => {
+  it('does not count pings whose answers this side could not read while its own timers were late', async () => {
+    let now = 0;
+    const timers: Array<() => void> = [];
+    // A clock whose timers fire only when the test says, at whatever time the test sets.
+    const clock = { now: () => now, setTimeout: (cb: () => void) => timers.push(cb), clearTimeout: () => undefined };
+    const onDead = vi.fn();
+    const hb = new Heartbeat({ clock, intervalMs: 250, send: vi.fn(), onDead });
+    hb.start();
+    const tickAt = (t: number) => {
+      now = t;
+      timers.shift()!();
+    };
+    tickAt(250);
+    tickAt(500);
+    tickAt(750); // three unanswered pings
+    tickAt(3000); // the loop stalled 2.25 s: that stretch is not counted
+    tickAt(3250);
+    tickAt(3500);
+    expect(onDead).not.toHaveBeenCalled();
+    tickAt(3750);
+    tickAt(4000);
+    expect(onDead).toHaveBeenCalledTimes(1);
   });
 });
