@@ -8,6 +8,12 @@ import { chromiumLaunchOptions } from './scripts/chromium.mjs';
 // A project that needs more Chromium flags (e.g. a WAV as the fake microphone) must pass the whole
 // list, because a project's `launchOptions` replaces this one:
 //   use: { launchOptions: chromiumLaunchOptions(['--use-file-for-fake-audio-capture=...']) }
+/** Only what a root user in a container needs: no media flags (kb-voice-qa fakes the microphone in the page). */
+function qaLaunchOptions() {
+  const { executablePath } = chromiumLaunchOptions() as { executablePath?: string };
+  return { ...(executablePath ? { executablePath } : {}), args: ['--no-sandbox'] };
+}
+
 export default defineConfig({
   testDir: 'test/e2e',
   globalSetup: './scripts/playwright-global-setup.mjs',
@@ -29,5 +35,15 @@ export default defineConfig({
     trace: 'retain-on-failure',
     launchOptions: chromiumLaunchOptions(),
   },
-  projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], launchOptions: chromiumLaunchOptions() } }],
+  projects: [
+    { name: 'chromium', use: { ...devices['Desktop Chrome'], launchOptions: chromiumLaunchOptions() } },
+    // kb-voice-qa's own suite (qa/test): the built package, in a Chromium WITHOUT the fake-media
+    // flags — its fake microphone is put into the page, which is what this project proves.
+    {
+      name: 'kb-voice-qa',
+      testDir: 'qa/test',
+      testIgnore: '**/fixtures/**',
+      use: { ...devices['Desktop Chrome'], launchOptions: { ...qaLaunchOptions() } },
+    },
+  ],
 });

@@ -110,6 +110,8 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.meters = options.levelMeter ? undefined : webAudioMeters();
     this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => this.emit('level', levels));
     options.signal?.addEventListener('abort', this.onAbort, { once: true });
+    // QA hook (CONTRACT.md, kb-voice-qa): a page under test registers every session it creates.
+    (globalThis as { __KB_VOICE_HOOK__?: { register(session: VoiceSession): void } }).__KB_VOICE_HOOK__?.register(this);
   }
 
   /**
