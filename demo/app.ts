@@ -20,6 +20,8 @@ const CALL_STATUS: Record<CallState['status'], { text: string; tone: Tone }> = {
   connecting: { text: 'connecting', tone: 'busy' },
   reconnecting: { text: 'connecting', tone: 'warn' },
   connected: { text: 'connected', tone: 'ok' },
+  // The call is still up while the assistant finishes its sentence (kb-voice's `ending` status).
+  ending: { text: 'connected', tone: 'busy' },
   ended: { text: 'ended', tone: '' },
   failed: { text: 'failed', tone: 'bad' },
 };

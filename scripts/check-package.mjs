@@ -3,7 +3,7 @@
 // `npm pack` both packages (kb-voice and the workspace's kb-voice-emulator), then, on the tarballs
 // and on consumer projects that have them installed (in a temp dir outside the repo, so nothing
 // resolves from the repo's node_modules by accident):
-//   1. pack contents   dist/ entry files present, no src/ or test/ shipped, README links absolute
+//   1. pack contents   dist/ entry files and docs/*.md present, no src/ or test/ shipped, README links reach packed files
 //   2. install         `npm install kb-voice.tgz` into an EMPTY app, for real (registry): prints the
 //                      node_modules size, package count, native binaries and install scripts, and
 //                      fails above the targets (<= 15 MB, <= 8 packages, 0 native, 0 scripts)
@@ -35,6 +35,8 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { publint } from 'publint';
+import { relativeLinks } from './check-doc-links.mjs';
+import { docPages } from './lib/doc-pages.mjs';
 import { measureInstall } from './lib/install-footprint.mjs';
 import { formatMessage } from 'publint/utils';
 
@@ -118,6 +120,7 @@ async function main() {
   let tarball = '';
   let emulatorTarball = '';
   let files = [];
+  let emulatorFiles = [];
   try {
     await check('npm pack (kb-voice)', async () => {
       const info = pack(root, work);
@@ -131,9 +134,14 @@ async function main() {
         'dist/api/index.d.ts',
         'dist/vendor/simple-peer.js',
         'dist/cli/main.js',
+        'bench/RESULTS.md',
+        ...docPages(root).filter((f) => path.dirname(f) === path.join(root, 'docs')).map((f) => path.relative(root, f).split(path.sep).join('/')),
       ];
       const missing = required.filter((f) => !files.includes(f));
-      const stray = files.filter((f) => /^(src|test|demo|scripts|bench|emulator|docs)\//.test(f) || f.startsWith('dist/emulator/'));
+      // The docs pages and the benchmark results (npm adds bench/README.md with them) ship so that the
+      // README's links work from the package; nothing else of docs/ (the demo screenshot) or bench/.
+      const shipped = (f) => /^docs\/[^/]+\.md$/.test(f) || f === 'bench/RESULTS.md' || f === 'bench/README.md';
+      const stray = files.filter((f) => (/^(src|test|demo|scripts|bench|emulator|docs)\//.test(f) && !shipped(f)) || f.startsWith('dist/emulator/'));
       if (missing.length > 0) throw new Error(`missing from the tarball: ${missing.join(', ')}`);
       if (stray.length > 0) throw new Error(`should not be published: ${stray.slice(0, 10).join(', ')}`);
       const maps = files.filter((f) => f.endsWith('.map')).length;
@@ -145,6 +153,7 @@ async function main() {
       const info = pack(path.join(root, 'emulator'), work);
       emulatorTarball = path.join(work, info.filename);
       const names = info.files.map((f) => f.path);
+      emulatorFiles = names;
       const missing = ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'dist/bin.js', 'bin/kb-voice-emulator.js'].filter((f) => !names.includes(f));
       const stray = names.filter((f) => /^(src|test)\//.test(f));
       if (missing.length > 0) throw new Error(`missing from the tarball: ${missing.join(', ')}`);
@@ -152,18 +161,20 @@ async function main() {
       return `${names.length} files, ${kb(info.size)} packed, ${kb(info.unpackedSize)} unpacked`;
     });
 
-    await check('README links work on the registry', async () => {
-      // The registry shows README.md out of context: relative links and images break there.
+    await check('README links work from the package', async () => {
+      // Outside the repository (the registry's page, an unpacked tarball) a relative link works only
+      // when its file ships in the same package: kb-voice's README may point at its packed docs;
+      // kb-voice-emulator's README, whose package holds no docs, uses absolute URLs only.
       const problems = [];
-      for (const [label, file] of [['kb-voice', path.join(root, 'README.md')], ['kb-voice-emulator', path.join(root, 'emulator', 'README.md')]]) {
-        const text = await readFile(file, 'utf8');
-        for (const match of text.matchAll(/!?\[[^\]]*\]\(([^)\s]+)[^)]*\)|<img[^>]+src="([^"]+)"/g)) {
-          const target = match[1] ?? match[2];
-          if (!/^(https?:|mailto:|#)/.test(target)) problems.push(`${label}: ${target}`);
+      const packs = [['kb-voice', root, files], ['kb-voice-emulator', path.join(root, 'emulator'), emulatorFiles]];
+      for (const [label, dir, packed] of packs) {
+        for (const { target } of relativeLinks(await readFile(path.join(dir, 'README.md'), 'utf8'))) {
+          const file = target.split('#')[0];
+          if (file && !packed.includes(path.posix.normalize(file))) problems.push(`${label}: ${target} (not in the package)`);
         }
       }
-      if (problems.length > 0) throw new Error(`relative links (use absolute URLs):\n${problems.join('\n')}`);
-      return 'no relative links or images in either README';
+      if (problems.length > 0) throw new Error(`README links to files the package does not ship:\n${problems.join('\n')}`);
+      return 'every relative link of both READMEs points at a packed file';
     });
 
     await check('npm install kb-voice into an empty app', async () => {

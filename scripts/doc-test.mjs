@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `node scripts/doc-test.mjs [FILE.md ...]` (default README.md, emulator/README.md): every fenced code block of the
-// files says what is done with it, in its info string, and is checked accordingly:
+// `node scripts/doc-test.mjs [FILE.md ...]` (default: every documentation page, see scripts/lib/doc-pages.mjs:
+// README.md, docs/*.md and each top-level folder's README.md): every fenced code block of the files says what
+// is done with it, in its info string, and is checked accordingly:
 //   ```ts run          type-checked, then run with node as its own ES module; it must exit by
 //                      itself with code 0 (no signal, no process.exit needed, within 120 s)
 //   ```ts check        type-checked only (browser code, server code needing your services)
@@ -24,6 +25,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { docPages } from './lib/doc-pages.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 let work = path.join(root, 'test-results', 'doc-test');
@@ -203,6 +205,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     else if (arg === '--timeout-ms') runTimeoutMs = Number(process.argv[++i]);
     else args.push(arg);
   }
-  const files = (args.length ? args : [path.join(root, 'README.md'), path.join(root, 'emulator', 'README.md')]).map((f) => path.resolve(f));
+  const files = (args.length ? args : docPages(root)).map((f) => path.resolve(f));
   process.exitCode = (await main(files)) ? 0 : 1;
 }

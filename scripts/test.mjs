@@ -2,14 +2,17 @@
 // `npm test`: every suite, in this order (one command for developers and CI):
 //   1. build       scripts/build.mjs (test/package, the package checks and the demo use dist/)
 //   2. typecheck   tsc over src + test + configs, and over demo/ (its own tsconfig)
-//   3. vitest      unit + integration tests, test/**/*.test.ts except test/e2e
-//   4. doc-test    scripts/doc-test.mjs: every README code block run, type-checked or skipped with a reason
-//   5. package     scripts/check-package.mjs (pack, publint, attw, browser bundles, size budget)
-//   6. e2e         Playwright, test/e2e, in Chromium (see scripts/chromium.mjs)
+//   3. conflict markers  scripts/check-conflict-markers.mjs: no merge-conflict marker in a tracked file
+//   4. vitest      unit + integration tests, test/**/*.test.ts except test/e2e
+//   5. doc-test    scripts/doc-test.mjs: every code block of every documentation page (README.md,
+//                  docs/*.md, each top-level folder's README.md) run, type-checked or skipped with a reason
+//   6. doc links   scripts/check-doc-links.mjs: every relative link of those pages reaches a file and heading
+//   7. package     scripts/check-package.mjs (pack, publint, attw, browser bundles, size budget)
+//   8. e2e         Playwright, test/e2e, in Chromium (see scripts/chromium.mjs)
 // A failed build stops the run (nothing after it is meaningful); any other failed step is
 // reported and the remaining steps still run, so one run shows every problem. Ends with
 // "total: N passed, N failed" counting tests and checks, and exits non-zero if anything failed.
-// Extra arguments are passed to vitest, e.g. `npm test -- test/api` (then steps 4–6 are skipped).
+// Extra arguments are passed to vitest, e.g. `npm test -- test/api` (then steps 5–8 are skipped).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -78,6 +81,7 @@ const started = Date.now();
 if (run('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')])) {
   run('typecheck', bin('tsc'), ['-p', 'tsconfig.json']);
   if (existsSync(path.join(root, 'demo', 'tsconfig.json'))) run('typecheck demo', bin('tsc'), ['-p', 'demo']);
+  run('conflict markers', process.execPath, [path.join(root, 'scripts', 'check-conflict-markers.mjs')]);
   run(
     'vitest',
     bin('vitest'),
@@ -86,6 +90,7 @@ if (run('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')])) {
   );
   if (vitestFilter.length === 0) {
     run('doc-test', process.execPath, [path.join(root, 'scripts', 'doc-test.mjs')], docTestCounts);
+    run('doc links', process.execPath, [path.join(root, 'scripts', 'check-doc-links.mjs')]);
     run('package checks', process.execPath, [path.join(root, 'scripts', 'check-package.mjs')], packageCounts);
     if (findChromium() === null) {
       console.log(`\n=== e2e\n${NO_CHROMIUM_MESSAGE}`);
@@ -100,7 +105,7 @@ if (run('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')])) {
 console.log('\n=== summary');
 for (const s of steps) {
   const counts = `${s.passed} passed, ${s.failed} failed${s.skipped ? `, ${s.skipped} skipped` : ''}`;
-  console.log(`${s.ok ? 'ok  ' : 'FAIL'}  ${s.step.padEnd(15)} ${counts}  (${s.seconds.toFixed(1)} s)${s.note ? `  ${s.note}` : ''}`);
+  console.log(`${s.ok ? 'ok  ' : 'FAIL'}  ${s.step.padEnd(16)} ${counts}  (${s.seconds.toFixed(1)} s)${s.note ? `  ${s.note}` : ''}`);
 }
 const total = steps.reduce(
   (sum, s) => ({ passed: sum.passed + s.passed, failed: sum.failed + s.failed, skipped: sum.skipped + s.skipped }),

@@ -1,20 +1,18 @@
 import { PROTOCOL_VERSION } from '../schemas/realtime-events.js';
-import { sleep } from './connector.js';
-import type { Link } from './link.js';
-import type { Microphone } from './microphone.js';
-import type { VoiceSessionOptions } from './options.js';
+import type { Attempt } from './attempt.js';
+import { sleep, type Clock } from './clock.js';
 import { Waiters } from './waiters.js';
 
-/** How the end of a connected call says goodbye to the service before the link closes. */
-export class Ending {
-  private readonly speech = new Waiters();
+/** How long the jitter buffer may still hold the answer's last frames after `output.speech_stopped`. */
+const TAIL_MS = 150;
 
-  constructor(
-    private readonly link: Link,
-    private readonly microphone: Microphone,
-    private readonly assistantSpeaking: () => boolean,
-    private readonly options: Pick<VoiceSessionOptions, 'gracefulEndTimeoutMs'>,
-  ) {}
+/** How the end of a connected call says goodbye to the service before the link closes (the `ending` state's work). */
+export class Ending {
+  private readonly speech: Waiters;
+
+  constructor(private readonly clock: Clock, private readonly gracefulEndTimeoutMs: number) {
+    this.speech = new Waiters(clock);
+  }
 
   /** The assistant stopped speaking (or can no longer be heard): a graceful end waiting for it goes on. */
   speechOver(): void {
@@ -22,19 +20,18 @@ export class Ending {
   }
 
   /**
-   * The microphone goes quiet; `graceful` lets the assistant finish its sentence (bounded by
-   * `gracefulEndTimeoutMs`); then `session.end` is sent and given time to leave. Never throws.
+   * `graceful` while the assistant speaks lets it finish its sentence (bounded by
+   * `gracefulEndTimeoutMs`); then `session.end` is sent over `attempt` and given time to leave.
+   * Never throws. The caller silenced the microphone first: no new turn may start meanwhile.
    */
-  async goodbye(mode: 'graceful' | 'immediate'): Promise<void> {
-    // The user is done: no new turn may start while the last answer finishes.
-    this.microphone.silence();
-    if (mode === 'graceful' && this.assistantSpeaking()) {
-      await this.speech.wait(this.options.gracefulEndTimeoutMs ?? 10000);
-      await sleep(150); // the jitter buffer still holds the last frames
+  async goodbye(attempt: Attempt, mode: 'graceful' | 'immediate', assistantSpeaking: boolean): Promise<void> {
+    if (mode === 'graceful' && assistantSpeaking) {
+      await this.speech.wait(this.gracefulEndTimeoutMs);
+      await sleep(this.clock, TAIL_MS);
     }
     try {
-      this.link.send({ v: PROTOCOL_VERSION, type: 'session.end' });
-      await this.link.drain(500);
+      attempt.send({ v: PROTOCOL_VERSION, type: 'session.end' });
+      await attempt.drain(500);
     } catch {
       // The link is already gone: nothing left to tell the service.
     }

@@ -74,3 +74,9 @@ export interface SessionEvents {
   /** How the connection's ICE candidates reach the service (`fallback`: the service refused trickle); also `snapshot.iceSignaling`. */
   iceSignaling: (mode: IceSignaling) => void;
 }
+
+/**
+ * How an effect (turn tracker, warmup, microphone, playback) reports: one of the session's events,
+ * which the session then applies to its snapshot and emits. Effects never hold the emitter.
+ */
+export type Report = <K extends keyof SessionEvents>(event: K, ...args: Parameters<SessionEvents[K]>) => void;

@@ -1,5 +1,8 @@
+import type { Clock } from './clock.js';
+
 /** Options of {@link Heartbeat}. */
 export interface HeartbeatOptions {
+  clock: Clock;
   intervalMs: number;
   /** Unanswered pings after which the link counts as dead (default 3). */
   maxMissed?: number;
@@ -15,7 +18,7 @@ export interface HeartbeatOptions {
  * far side vanished; this catches it within a few intervals.
  */
 export class Heartbeat {
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private timer: unknown;
   private missed = 0;
   private readonly maxMissed: number;
 
@@ -31,11 +34,11 @@ export class Heartbeat {
     this.stop();
     this.missed = 0;
     if (!(this.options.intervalMs > 0)) return; // 0 turns the heartbeat off (kb-voice/testing)
-    this.timer = setInterval(() => this.tick(), this.options.intervalMs);
+    this.schedule();
   }
 
   stop(): void {
-    if (this.timer !== undefined) clearInterval(this.timer);
+    if (this.timer !== undefined) this.options.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 
@@ -44,15 +47,21 @@ export class Heartbeat {
     this.missed = 0;
   }
 
+  private schedule(): void {
+    this.timer = this.options.clock.setTimeout(() => this.tick(), this.options.intervalMs);
+  }
+
   private tick(): void {
+    this.timer = undefined;
     if (this.missed >= this.maxMissed) {
       this.stop();
       this.options.onDead();
       return;
     }
     this.missed++;
+    this.schedule();
     try {
-      this.options.send(Date.now());
+      this.options.send(this.options.clock.now());
     } catch {
       // A send that throws is just another ping without pong.
     }

@@ -1,3 +1,5 @@
+import type { Clock } from './clock.js';
+
 /** Reads the current level of one stream, 0..1; `undefined` while it cannot measure (e.g. a suspended AudioContext). */
 export interface LevelMeter {
   read(): number | undefined;
@@ -66,11 +68,12 @@ export class LevelMonitor {
   private input: LevelMeter | undefined;
   private output: LevelMeter | undefined;
   private streams: { input?: MediaStream | undefined; output?: MediaStream | undefined } = {};
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private timer: unknown;
 
   constructor(
     private readonly factory: LevelMeterFactory | undefined,
     private readonly report: (levels: { input: number | null; output: number | null }) => void,
+    private readonly clock: Clock,
     private readonly intervalMs = 100,
   ) {}
 
@@ -94,14 +97,16 @@ export class LevelMonitor {
     this.input ??= input && this.factory(input);
     this.output ??= output && this.factory(output);
     if (!this.input && !this.output) return;
-    this.timer = setInterval(() => {
+    const tick = () => {
+      this.timer = this.clock.setTimeout(tick, this.intervalMs);
       if (!this.input && !this.output) return;
       this.report({ input: this.input?.read() ?? null, output: this.output?.read() ?? null });
-    }, this.intervalMs);
+    };
+    this.timer = this.clock.setTimeout(tick, this.intervalMs);
   }
 
   stop(): void {
-    if (this.timer !== undefined) clearInterval(this.timer);
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 

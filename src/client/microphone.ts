@@ -1,18 +1,16 @@
-import type { EventEmitter } from 'eventemitter3';
 import { VoiceSessionError } from './errors.js';
-import type { SessionEvents } from './events.js';
 import { openMicrophone, stopStream, type MicrophoneSource } from './media.js';
 
 /**
  * The user's microphone during one call: opened once, muted by disabling its track (so unmuting is
- * instant), switched to another device in place, stopped at the end. Mute changes are reported as
- * `mute` events.
+ * instant), switched to another device in place, stopped at the end. An effect: mute changes are
+ * reported, never emitted.
  */
 export class Microphone {
   private _stream: MediaStream | undefined;
   private _muted = false;
 
-  constructor(private readonly events: EventEmitter<SessionEvents>, private readonly source: MicrophoneSource | undefined) {}
+  constructor(private readonly source: MicrophoneSource | undefined, private readonly report: (muted: boolean) => void) {}
 
   /** The stream sent to the service; kept across device switches, so a reconnection sends the current track. */
   get stream(): MediaStream | undefined {
@@ -39,7 +37,7 @@ export class Microphone {
     if (this._muted === muted) return;
     this._muted = muted;
     this.apply();
-    this.events.emit('mute', muted);
+    this.report(muted);
   }
 
   /** The user is done (the call is ending): nothing more is sent, whatever `muted` says. */

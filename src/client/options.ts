@@ -1,6 +1,8 @@
+import type { Clock } from './clock.js';
 import type { LevelMeterFactory } from './levels.js';
 import type { MicrophoneSource } from './media.js';
 import type { WrtcImplementation } from './peer.js';
+import type { ReconnectPolicy } from './reconnect-policy.js';
 import type { VoiceSessionApi } from './report.js';
 import type { Dialect, TransportProvider } from './transport.js';
 
@@ -37,6 +39,8 @@ export interface VoiceSessionOptions {
   audioElement?: HTMLAudioElement;
   /** How long a dropped call is retried before it ends with `connection_lost` (default 15000 ms). */
   reconnectTimeoutMs?: number;
+  /** When a dropped call tries again (default {@link jitteredBackoff}: almost at once, then 250 ms doubling to 2 s, each ±50% at random). */
+  reconnectPolicy?: ReconnectPolicy;
   /** Data-channel ping period; about 3 missed pongs mean the link is dead (default 1000 ms; 0 turns it off). */
   heartbeatIntervalMs?: number;
   /** Limit for one connection attempt: offer, signaling, ICE, remote audio and `session.ready` (default 15000 ms). */
@@ -45,6 +49,8 @@ export interface VoiceSessionOptions {
   gracefulEndTimeoutMs?: number;
   /** Level meter for the mic and the assistant's audio; default Web Audio where it exists (no levels in Node). */
   levelMeter?: LevelMeterFactory;
+  /** Timers and time of every rule of the call (default the platform's); tests pass a fake clock. */
+  clock?: Clock;
 }
 
 /** Options of `VoiceSession.end()`. */

@@ -1,13 +1,9 @@
+import { deadline, type Clock } from './clock.js';
 import { VoiceSessionError } from './errors.js';
 
 /** resume() settles within this bound, whatever the browser's media elements do. */
 export const PLAYBACK_TIMEOUT_MS = 3000;
 
-/** `promise`, or a rejection with `error()` after `ms`. */
-function within<T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(error()), ms)))]).finally(() => clearTimeout(timer));
-}
 
 /** What the playback tells its session. */
 export interface PlaybackEvents {
@@ -25,7 +21,7 @@ export class AudioPlayback {
   blocked = false;
   private el: HTMLAudioElement | undefined;
 
-  constructor(private readonly given: HTMLAudioElement | undefined, private readonly events: PlaybackEvents) {}
+  constructor(private readonly given: HTMLAudioElement | undefined, private readonly clock: Clock, private readonly events: PlaybackEvents) {}
 
   attach(stream: MediaStream): void {
     const el = this.given ?? this.el ?? (typeof Audio === 'function' ? new Audio() : undefined);
@@ -45,7 +41,8 @@ export class AudioPlayback {
     const el = this.el;
     if (!el) return;
     try {
-      await within(Promise.resolve(el.play()), PLAYBACK_TIMEOUT_MS, () => new Error(`audio.play() did not settle within ${PLAYBACK_TIMEOUT_MS} ms`));
+      const limit = deadline(this.clock, PLAYBACK_TIMEOUT_MS, () => new Error(`audio.play() did not settle within ${PLAYBACK_TIMEOUT_MS} ms`));
+      await Promise.race([Promise.resolve(el.play()), limit.promise]).finally(limit.clear);
     } catch (err) {
       throw new VoiceSessionError('playback_blocked', 'The browser still blocks audio playback', { cause: err });
     }

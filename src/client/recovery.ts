@@ -1,81 +1,107 @@
 import { PROTOCOL_VERSION } from '../schemas/realtime-events.js';
-import { retry, type Connection } from './connector.js';
+import { isTimeout, type Attempt } from './attempt.js';
+import { sleep, type Clock } from './clock.js';
 import { VoiceSessionError } from './errors.js';
-import type { Link } from './link.js';
-import type { VoiceSessionOptions } from './options.js';
-import type { SessionState } from './state.js';
+import type { ReconnectPolicy } from './reconnect-policy.js';
+import type { ReconnectHow } from './state.js';
 import { Waiters } from './waiters.js';
 
 /** How long the link may take to carry a ping and its pong after an ICE restart before a new offer is made. */
 const RESTART_PROBE_MS = 3000;
 
-/** What {@link Recovery} needs of the session. */
-export interface RecoveryHost {
-  /** end() began: every pending step stands down. */
-  closing(): boolean;
-  setState(state: SessionState): void;
-  /** One attempt continuing `sessionId` within `timeoutMs`. */
-  connect(sessionId: string, timeoutMs: number): Promise<Connection>;
-  /** The link carries the call again. */
-  connected(conn: Connection): void;
-  /** Nothing restored the link in time: the call is over (`connection_lost`). */
+/** A try with less time than this left is not started: it could only time out and hide the real failure. */
+export const MIN_ATTEMPT_MS = 500;
+
+/** What {@link Recovery} reports. */
+export interface RecoveryReport {
+  /** A try begins (`attempt` counts this recovery's tries from 1). */
+  trying(how: ReconnectHow, attempt: number): void;
+  /** The call goes on over `attempt` (the same one after an ICE restart, a new one after a new offer). */
+  restored(attempt: Attempt): void;
+  /** Nothing restored the call in time, or the service refused it: the call is over (`connection_lost`). */
   gaveUp(error: VoiceSessionError): void;
 }
 
-type Limits = Pick<VoiceSessionOptions, 'reconnectTimeoutMs' | 'connectTimeoutMs'>;
+/** What {@link Recovery} uses. */
+export interface RecoveryOptions {
+  clock: Clock;
+  policy: ReconnectPolicy;
+  reconnectTimeoutMs: number;
+  connectTimeoutMs: number;
+  /** The dialect has ping/pong: a restarted link is trusted only once a ping came back. */
+  probes: boolean;
+  /** Makes a new attempt for `sessionId` (it becomes the session's current one) and runs it within `timeoutMs`. */
+  open(sessionId: string, timeoutMs: number): Promise<Attempt>;
+}
+
+/** The service refused to continue the session (e.g. 404/409: deleted, 401: logged out): retrying cannot help. */
+function refused(err: unknown): boolean {
+  const status = (err as { status?: unknown }).status;
+  return typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
 
 /**
  * Restores a dropped call: first an ICE restart on the same connection (when the transport can),
- * then new offers for the same session until one connects or `reconnectTimeoutMs` is spent.
+ * then new offers for the same session, spaced by the {@link ReconnectPolicy}, until one connects
+ * or `reconnectTimeoutMs` is spent. An effect: it reports, the session decides.
  */
 export class Recovery {
-  private restartedAt = 0;
-  private readonly pongs = new Waiters();
+  private restartedAt = Number.NEGATIVE_INFINITY;
+  private readonly pongs: Waiters;
 
-  /** `probes`: the dialect has ping/pong, so a restarted link is trusted only once a ping came back. */
-  constructor(private readonly link: Link, private readonly host: RecoveryHost, private readonly limits: Limits, private readonly probes: boolean) {}
+  constructor(private readonly options: RecoveryOptions, private readonly report: RecoveryReport) {
+    this.pongs = new Waiters(options.clock);
+  }
 
   /** A pong arrived. */
   pong(): void {
     this.pongs.wake();
   }
 
-  async run(sessionId: string): Promise<void> {
-    const timeoutMs = this.limits.reconnectTimeoutMs ?? 15000;
-    const conn = this.link.current;
-    let restarted = 0;
+  /** Recovers the call `sessionId` that `dropped` carried; stops silently once `signal` aborts (end()). */
+  async run(sessionId: string, dropped: Attempt, signal: AbortSignal): Promise<void> {
+    const { clock, reconnectTimeoutMs } = this.options;
+    const began = clock.now();
+    let tries = 0;
     // A link that dies again soon after a restart (the far side, not the path, is the problem) gets new offers.
-    const restart = Date.now() - this.restartedAt > timeoutMs ? conn?.transport.restart?.() : undefined;
-    if (restart && conn) {
-      restarted = 1;
-      this.restartedAt = Date.now();
-      this.host.setState({ status: 'reconnecting', sessionId, attempt: 1 });
-      const ok = await restart.then(() => this.probe(RESTART_PROBE_MS), () => false);
-      if (this.host.closing() || conn !== this.link.current) return;
-      if (ok) {
-        this.host.connected(conn);
+    const restart = began - this.restartedAt > reconnectTimeoutMs ? dropped.transport.restart?.() : undefined;
+    if (restart) {
+      this.restartedAt = began;
+      this.report.trying('ice-restart', ++tries);
+      const ok = await restart.then(() => this.probe(dropped), () => false);
+      if (signal.aborted) return;
+      if (ok) return this.report.restored(dropped);
+    }
+    dropped.abort();
+    let cause: unknown;
+    for (let failed = 0; !signal.aborted; failed++) {
+      const left = began + reconnectTimeoutMs - clock.now();
+      const delay = this.options.policy.nextRetryDelayMs({ retryCount: failed, elapsedMs: clock.now() - began, ...(cause !== undefined ? { retryReason: cause } : {}) });
+      if (delay === null || left - MIN_ATTEMPT_MS < 0) break;
+      // Reported before the pause: the state says at once that the call is being restored.
+      this.report.trying('new-offer', ++tries);
+      if (delay > 0) await sleep(clock, Math.min(delay, left - MIN_ATTEMPT_MS));
+      if (signal.aborted) return;
+      try {
+        const attempt = await this.options.open(sessionId, Math.min(began + reconnectTimeoutMs - clock.now(), this.options.connectTimeoutMs));
+        if (!signal.aborted) this.report.restored(attempt);
         return;
+      } catch (err) {
+        // Keep the most informative failure: a timeout only when nothing else happened.
+        if (cause === undefined || !isTimeout(err) || isTimeout(cause)) cause = err;
+        if (refused(err)) break;
       }
     }
-    this.link.close();
-    try {
-      await retry(timeoutMs, () => this.host.closing(), async (n, left) => {
-        this.host.setState({ status: 'reconnecting', sessionId, attempt: n + restarted });
-        const conn = await this.host.connect(sessionId, Math.min(left, this.limits.connectTimeoutMs ?? 15000));
-        if (!this.host.closing()) this.host.connected(conn);
-      });
-    } catch (cause) {
-      if (this.host.closing()) return;
-      this.host.gaveUp(new VoiceSessionError('connection_lost', `The connection was lost and not restored within ${timeoutMs} ms`, { cause }));
-    }
+    if (signal.aborted) return;
+    this.report.gaveUp(new VoiceSessionError('connection_lost', `The connection was lost and not restored within ${reconnectTimeoutMs} ms`, { cause }));
   }
 
   /**
-   * Whether a ping sent now is answered within `ms` (the link carries messages again). A dialect
+   * Whether a ping sent now is answered in time (the link carries messages again). A dialect
    * without ping/pong has nothing to probe with: ICE connected again is taken as restored.
    */
-  private probe(ms: number): Promise<boolean> {
-    if (!this.probes) return Promise.resolve(true);
-    return this.pongs.wait(ms, () => this.link.send({ v: PROTOCOL_VERSION, type: 'ping', t: Date.now() }));
+  private probe(attempt: Attempt): Promise<boolean> {
+    if (!this.options.probes) return Promise.resolve(true);
+    return this.pongs.wait(RESTART_PROBE_MS, () => attempt.send({ v: PROTOCOL_VERSION, type: 'ping', t: this.options.clock.now() }));
   }
 }

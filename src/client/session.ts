@@ -1,20 +1,25 @@
 import { EventEmitter } from 'eventemitter3';
 import { PROTOCOL_VERSION, type ServerEvent } from '../schemas/realtime-events.js';
-import type { Connection } from './connector.js';
+import { Attempt, type AttemptReport, type AttemptSetup } from './attempt.js';
+import { systemClock, type Clock } from './clock.js';
+import type { SessionEffect } from './effects.js';
 import { Ending } from './ending.js';
 import { fromApiFailure, VoiceSessionError } from './errors.js';
-import type { SessionEvents, Turn } from './events.js';
+import type { Report, SessionEvents, Turn } from './events.js';
 import { Heartbeat } from './heartbeat.js';
 import { LevelMonitor, webAudioMeters } from './levels.js';
-import { Link } from './link.js';
 import { Microphone } from './microphone.js';
 import type { EndOptions, VoiceSessionOptions } from './options.js';
+import { simplePeerTransport } from './peer.js';
 import { AudioPlayback } from './playback.js';
+import { v1Protocol } from './protocol.js';
+import { jitteredBackoff } from './reconnect-policy.js';
 import { Recovery } from './recovery.js';
 import { fetchReport, type SessionReport } from './report.js';
 import { SessionId } from './session-id.js';
 import { SnapshotCache, type SessionSnapshot } from './snapshot.js';
-import { canTransition, isFinal, type EndReason, type SessionState, type WarmupStatus } from './state.js';
+import { checkTransition, isFinal, isLive, type EndReason, type SessionState, type WarmupStatus } from './state.js';
+import type { IceSignaling } from './transport.js';
 import { TurnTracker } from './turns.js';
 import { Warmup } from './warmup.js';
 
@@ -22,6 +27,10 @@ import { Warmup } from './warmup.js';
  * A voice call with a knowledge-base robot: microphone, WebRTC connection, warmup, protocol
  * events, turns, recovery and the report afterwards. One instance is one call; make a new one for
  * the next call.
+ *
+ * Inside, it is a state machine (the transition table is `TRANSITIONS` in state.ts) whose state
+ * lives here only; its collaborators are effects (effects.ts) that report back, and each try at
+ * carrying the call is one {@link Attempt}.
  *
  * @example
  * const session = new VoiceSession({ aiId, api: createApiClient({ baseUrl: '/api/voice' }) });
@@ -36,25 +45,32 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private _state: SessionState = { status: 'idle' };
   private _agentReady: boolean | undefined;
   private _error: VoiceSessionError | undefined;
+  private _iceSignaling: IceSignaling | undefined;
+  /** The attempt carrying (or trying to carry) the call; reports of any other attempt are ignored. */
+  private attempt: Attempt | undefined;
+  private recovering: AbortController | undefined;
+  private remote: MediaStream | undefined;
+  private startPromise: Promise<void> | undefined;
+  private endPromise: Promise<void> | undefined;
   private readonly options: VoiceSessionOptions;
+  private readonly clock: Clock;
+  private readonly setup: AttemptSetup;
   private readonly snapshot: SnapshotCache;
   private readonly subscribers = new Set<() => void>();
   private readonly ids = new SessionId();
+  // ---- effects: they report through `notify` (or their own callbacks) and never call into the session
+  private readonly notify: Report = (event, ...args) => this.reported(event, args);
   private readonly warmupRequest: Warmup;
   private readonly microphone: Microphone;
-  private readonly link: Link;
-  private readonly recovery: Recovery;
-  private readonly ending: Ending;
   private readonly tracker: TurnTracker;
   private readonly heartbeat: Heartbeat;
   private readonly levels: LevelMonitor;
   private readonly meters: ReturnType<typeof webAudioMeters>;
   private readonly playback: AudioPlayback;
-  private remote: MediaStream | undefined;
-  private startPromise: Promise<void> | undefined;
-  private endPromise: Promise<void> | undefined;
-  /** Set as soon as end() (or abort) begins: every pending step then stands down. */
-  private closing = false;
+  private readonly recovery: Recovery;
+  private readonly ending: Ending;
+  /** Lifecycle hooks of the effects, in order (effects.ts). */
+  private readonly effects: SessionEffect[];
   private readonly onAbort = () => {
     this.endPromise ??= this.finish('immediate', 'aborted');
   };
@@ -62,53 +78,60 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   constructor(options: VoiceSessionOptions) {
     super();
     this.options = options;
-    this.playback = new AudioPlayback(options.audioElement, {
+    const clock = (this.clock = options.clock ?? systemClock);
+    const protocol = options.protocol ?? v1Protocol;
+    this.setup = {
+      target: options, clock, dialect: protocol, codec: protocol.codec(),
+      provider: options.transport ?? simplePeerTransport({ ...(options.iceServers ? { iceServers: options.iceServers } : {}), ...(options.wrtc ? { wrtc: options.wrtc } : {}) }),
+    };
+    this.playback = new AudioPlayback(options.audioElement, clock, {
       blocked: (error) => {
-        this.emit('playbackBlocked');
-        this.emit('error', error);
+        this.notify('playbackBlocked');
+        this.notify('error', error);
       },
-      resumed: () => this.emit('playbackResumed'),
+      resumed: () => this.notify('playbackResumed'),
     });
-    this.warmupRequest = new Warmup(this, options);
-    this.microphone = new Microphone(this, options.microphone);
-    this.tracker = new TurnTracker(this, options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {});
-    this.link = new Link(options, {
-      answered: (id) => {
-        if (this.ids.name(id)) this.warmupRequest.soon(id);
-      },
-      event: (conn, event) => this.onEvent(conn, event),
-      invalid: (error) => this.emit('error', error),
-      audio: (conn, stream) => this.onAudio(conn, stream),
-      closed: () => this.lost(),
-      signaling: (mode) => this.emit('iceSignaling', mode),
+    this.warmupRequest = new Warmup(options, clock, (status) => this.notify('warmup', status));
+    this.microphone = new Microphone(options.microphone, (muted) => this.notify('mute', muted));
+    this.tracker = new TurnTracker(this.notify, options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {}, () => clock.now());
+    const pings = protocol.heartbeat !== false;
+    this.heartbeat = new Heartbeat({
+      clock,
+      // A dialect without ping/pong relies on the transport noticing a dead link.
+      intervalMs: pings ? options.heartbeatIntervalMs ?? 1000 : 0,
+      send: (t) => this.attempt?.send({ v: PROTOCOL_VERSION, type: 'ping', t }),
+      onDead: () => this.lost(this.attempt),
     });
-    this.recovery = new Recovery(this.link, {
-      closing: () => this.closing,
-      setState: (state) => this.setState(state),
-      connect: (sessionId, timeoutMs) => this.connect(sessionId, timeoutMs),
-      connected: (conn) => this.connected(conn),
+    this.meters = options.levelMeter ? undefined : webAudioMeters();
+    this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => this.emit('level', levels), clock);
+    this.recovery = new Recovery({
+      clock, probes: pings, policy: options.reconnectPolicy ?? jitteredBackoff(),
+      reconnectTimeoutMs: options.reconnectTimeoutMs ?? 15000, connectTimeoutMs: options.connectTimeoutMs ?? 15000,
+      open: (sessionId, timeoutMs) => this.open(sessionId, timeoutMs),
+    }, {
+      trying: (how, attempt) => this.go({ status: 'reconnecting', sessionId: this.ids.value!, how, attempt }),
+      restored: (attempt) => this.connected(attempt),
       gaveUp: (error) => {
-        this.closing = true;
-        this.teardown();
-        this.setState({ status: 'ended', sessionId: this.ids.value!, reason: 'connection_lost' });
-        this.emit('error', error);
+        this.close({ status: 'ended', sessionId: this.ids.value!, reason: 'connection_lost' });
+        this.notify('error', error);
       },
-    }, options, this.link.pings);
-    this.ending = new Ending(this.link, this.microphone, () => this.tracker.assistantSpeaking, options);
+    });
+    this.ending = new Ending(clock, options.gracefulEndTimeoutMs ?? 10000);
+    this.effects = [
+      { connected: () => this.warmupRequest.now(), close: () => this.warmupRequest.cancel() },
+      { connected: () => this.heartbeat.start(), lost: () => this.heartbeat.stop(), close: () => this.heartbeat.stop() },
+      { connected: () => this.levels.start(), close: () => (this.levels.close(), this.meters?.close()) },
+      { lost: () => this.tracker.connectionLost(), close: () => this.tracker.connectionLost() },
+      { lost: () => this.ending.speechOver(), close: () => this.ending.speechOver() },
+      { close: () => this.microphone.stop() },
+      { close: () => this.playback.release() },
+    ];
     this.snapshot = new SnapshotCache(() => ({
       status: this._state.status, state: this._state, warmup: this.warmupRequest.status, muted: this.microphone.muted, sessionId: this.ids.value,
       turnsSource: this.tracker.turns, live: this.tracker.live, userSpeaking: this.tracker.userSpeaking,
       assistantSpeaking: this.tracker.assistantSpeaking, playbackBlocked: this.playback.blocked, error: this._error,
-      iceSignaling: this.link.iceSignaling,
+      iceSignaling: this._iceSignaling,
     }));
-    this.heartbeat = new Heartbeat({
-      // A dialect without ping/pong relies on the transport noticing a dead link.
-      intervalMs: this.link.pings ? options.heartbeatIntervalMs ?? 1000 : 0,
-      send: (t) => this.link.send({ v: PROTOCOL_VERSION, type: 'ping', t }),
-      onDead: () => this.lost(),
-    });
-    this.meters = options.levelMeter ? undefined : webAudioMeters();
-    this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => this.emit('level', levels));
     options.signal?.addEventListener('abort', this.onAbort, { once: true });
     // QA hook (CONTRACT.md, kb-voice-qa): a page under test registers every session it creates.
     (globalThis as { __KB_VOICE_HOOK__?: { register(session: VoiceSession): void } }).__KB_VOICE_HOOK__?.register(this);
@@ -129,16 +152,6 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     return () => {
       this.subscribers.delete(entry);
     };
-  }
-
-  /** Every event but `level` changes the snapshot: it is rebuilt before listeners run, subscribers hear it after. */
-  override emit<T extends EventEmitter.EventNames<SessionEvents>>(event: T, ...args: EventEmitter.EventArgs<SessionEvents, T>): boolean {
-    if (event === 'level') return super.emit(event, ...args);
-    if (event === 'error') this._error = args[0] as VoiceSessionError;
-    this.snapshot.invalidate();
-    const handled = super.emit(event, ...args);
-    for (const listener of [...this.subscribers]) listener();
-    return handled;
   }
 
   /** Current state; listen to `state` for changes. */
@@ -186,14 +199,17 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   start(): Promise<void> {
     if (isFinal(this._state)) {
       const error = new VoiceSessionError('session_ended', `This session has ${this._state.status}: create a new VoiceSession for another call`);
-      this.emit('error', error);
+      this.notify('error', error);
       return Promise.reject(error);
     }
     this.startPromise ??= this.run();
     return this.startPromise;
   }
 
-  /** Ends the call, closes the connection and releases the microphone; never rejects. Calling it again returns the same promise. */
+  /**
+   * Ends the call (state `ending`, then `ended`), closes the connection and releases the
+   * microphone; never rejects. Calling it again returns the same promise.
+   */
   end(options: EndOptions = {}): Promise<void> {
     this.endPromise ??= this.finish(options.mode ?? 'graceful', 'local');
     return this.endPromise;
@@ -210,20 +226,18 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
 
   /** Asks a typed question. Throws `not_connected` unless connected, a local ValidationError for empty or too long text. */
   sendText(text: string): void {
-    this.requireConnected();
-    this.link.send({ v: PROTOCOL_VERSION, type: 'input.text', text });
+    this.requireConnected().send({ v: PROTOCOL_VERSION, type: 'input.text', text });
   }
 
   /** Stops the assistant's current answer. */
   interrupt(): void {
-    this.requireConnected();
-    this.link.send({ v: PROTOCOL_VERSION, type: 'response.interrupt' });
+    this.requireConnected().send({ v: PROTOCOL_VERSION, type: 'response.interrupt' });
   }
 
   /** Switches the microphone to another input device without reconnecting (the sender's track is replaced). */
   async setInputDevice(deviceId: string): Promise<void> {
-    if (!this.microphone.stream || isFinal(this._state) || this.closing) throw new VoiceSessionError('not_connected', 'No call in progress');
-    const stream = await this.microphone.switchTo(deviceId, () => this.closing, (old, track, current) => this.link.current?.transport.replaceTrack(old, track, current));
+    if (!this.microphone.stream || !isLive(this._state)) throw new VoiceSessionError('not_connected', 'No call in progress');
+    const stream = await this.microphone.switchTo(deviceId, () => !isLive(this._state), (old, track, current) => this.attempt?.transport.replaceTrack(old, track, current));
     this.levels.setInput(stream);
   }
 
@@ -262,111 +276,148 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       this.onAbort();
       return this.endPromise;
     }
-    this.setState({ status: 'connecting' });
+    this.go({ status: 'connecting', attempt: 1 });
+    const stillConnecting = () => this._state.status === 'connecting';
     try {
-      this.link.preflight();
-      const mic = await this.microphone.open(() => this.closing);
+      this.setup.provider.preflight?.();
+      const mic = await this.microphone.open(() => !stillConnecting());
       if (!mic) return;
       this.levels.setInput(mic);
-      const conn = await this.connect(undefined);
-      if (this.closing) return;
-      this.connected(conn);
+      const attempt = await this.open(undefined, this.options.connectTimeoutMs ?? 15000);
+      if (stillConnecting()) this.connected(attempt);
     } catch (err) {
-      if (this.closing) return;
+      if (!stillConnecting()) return;
       const error = err instanceof VoiceSessionError ? err : new VoiceSessionError('connection_failed', 'Could not connect', { cause: err });
-      this.teardown();
-      this.setState({ status: 'failed', error });
-      this.emit('error', error);
-      this.ids.settle(this._state);
+      this.close({ status: 'failed', error });
+      this.notify('error', error);
       throw error;
     }
   }
 
-  /** One attempt; the first answer names the session and fires the E1 warmup (not awaited). */
-  private connect(sessionId: string | undefined, timeoutMs = this.options.connectTimeoutMs ?? 15000): Promise<Connection> {
-    return this.link.connect(this.microphone.stream!, sessionId, timeoutMs);
+  /** Makes `attempt` the current one and runs it (continuing `sessionId` when given). */
+  private async open(sessionId: string | undefined, timeoutMs: number): Promise<Attempt> {
+    const attempt = (this.attempt = new Attempt(this.setup, this.microphone.stream!, this.attemptReport));
+    try {
+      await attempt.run(sessionId, timeoutMs);
+      return attempt;
+    } catch (err) {
+      if (this.attempt === attempt) this.attempt = undefined;
+      throw err;
+    }
   }
 
-  private connected(conn: Connection): void {
-    this.warmupRequest.now();
-    this.setState({ status: 'connected', sessionId: conn.sessionId! });
-    this.heartbeat.start();
-    this.levels.start();
+  private connected(attempt: Attempt): void {
+    if (attempt !== this.attempt) return;
+    // Effects first: listeners of `connected` already see the warmup under way.
+    for (const effect of this.effects) effect.connected?.(attempt);
+    this.go({ status: 'connected', sessionId: this.ids.value! });
   }
 
-  /** The current link died (closed, ICE failed, heartbeat): recover if the call was up. */
-  private lost(): void {
-    if (!this.link.current) return;
+  /** `attempt` died (closed, ICE failed, heartbeat): recover if it carried the call. */
+  private lost(attempt: Attempt | undefined): void {
+    if (!attempt || attempt !== this.attempt) return;
     this.ending.speechOver();
-    if (this.closing || this._state.status !== 'connected') return;
-    const sessionId = this.ids.value!;
-    this.heartbeat.stop();
-    this.tracker.connectionLost();
-    void this.recovery.run(sessionId);
+    if (this._state.status !== 'connected') return;
+    for (const effect of this.effects) effect.lost?.();
+    this.recovering = new AbortController();
+    void this.recovery.run(this._state.sessionId, attempt, this.recovering.signal);
   }
 
   private async finish(mode: 'graceful' | 'immediate', reason: EndReason): Promise<void> {
-    if (isFinal(this._state)) return;
-    this.closing = true;
-    if (this._state.status === 'connected' && this.link.current) await this.ending.goodbye(mode);
-    this.teardown();
+    const state = this._state;
+    if (isFinal(state)) return;
     const sessionId = this.ids.value;
-    this.setState({ status: 'ended', reason, ...(sessionId ? { sessionId } : {}) });
+    const named = sessionId ? { sessionId } : {};
+    if (state.status !== 'idle') {
+      this.go({ status: 'ending', reason, ...named });
+      this.recovering?.abort();
+      // The user is done: no new turn may start while the last answer finishes.
+      this.microphone.silence();
+      if (state.status === 'connected' && this.attempt) await this.ending.goodbye(this.attempt, mode, this.tracker.assistantSpeaking);
+    }
+    this.close({ status: 'ended', reason, ...named });
+  }
+
+  /** The call is over: every effect releases what it holds, then the final state. */
+  private close(final: Extract<SessionState, { status: 'ended' | 'failed' }>): void {
+    this.recovering?.abort();
+    this.attempt?.abort();
+    this.attempt = undefined;
+    for (const effect of this.effects) effect.close?.();
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.go(final);
     this.ids.settle(this._state);
   }
 
-  private teardown(): void {
-    this.warmupRequest.cancel();
-    this.heartbeat.stop();
-    this.levels.close();
-    this.meters?.close();
-    this.link.abort();
-    this.microphone.stop();
-    this.tracker.connectionLost();
-    this.ending.speechOver();
-    this.playback.release();
-    this.options.signal?.removeEventListener('abort', this.onAbort);
-  }
+  // ---------------------------------------------------------------- reports
 
-  // ---------------------------------------------------------------- incoming
+  /** What the current attempt reports; an attempt the session dropped is not heard. */
+  private readonly attemptReport: AttemptReport = {
+    answered: (attempt, id) => {
+      if (attempt === this.attempt && this.ids.name(id)) this.warmupRequest.soon(id);
+    },
+    event: (attempt, event) => {
+      if (attempt === this.attempt) this.serverEvent(event);
+    },
+    invalid: (attempt, error) => {
+      if (attempt === this.attempt) this.notify('error', error);
+    },
+    audio: (attempt, stream) => {
+      if (attempt !== this.attempt) return;
+      this.remote = stream;
+      this.levels.setOutput(stream);
+      this.playback.attach(stream);
+    },
+    closed: (attempt) => this.lost(attempt),
+    signaling: (attempt, mode) => {
+      if (attempt !== this.attempt || mode === this._iceSignaling) return;
+      this._iceSignaling = mode;
+      this.notify('iceSignaling', mode);
+    },
+  };
 
-  private onEvent(conn: Connection, event: ServerEvent): void {
+  private serverEvent(event: ServerEvent): void {
     switch (event.type) {
       case 'session.ready':
         this._agentReady = event.agent_ready;
         this.tracker.ready(event.resumed);
-        conn.gotReady();
         return;
       case 'pong':
         this.heartbeat.pong();
         this.recovery.pong();
         return;
       case 'error':
-        this.emit('error', new VoiceSessionError('server_error', event.message, { serverCode: event.code }));
+        this.notify('error', new VoiceSessionError('server_error', event.message, { serverCode: event.code }));
         return;
       default:
         this.tracker.handle(event);
-        if (event.type === 'output.speech_stopped') this.ending.speechOver();
     }
   }
 
-  private onAudio(conn: Connection, stream: MediaStream): void {
-    this.remote = stream;
-    this.levels.setOutput(stream);
-    this.playback.attach(stream);
-    conn.gotAudio();
+  /** An effect reported one of the session's events: the snapshot follows, then listeners and subscribers hear it. */
+  private reported<K extends keyof SessionEvents>(event: K, args: Parameters<SessionEvents[K]>): void {
+    if (event === 'error') this._error = args[0] as VoiceSessionError;
+    if (event === 'assistantSpeaking' && args[0] === false) this.ending.speechOver();
+    this.publish(event, args);
   }
 
-  // ---------------------------------------------------------------- helpers
+  /** Rebuilds the snapshot, then emits `event` and tells subscribers. */
+  private publish<K extends keyof SessionEvents>(event: K, args: Parameters<SessionEvents[K]>): void {
+    this.snapshot.invalidate();
+    (this.emit as (event: K, ...args: unknown[]) => boolean)(event, ...args);
+    for (const listener of [...this.subscribers]) listener();
+  }
 
-  private setState(next: SessionState): void {
+  /** The one way the state changes: through the transition table (an illegal transition throws in development). */
+  private go(next: SessionState): void {
     const previous = this._state;
-    if (!canTransition(previous.status, next.status)) return;
+    if (!checkTransition(previous.status, next.status)) return;
     this._state = next;
-    this.emit('state', next, previous);
+    this.publish('state', [next, previous]);
   }
 
-  private requireConnected(): void {
-    if (this._state.status !== 'connected' || this.closing) throw new VoiceSessionError('not_connected', `Not connected (state: ${this._state.status})`);
+  private requireConnected(): Attempt {
+    if (this._state.status !== 'connected' || !this.attempt) throw new VoiceSessionError('not_connected', `Not connected (state: ${this._state.status})`);
+    return this.attempt;
   }
 }

@@ -1,7 +1,6 @@
-import type { EventEmitter } from 'eventemitter3';
 import type { ServerEvent } from '../schemas/realtime-events.js';
 import { VoiceSessionError } from './errors.js';
-import type { LiveTranscript, SessionEvents, Turn } from './events.js';
+import type { LiveTranscript, Report, Turn } from './events.js';
 
 /** Limits of {@link TurnTracker}; see the README's guarantees. */
 export interface TurnLimits {
@@ -13,7 +12,7 @@ export interface TurnLimits {
 const MAX_OPEN_TURNS = 64;
 
 /**
- * Follows protocol events and turns them into session events: speaking flags, transcripts and
+ * Follows protocol events and reports what they mean as session events (an effect: it never emits): speaking flags, transcripts and
  * finished turns. It lives as long as the session (not the connection), so a reconnection never
  * loses turns already tracked, and a turn the service reports twice is kept once.
  *
@@ -47,7 +46,7 @@ export class TurnTracker {
   private dropped = false;
   private resetReported = false;
 
-  constructor(private readonly events: EventEmitter<SessionEvents>, limits: TurnLimits = {}) {
+  constructor(private readonly report: Report, limits: TurnLimits = {}, private readonly now: () => number = Date.now) {
     this.maxChars = limits.maxTranscriptChars ?? 65536;
   }
 
@@ -69,14 +68,14 @@ export class TurnTracker {
         // A service that never finalizes cannot grow this without bound: forget the oldest.
         if (this.partial.size > 2 * MAX_OPEN_TURNS) this.partial.delete(this.partial.keys().next().value!);
         this.setLive(event.turn_id, event.role, text);
-        this.events.emit('transcript', { turnId: event.turn_id, role: event.role, text, final: false });
+        this.report('transcript', { turnId: event.turn_id, role: event.role, text, final: false });
         return;
       }
       case 'transcript.final': {
         this.partial.delete(`${event.turn_id}:${event.role}`);
         const text = this.cap(event.turn_id, event.text);
         this.setLive(event.turn_id, event.role, text);
-        this.events.emit('transcript', {
+        this.report('transcript', {
           turnId: event.turn_id, role: event.role, text, final: true,
           ...(event.placeholder ? { placeholder: true } : {}),
           ...(event.scripted ? { scripted: true } : {}),
@@ -92,7 +91,7 @@ export class TurnTracker {
         const key = event.message_id || `${this.connection}:${event.turn_id}`;
         if (this.seen.has(key)) return;
         if (!this.open.delete(event.turn_id)) {
-          this.events.emit('error', new VoiceSessionError('protocol_error', `turn.completed for turn ${event.turn_id}, which never started: ignored`));
+          this.report('error', new VoiceSessionError('protocol_error', `turn.completed for turn ${event.turn_id}, which never started: ignored`));
           return;
         }
         if (event.turn_id <= this.numberedBeforeDrop) {
@@ -110,12 +109,12 @@ export class TurnTracker {
           agentBuildMs: event.agent_build_ms,
           interrupted: event.interrupted,
           ...(this.scripted.delete(event.turn_id) ? { scripted: true } : {}),
-          completedAt: new Date().toISOString(),
+          completedAt: new Date(this.now()).toISOString(),
         });
         this.truncated.delete(event.turn_id);
         if (this.live?.turnId === event.turn_id) this.live = null;
         this.turns.push(turn);
-        this.events.emit('turn', turn);
+        this.report('turn', turn);
         return;
       }
       default:
@@ -145,7 +144,7 @@ export class TurnTracker {
     this.highestTurnId = 0;
     if (this.resetReported) return;
     this.resetReported = true;
-    this.events.emit('error', new VoiceSessionError(
+    this.report('error', new VoiceSessionError(
       'session_reset',
       `The call was restored, but the service no longer had this session's state (${why}): turns so far are kept here, the service's turn numbers start again from 1`,
     ));
@@ -163,7 +162,7 @@ export class TurnTracker {
     if (!this.truncated.has(turnId)) {
       this.truncated.add(turnId);
       if (this.truncated.size > MAX_OPEN_TURNS) this.truncated.delete(this.truncated.values().next().value!);
-      this.events.emit('error', new VoiceSessionError('protocol_error', `The transcript of turn ${turnId} is longer than ${this.maxChars} characters: truncated`));
+      this.report('error', new VoiceSessionError('protocol_error', `The transcript of turn ${turnId} is longer than ${this.maxChars} characters: truncated`));
     }
     return text.slice(0, this.maxChars);
   }
@@ -176,12 +175,12 @@ export class TurnTracker {
   private setUser(value: boolean): void {
     if (this.userSpeaking === value) return;
     this.userSpeaking = value;
-    this.events.emit('userSpeaking', value);
+    this.report('userSpeaking', value);
   }
 
   private setAssistant(value: boolean): void {
     if (this.assistantSpeaking === value) return;
     this.assistantSpeaking = value;
-    this.events.emit('assistantSpeaking', value);
+    this.report('assistantSpeaking', value);
   }
 }

@@ -1,6 +1,10 @@
+import type { Clock } from './clock.js';
+
 /** Callers waiting for one kind of moment (a pong, the end of the assistant's speech), each with its own time limit. */
 export class Waiters {
   private readonly waiting = new Set<() => void>();
+
+  constructor(private readonly clock: Clock) {}
 
   /**
    * Resolves true when {@link wake} is called, false after `ms`. `then` runs once the waiter is
@@ -9,12 +13,12 @@ export class Waiters {
   wait(ms: number, then?: () => void): Promise<boolean> {
     return new Promise<boolean>((resolve) => {
       const done = (woken: boolean) => {
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         this.waiting.delete(wake);
         resolve(woken);
       };
       const wake = () => done(true);
-      const timer = setTimeout(() => done(false), ms);
+      const timer = this.clock.setTimeout(() => done(false), ms);
       this.waiting.add(wake);
       try {
         then?.();

@@ -1,5 +1,4 @@
-import type { EventEmitter } from 'eventemitter3';
-import type { SessionEvents } from './events.js';
+import type { Clock } from './clock.js';
 import type { VoiceSessionOptions } from './options.js';
 import type { WarmupStatus } from './state.js';
 
@@ -9,7 +8,7 @@ const WARMUP_DEFER_MS = 250;
 type Target = Pick<VoiceSessionOptions, 'aiId' | 'api' | 'language' | 'userIdentifier'>;
 
 /**
- * The E1 warmup of one call: fired once, never awaited, its result reported as `warmup` events.
+ * The E1 warmup of one call (an effect): fired once, never awaited, its result reported.
  * It goes out once the call is connected ({@link now}), or WARMUP_DEFER_MS after the answer
  * ({@link soon}) if the connection takes longer (TURN, slow ICE): sent together with the answer,
  * its request and the service's work on it measurably delayed the ICE/DTLS handshake (~14 ms of
@@ -18,10 +17,10 @@ type Target = Pick<VoiceSessionOptions, 'aiId' | 'api' | 'language' | 'userIdent
  */
 export class Warmup {
   private _status: WarmupStatus = 'idle';
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timer: unknown;
   private pendingSessionId: string | undefined;
 
-  constructor(private readonly events: EventEmitter<SessionEvents>, private readonly target: Target) {}
+  constructor(private readonly target: Target, private readonly clock: Clock, private readonly report: (status: WarmupStatus) => void) {}
 
   get status(): WarmupStatus {
     return this._status;
@@ -29,7 +28,7 @@ export class Warmup {
 
   /** The service named the session: the warmup goes out at the latest WARMUP_DEFER_MS from now. */
   soon(sessionId: string): void {
-    this.timer = setTimeout(() => this.now(), WARMUP_DEFER_MS);
+    this.timer = this.clock.setTimeout(() => this.now(), WARMUP_DEFER_MS);
     this.pendingSessionId = sessionId;
   }
 
@@ -43,7 +42,7 @@ export class Warmup {
 
   /** Stops the deferral timer (the call is over). */
   cancel(): void {
-    clearTimeout(this.timer);
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 
@@ -57,6 +56,6 @@ export class Warmup {
 
   private set(status: WarmupStatus): void {
     this._status = status;
-    this.events.emit('warmup', status);
+    this.report(status);
   }
 }

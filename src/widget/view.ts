@@ -3,9 +3,13 @@ import type { SessionSnapshot } from '../client/snapshot.js';
 import type { SessionStatus } from '../client/state.js';
 import { WIDGET_CSS } from './styles.js';
 
-/** The status words of the QA page (CONTRACT.md): `reconnecting` shows as `connecting`. */
+/**
+ * The status words of the QA page (CONTRACT.md): `reconnecting` shows as `connecting`, and `ending`
+ * (the assistant finishes its sentence) as `connected`: the call is still up. The element's
+ * `data-status` has the real status, and the End button says "Ending…" meanwhile.
+ */
 const STATUS_WORDS: Record<SessionStatus, string> = {
-  idle: 'idle', connecting: 'connecting', reconnecting: 'connecting', connected: 'connected', ended: 'ended', failed: 'failed',
+  idle: 'idle', connecting: 'connecting', reconnecting: 'connecting', connected: 'connected', ending: 'connected', ended: 'ended', failed: 'failed',
 };
 
 /** Finished turns kept on screen; older captions leave the DOM (the session keeps every turn). */
@@ -86,8 +90,11 @@ export class WidgetView {
       el.status.dataset.status = status;
       el.status.textContent = STATUS_WORDS[status];
     }
-    el.start.disabled = live;
+    const ending = status === 'ending';
+    el.start.disabled = live || ending;
     el.end.disabled = !live;
+    const endWords = ending ? 'Ending\u2026' : 'End call';
+    if (el.end.textContent !== endWords) el.end.textContent = endWords;
     el.mute.disabled = !live;
     const muted = snapshot?.muted ?? false;
     el.mute.setAttribute('aria-pressed', String(muted));

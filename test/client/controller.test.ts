@@ -138,7 +138,9 @@ describe('VoiceSession (scripted service)', () => {
     const ending = session.end().then(() => (ended = true));
     await new Promise((r) => setTimeout(r, 100));
     expect(ended).toBe(false);
-    expect(session.state.status).toBe('connected');
+    expect(session.state).toEqual({ status: 'ending', sessionId: 'scripted-session-1', reason: 'local' });
+    expect(session.getSnapshot().status).toBe('ending');
+    expect(() => session.sendText('one more?')).toThrow(expect.objectContaining({ code: 'not_connected' }));
     expect(scripted.tracks[0]!.enabled).toBe(false); // no new turn may start meanwhile
     scripted.send({ type: 'output.speech_stopped', turn_id: 1, reason: 'completed' });
     await ending;

@@ -86,7 +86,7 @@ describe('VoiceSession against the emulator', () => {
 
     await session.end(); // graceful: the answer has finished or is let finish
     expect(session.state).toEqual({ status: 'ended', sessionId, reason: 'local' });
-    expect(states.map((s) => s.status)).toEqual(['connecting', 'connected', 'ended']);
+    expect(states.map((s) => s.status)).toEqual(['connecting', 'connected', 'ending', 'ended']);
     expect(errors).toEqual([]);
     expect(mic.streams[0]!.getAudioTracks()[0]!.readyState).toBe('ended');
     expect(levels.some((l) => (l.input ?? 0) > 0.3)).toBe(true); // the spoken question

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { systemClock } from '../../src/client/clock.js';
 import { Heartbeat } from '../../src/client/heartbeat.js';
 
 describe('Heartbeat', () => {
@@ -8,7 +9,7 @@ describe('Heartbeat', () => {
   it('pings every interval and stays alive while pongs come back', () => {
     const sent: number[] = [];
     const onDead = vi.fn();
-    const hb = new Heartbeat({ intervalMs: 1000, send: (t) => sent.push(t), onDead });
+    const hb = new Heartbeat({ clock: systemClock, intervalMs: 1000, send: (t) => sent.push(t), onDead });
     hb.start();
     for (let i = 0; i < 10; i++) {
       vi.advanceTimersByTime(1000);
@@ -22,7 +23,7 @@ describe('Heartbeat', () => {
   it('declares the link dead after 3 unanswered pings, once, and stops', () => {
     const send = vi.fn();
     const onDead = vi.fn();
-    const hb = new Heartbeat({ intervalMs: 1000, send, onDead });
+    const hb = new Heartbeat({ clock: systemClock, intervalMs: 1000, send, onDead });
     hb.start();
     vi.advanceTimersByTime(3000);
     expect(send).toHaveBeenCalledTimes(3);
@@ -39,7 +40,7 @@ describe('Heartbeat', () => {
     let fail = true;
     const onDead = vi.fn();
     const hb = new Heartbeat({
-      intervalMs: 500, maxMissed: 2, onDead,
+      clock: systemClock, intervalMs: 500, maxMissed: 2, onDead,
       send: () => {
         if (fail) throw new Error('channel closed');
       },

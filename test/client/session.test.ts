@@ -80,7 +80,7 @@ describe('VoiceSession start()', () => {
     expect(server.lastSignal?.aborted).toBe(true);
     expect(mic.streams[0]!.getAudioTracks()[0]!.readyState).toBe('ended');
     open();
-    expect(states.map((s) => s.status)).toEqual(['connecting', 'ended']);
+    expect(states.map((s) => s.status)).toEqual(['connecting', 'ending', 'ended']);
     await expect(session.start()).rejects.toMatchObject({ code: 'session_ended' }); // a new call needs a new session
   });
 
@@ -132,7 +132,7 @@ describe('VoiceSession recovery', () => {
     expect(server.offers).toHaveLength(2);
     expect(server.offers[1]!.session_id).toBe('sess-1');
     expect(states.map((s) => s.status)).toEqual(['connecting', 'connected', 'reconnecting', 'connected']);
-    expect(states[2]).toEqual({ status: 'reconnecting', sessionId: 'sess-1', attempt: 1 });
+    expect(states[2]).toEqual({ status: 'reconnecting', sessionId: 'sess-1', how: 'new-offer', attempt: 1 });
     expect(session.turns).toHaveLength(1);
     expect(server.warmupCalls).toBe(1); // warmup belongs to the call, not to each connection
   });

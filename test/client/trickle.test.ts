@@ -196,7 +196,7 @@ describe('recovery by ICE restart', () => {
     const restarts = log.filter((r) => r.method === 'PATCH' && r.status === 200);
     expect(restarts).toHaveLength(1);
     expect(restarts[0]!.body).toMatch(/a=ice-ufrag:/);
-    expect(states.filter((s) => s.status === 'reconnecting')).toEqual([{ status: 'reconnecting', sessionId, attempt: 1 }]);
+    expect(states.filter((s) => s.status === 'reconnecting')).toEqual([{ status: 'reconnecting', sessionId, how: 'ice-restart', attempt: 1 }]);
 
     const second = await askAndInterrupt(session, 'How long is the warranty?');
     expect(second.id).toBe(2); // the same server-side connection kept counting

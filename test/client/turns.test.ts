@@ -1,5 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
 import { describe, expect, it } from 'vitest';
+import type { Report } from '../../src/client/events.js';
 import type { SessionEvents, TranscriptUpdate, Turn, VoiceSessionError } from '../../src/client/index.js';
 import { TurnTracker } from '../../src/client/turns.js';
 import type { ServerEvent } from '../../src/schemas/index.js';
@@ -13,7 +14,8 @@ function setup() {
   events.on('assistantSpeaking', (v) => log.push(`assistant:${v}`));
   events.on('transcript', (t) => transcripts.push(t));
   events.on('turn', (t) => turns.push(t));
-  return { tracker: new TurnTracker(events), log, transcripts, turns, events };
+  const report = ((event: keyof SessionEvents, ...args: unknown[]) => events.emit(event, ...(args as []))) as Report;
+  return { tracker: new TurnTracker(report), log, transcripts, turns, events };
 }
 
 const completed = (turn_id: number, extra: Partial<Extract<ServerEvent, { type: 'turn.completed' }>> = {}): ServerEvent => ({

@@ -51,7 +51,7 @@ test('plain HTML page with only the one-file build: connect, spoken and typed tu
   // The session's events, re-dispatched on the element.
   const events = await widgetEvents(page);
   expect(events.filter((e) => e.type === 'session')).toEqual([{ type: 'session', detail: 'function' }]);
-  expect(events.filter((e) => e.type === 'state').map((e) => e.detail)).toEqual(['connecting', 'connected', 'ended']);
+  expect(events.filter((e) => e.type === 'state').map((e) => e.detail)).toEqual(['connecting', 'connected', 'ending', 'ended']);
   const turns = events.filter((e) => e.type === 'turn').map((e) => e.detail);
   expect(turns.some((t) => t.input === 'voice' && t.answer)).toBe(true);
   expect(turns.find((t) => t.input === 'text')).toMatchObject({ question: 'How long is the warranty?' });

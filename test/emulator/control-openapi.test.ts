@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { endpoints } from '../../src/schemas/index.js';
 import { FIXTURE_IDS } from 'kb-voice-emulator';
 import { isLoopback } from '../../emulator/src/routes/control.js';
-import { start } from './helpers.js';
+import { useEmulator } from '../helpers/emulator.js';
 
-let t: Awaited<ReturnType<typeof start>>;
-beforeAll(async () => {
-  t = await start({ apiKey: 'test-key-123' });
-});
-afterAll(() => t.emu.close());
+const t = useEmulator({ apiKey: 'test-key-123' });
 
 describe('control routes (loopback only, no key)', () => {
   it('GET /_emulator/fixtures gives the seeded ids and the key', async () => {

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_IDS } from 'kb-voice-emulator';
-import { sleep, start } from './helpers.js';
+import { useEmulator } from '../helpers/emulator.js';
 
-let t: Awaited<ReturnType<typeof start>>;
-beforeAll(async () => {
-  t = await start({ fileLearningMs: 400 });
-});
-afterAll(() => t.emu.close());
-beforeEach(async () => {
-  await t.raw('POST', '/_emulator/reset', { key: null });
+const t = useEmulator({ fileLearningMs: 400 });
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 const F = FIXTURE_IDS.files;
@@ -28,19 +24,25 @@ describe('E16 and E4: file metadata and learning over time', () => {
   });
 
   it('E4 restarts learning: waiting, then learning, then learned (not instantly)', async () => {
+    // Learning moves on with the clock (the first quarter of fileLearningMs waiting, then learning):
+    // the test moves the clock instead of polling for transient states.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const started = Date.now();
     const out = await t.api.datasets.refreshFiles(t.datasetId, { file_id_list: [F.faqEn, F.faqJa], learn_type: 2, embedding: true });
     expect(out.success).toBe(true);
     expect(out.files.map((f) => [f.id, f.status])).toEqual([[F.faqEn, 'waiting'], [F.faqJa, 'waiting']]);
     expect(out.files[0]!.metadata).toMatchObject({ learn_type: 2, embedding: true });
-    const seen = new Set<string>();
-    const until = Date.now() + 3000;
-    while (Date.now() < until) {
-      const { status } = await t.api.datasets.fileMetadata(t.datasetId, F.faqEn);
-      seen.add(status);
-      if (status === 'learned') break;
-      await sleep(40);
-    }
-    expect([...seen]).toEqual(['waiting', 'learning', 'learned']);
+    const statusAt = async (ms: number) => {
+      vi.setSystemTime(started + ms);
+      return (await t.api.datasets.fileMetadata(t.datasetId, F.faqEn)).status;
+    };
+    // fileLearningMs is 400 here: waiting below 100 ms, learning below 400 ms, then learned.
+    expect(await statusAt(99)).toBe('waiting');
+    expect(await statusAt(100)).toBe('learning');
+    expect(await statusAt(399)).toBe('learning');
+    expect(await statusAt(400)).toBe('learned');
+    // Learned for good: the stored status no longer depends on the clock.
+    expect(await statusAt(0)).toBe('learned');
     // The other files were not touched.
     expect((await t.api.datasets.fileMetadata(t.datasetId, F.support)).status).toBe('learned');
   });

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildPdf, extractText, FIXTURE_IDS } from 'kb-voice-emulator';
 import { highlight } from '../../emulator/src/pdf/highlight.js';
-import { start } from './helpers.js';
+import { useEmulator } from '../helpers/emulator.js';
 
 const sample = new Uint8Array(readFileSync(new URL('../fixtures/pdf/sample.pdf', import.meta.url)));
 
@@ -59,11 +59,7 @@ describe('PDF reading (content stream BT/Tf/Td/Tm/Tj)', () => {
 const round = (n: number) => Math.round(n * 100) / 100;
 
 describe('E9 /pdf/highlight', () => {
-  let t: Awaited<ReturnType<typeof start>>;
-  beforeAll(async () => {
-    t = await start();
-  });
-  afterAll(() => t.emu.close());
+  const t = useEmulator();
 
   it('finds text on the given page of the stored manual (no key needed)', async () => {
     const out = await t.api.pdf.highlight({ file_id: FIXTURE_IDS.files.manualPdf, text: 'citric acid', page: 2 });

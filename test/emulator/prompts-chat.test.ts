@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FIXTURE_IDS } from 'kb-voice-emulator';
-import { start } from './helpers.js';
+import { useEmulator } from '../helpers/emulator.js';
 
-let t: Awaited<ReturnType<typeof start>>;
-beforeAll(async () => {
-  t = await start();
-});
-afterAll(() => t.emu.close());
-beforeEach(async () => {
-  await t.raw('POST', '/_emulator/reset', { key: null });
-});
+const t = useEmulator();
 
 const META = 'You are a cheerful support agent for the Aozora kettle. Answer in Japanese.\n- Mention the warranty when asked about defects\n- Never promise refunds';
 const locs = async (res: Response) => ((await res.json()) as { detail: { loc: unknown[] }[] }).detail.map((d) => d.loc);

@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../src/api/index.js';
 import { FIXTURE_IDS, PRICE_TABLE } from 'kb-voice-emulator';
-import { start, sleep } from './helpers.js';
+import { useEmulator } from '../helpers/emulator.js';
+import { nextCall } from '../helpers/next-call.js';
 
-let t: Awaited<ReturnType<typeof start>>;
-beforeAll(async () => {
-  t = await start();
+const t = useEmulator();
+afterEach(() => {
+  vi.useRealTimers();
 });
-afterAll(() => t.emu.close());
 
 const S1 = FIXTURE_IDS.sessions[0];
-const setFaults = (faults: object) => t.raw('PUT', '/_emulator/faults', { body: faults, key: null });
 
 describe('E1 warmup', () => {
   it('builds the agent and answers success: true; later tasks pay nothing', async () => {
-    await t.raw('POST', '/_emulator/reset', { key: null });
     expect(t.emu.context.agents.isBuilt(t.robotId)).toBe(false);
     await expect(t.api.realtime.warmup(t.robotId)).resolves.toEqual({ success: true });
     expect(t.emu.context.agents.isBuilt(t.robotId)).toBe(true);
@@ -22,7 +20,6 @@ describe('E1 warmup', () => {
   });
 
   it('takes the configured agent build time when cold', async () => {
-    await t.raw('POST', '/_emulator/reset', { key: null });
     const started = Date.now();
     await t.api.realtime.warmup(t.robotId, { language: 'en' });
     // A lower bound only: the build waits agentBuildMs (300 here) before answering.
@@ -30,8 +27,7 @@ describe('E1 warmup', () => {
   });
 
   it('swallows an upstream failure into 200 success: false and leaves the agent cold', async () => {
-    await t.raw('POST', '/_emulator/reset', { key: null });
-    await setFaults({ warmup: 'fail' });
+    await t.setFaults({ warmup: 'fail' });
     const res = await t.raw('POST', `/v1/robots/${t.robotId}/realtime/warmup`, { body: {} });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ success: false });
@@ -39,19 +35,18 @@ describe('E1 warmup', () => {
     // The first task then pays the full build, as if no warmup had happened.
     const { paidMs } = await t.emu.context.agents.ensureBuilt(t.robotId);
     expect(paidMs).toBeGreaterThanOrEqual(280);
-    await setFaults({ warmup: 'ok' });
   });
 
   it('hangs with the hang fault (the client times out) and the agent stays cold', async () => {
-    await t.raw('POST', '/_emulator/reset', { key: null });
-    await setFaults({ warmup: 'hang' });
+    await t.setFaults({ warmup: 'hang' });
     const controller = new AbortController();
+    const reached = nextCall(t.emu.context.agents, 'warmup');
     const pending = t.api.realtime.warmup(t.robotId, {}, { signal: controller.signal });
-    await sleep(500);
+    // The request is hanging in the emulator (not merely not sent yet) when the client gives up.
+    await reached;
     controller.abort();
     await expect(pending).rejects.toBeTruthy();
     expect(t.emu.context.agents.isBuilt(t.robotId)).toBe(false);
-    await setFaults({ warmup: 'ok' });
   });
 
   it('answers 401 without the bearer, 404 for an unknown robot, 422 for bad input', async () => {
@@ -138,12 +133,10 @@ describe('E11–E13 cost and usage', () => {
   });
 
   it('leaves out sessions being deleted', async () => {
-    await t.raw('POST', '/_emulator/reset', { key: null });
     await t.api.sessions.delete(t.robotId, S1);
     expect((await t.api.realtime.usage(t.robotId)).session_count).toBe(2);
     await t.emu.context.deletions.idle();
     expect((await t.api.realtime.cost(t.robotId)).session_count).toBe(2);
-    await t.raw('POST', '/_emulator/reset', { key: null });
   });
 });
 
@@ -197,17 +190,16 @@ describe('E14 presigned audio', () => {
   });
 
   it('stops working at expires_at', async () => {
-    const short = await start({ audioUrlTtlMs: 400 });
-    try {
-      const { segments } = await short.api.realtime.audio(short.robotId, { session_id: S1, segment_index: 0 });
-      expect((await fetch(segments[0]!.url)).status).toBe(200);
-      await sleep(Date.parse(segments[0]!.expires_at) - Date.now() + 50);
-      const res = await fetch(segments[0]!.url);
-      expect(res.status).toBe(403);
-      expect(await res.json()).toEqual({ detail: 'Request has expired' });
-    } finally {
-      await short.emu.close();
-    }
+    // Expiry is read from the clock: move it instead of waiting out a short lifetime.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { segments } = await t.api.realtime.audio(t.robotId, { session_id: S1, segment_index: 0 });
+    const expiresAt = Date.parse(segments[0]!.expires_at);
+    vi.setSystemTime(expiresAt - 1);
+    expect((await fetch(segments[0]!.url)).status).toBe(200);
+    vi.setSystemTime(expiresAt);
+    const res = await fetch(segments[0]!.url);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ detail: 'Request has expired' });
   });
 });
 

@@ -1,19 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import wrtc from '@roamhq/wrtc';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { VoiceSession, type Turn } from '../../src/client/index.js';
 import { FakeMicrophone, FakeMicrophoneError, MAX_SCRIPT_UTTERANCES } from 'kb-voice-emulator';
 import { sinkLevelMeter } from '../client/helpers/level-meter.js';
-import { start } from './helpers.js';
+import { useEmulator, startTestEmulator } from '../helpers/emulator.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'audio');
 
-let t: Awaited<ReturnType<typeof start>>;
-beforeAll(async () => {
-  t = await start({ agentBuildMs: 0 });
-});
-afterAll(() => t.emu.close());
+const t = useEmulator({ agentBuildMs: 0 });
 
 const put = (body: unknown) => t.raw('PUT', '/_emulator/script', { key: null, body });
 

@@ -1,17 +1,10 @@
 import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryStore, FIXTURE_IDS } from 'kb-voice-emulator';
 import { DeletionQueue } from '../../emulator/src/deletions.js';
-import { start } from './helpers.js';
+import { useEmulator } from '../helpers/emulator.js';
 
-let t: Awaited<ReturnType<typeof start>>;
-beforeAll(async () => {
-  t = await start();
-});
-afterAll(() => t.emu.close());
-beforeEach(async () => {
-  await t.raw('POST', '/_emulator/reset', { key: null });
-});
+const t = useEmulator();
 
 const [S1, S2] = FIXTURE_IDS.sessions;
 const locs = async (res: Response) => ((await res.json()) as { detail: { loc: unknown[] }[] }).detail.map((d) => d.loc);

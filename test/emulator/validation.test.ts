@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { endpoints, fillPath, HTTPValidationError, type Endpoint } from '../../src/schemas/index.js';
-import { start, sleep } from './helpers.js';
+import { useEmulator, startTestEmulator } from '../helpers/emulator.js';
+import { nextCall } from '../helpers/next-call.js';
 
-let t: Awaited<ReturnType<typeof start>>;
-beforeAll(async () => {
-  t = await start();
-});
-afterAll(() => t.emu.close());
+const t = useEmulator();
 
 const all = Object.values(endpoints) as Endpoint[];
 /** Path of an endpoint with the seeded ids (every parameter gets a plausible value). */
@@ -67,13 +64,14 @@ describe('every endpoint of the table', () => {
 
 describe('closing', () => {
   it('close() finishes while a warmup hangs, and removes the audio folder', async () => {
-    const own = await start();
+    const own = await startTestEmulator();
     const { existsSync } = await import('node:fs');
     const dir = own.emu.context.audioDir;
     expect(existsSync(dir)).toBe(true);
     await own.raw('PUT', '/_emulator/faults', { key: null, body: { warmup: 'hang' } });
+    const reached = nextCall(own.emu.context.agents, 'warmup');
     const hanging = own.raw('POST', `/v1/robots/${own.robotId}/realtime/warmup`).then((r) => r.status, () => 'closed');
-    await sleep(200);
+    await reached;
     await own.emu.close();
     expect(['closed', 200]).toContain(await hanging);
     expect(existsSync(dir)).toBe(false);

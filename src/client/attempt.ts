@@ -1,0 +1,155 @@
+import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
+import { deadline, sleep, type Clock } from './clock.js';
+import { fromApiFailure, VoiceSessionError } from './errors.js';
+import type { VoiceSessionOptions } from './options.js';
+import type { Dialect, DialectCodec, IceSignaling, SignalingRequest, Transport, TransportProvider } from './transport.js';
+
+/** What an attempt reports (only while it is the session's current one does the session act on it). */
+export interface AttemptReport {
+  /** A signaling answer named the session. */
+  answered(attempt: Attempt, sessionId: string): void;
+  event(attempt: Attempt, event: ServerEvent): void;
+  /** A message the dialect could not decode. */
+  invalid(attempt: Attempt, error: VoiceSessionError): void;
+  audio(attempt: Attempt, stream: MediaStream): void;
+  /** The link closed by itself (ICE failed, channel closed, far side gone). */
+  closed(attempt: Attempt): void;
+  signaling(attempt: Attempt, mode: IceSignaling): void;
+}
+
+/** What every attempt of one session shares: where to connect, how, and the session's codec and clock. */
+export interface AttemptSetup {
+  target: Pick<VoiceSessionOptions, 'aiId' | 'api' | 'language' | 'userIdentifier' | 'interruptions'>;
+  provider: TransportProvider;
+  dialect: Dialect;
+  codec: DialectCodec;
+  clock: Clock;
+}
+
+/** Timeouts of attempts: less informative than any other failure (see Recovery). */
+const timeouts = new WeakSet<object>();
+
+/** Whether `err` is an attempt that ran out of time (any other failure says more). */
+export function isTimeout(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && timeouts.has(err);
+}
+
+/**
+ * One try at carrying the call: its transport (peer connection), its signaling requests and, through
+ * the transport, its trickle. It decodes what arrives with the session's codec and reports it;
+ * {@link run} resolves once the call can go on over it (answer applied, the assistant's audio
+ * attached, `session.ready` seen), so the first words are never cut off.
+ */
+export class Attempt {
+  readonly transport: Transport;
+  /** The session this attempt carries, once its answer named it. */
+  sessionId: string | undefined;
+  private readonly controller = new AbortController();
+  private readonly audio: Promise<void>;
+  private readonly ready: Promise<void>;
+  private gotAudio!: () => void;
+  private gotReady!: () => void;
+  private aborted = false;
+
+  constructor(private readonly setup: AttemptSetup, microphone: MediaStream, private readonly report: AttemptReport) {
+    this.audio = new Promise<void>((resolve) => (this.gotAudio = resolve));
+    this.ready = new Promise<void>((resolve) => (this.gotReady = resolve));
+    const { dialect } = setup;
+    this.transport = setup.provider.open({ microphone, channel: dialect.channel, trickle: dialect.patch !== undefined }, {
+      message: (text) => this.message(text),
+      audio: (stream) => {
+        this.gotAudio();
+        report.audio(this, stream);
+      },
+      closed: () => report.closed(this),
+      signaling: (mode) => report.signaling(this, mode),
+    });
+  }
+
+  /**
+   * Completes the attempt within `timeoutMs`: offer, signaling through the dialect (continuing
+   * `sessionId` when given), answer, then the open channel + remote audio + `session.ready`. On
+   * failure the transport is closed and a VoiceSessionError thrown.
+   */
+  async run(sessionId: string | undefined, timeoutMs: number): Promise<void> {
+    const limit = deadline(this.setup.clock, timeoutMs, () => {
+      const error = new VoiceSessionError('connection_failed', `Connection not established within ${timeoutMs} ms`);
+      timeouts.add(error);
+      return error;
+    });
+    const step = <T>(promise: Promise<T>) => Promise.race([promise, limit.promise]);
+    const { dialect } = this.setup;
+    const patch = dialect.patch?.bind(dialect);
+    const resource = patch && { patch: (fragment: string) => patch(this.sessionId!, fragment, this.request(sessionId)) };
+    try {
+      await step(this.transport.connect(async (offer) => {
+        // A second offer of the same attempt (trickle refused) continues the session the first one named.
+        const expected = this.sessionId ?? sessionId;
+        let answer;
+        try {
+          answer = await dialect.signal(offer, this.request(sessionId));
+        } catch (err) {
+          throw fromApiFailure(err, 'Signaling failed');
+        }
+        if (expected && answer.sessionId !== expected) {
+          throw new VoiceSessionError('signaling_failed', `The service answered for session ${answer.sessionId} instead of continuing ${expected}`);
+        }
+        this.sessionId = answer.sessionId;
+        this.report.answered(this, answer.sessionId);
+        return answer;
+      }, resource));
+      await step(Promise.all([this.audio, this.ready]));
+    } catch (err) {
+      this.abort();
+      if (err instanceof VoiceSessionError) throw err;
+      throw new VoiceSessionError('connection_failed', `Connection failed: ${(err as Error)?.message ?? err}`, { cause: err });
+    } finally {
+      limit.clear();
+    }
+  }
+
+  /** Validates and sends one client event; a local ValidationError for bad input, `not_connected` without an open channel. */
+  send(event: ClientEvent): void {
+    const message = this.setup.codec.encode(event);
+    if (!this.transport.open) throw new VoiceSessionError('not_connected', 'The data channel is not open');
+    if (message !== undefined) for (const text of typeof message === 'string' ? [message] : message) this.transport.send(text);
+  }
+
+  /** Waits (bounded) until the data channel sent what it queued, so a last event leaves before the link closes. */
+  async drain(maxMs: number): Promise<void> {
+    const until = this.setup.clock.now() + maxMs;
+    while (this.transport.bufferedAmount > 0 && this.setup.clock.now() < until) await sleep(this.setup.clock, 10);
+  }
+
+  /** Cancels pending signaling requests and closes the transport (its `closed` is not reported). Idempotent. */
+  abort(): void {
+    this.aborted = true;
+    this.controller.abort();
+    this.transport.close();
+  }
+
+  private request(sessionId: string | undefined): SignalingRequest {
+    const { aiId, api, language, userIdentifier, interruptions } = this.setup.target;
+    const id = this.sessionId ?? sessionId;
+    return {
+      aiId, api, language: language ?? 'ja', signal: this.controller.signal,
+      ...(userIdentifier ? { userIdentifier } : {}),
+      ...(id ? { sessionId: id } : {}),
+      ...(interruptions ? { interruptions } : {}),
+    };
+  }
+
+  private message(text: string): void {
+    if (this.aborted) return; // a late message of a dropped attempt must not reach the session's codec
+    const events = this.setup.codec.decode(text);
+    if (events instanceof VoiceSessionError) {
+      this.report.invalid(this, events);
+      return;
+    }
+    for (const event of events) {
+      if (event.type === 'session.ready') this.gotReady();
+      this.report.event(this, event);
+    }
+    for (const reply of this.setup.codec.takeReplies?.() ?? []) if (this.transport.open) this.transport.send(reply);
+  }
+}
