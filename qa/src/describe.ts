@@ -28,7 +28,9 @@ export function transcriptSoFar(turns: readonly CallTurn[], snapshot: CallSnapsh
     lines.push(`     ${latencyOf(turn)}`);
   }
   const live = snapshot?.live;
-  if (live && (live.user || live.assistant)) {
+  // `live` can still hold the turn that just finished until the next one starts.
+  const finished = turns.some((t) => t.id === live?.turnId && (t.answer === live.assistant || !live.assistant));
+  if (live && (live.user || live.assistant) && !finished) {
     lines.push(`  in progress: caller ${quote(live.user)}, robot ${quote(live.assistant)}`);
   }
   if (snapshot) {

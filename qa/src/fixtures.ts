@@ -11,6 +11,8 @@ export interface VoiceCallFixture {
   readonly relayUrl: string;
   /** The robot calls talk to (with `emulator: true`, the seeded robot). */
   readonly aiId: string;
+  /** The emulator behind the relay when there is one (`emulator: true`, or the `emulatorUrl` option); its control routes need no key. */
+  readonly emulatorUrl: string | undefined;
   /**
    * Opens a harness page (on the relay's origin) running `VoiceSession` with these options and
    * resolves once the call is connected; rejects with the session's error when it fails.
@@ -63,6 +65,7 @@ export const test = base.extend<VoiceTestFixtures, VoiceWorkerFixtures>({
     const fixture: VoiceCallFixture = {
       relayUrl: service.relayUrl,
       aiId: service.aiId,
+      emulatorUrl: service.emulatorUrl,
       async install(page) {
         await PageBridge.install(page);
       },

@@ -34,10 +34,10 @@ test('the widget page is attached: spoken and typed questions, answers and evide
   // The widget shows what the session heard.
   await expect(page.getByTestId('caption').last()).toContainText(/warrant/i);
 
-  await page.getByTestId('text-input').fill('Can I descale with vinegar?');
+  await page.getByTestId('text-input').fill('How much do replacement filters cost?');
   await page.getByTestId('text-send').click();
   const typed = await call.nextTurn();
-  expect(typed).toMatchObject({ input: 'text', question: 'Can I descale with vinegar?' });
+  expect(typed).toMatchObject({ input: 'text', question: 'How much do replacement filters cost?' });
 
   const report = await call.end();
   expect(report.turns.map((t) => t.input)).toEqual(['voice', 'text']);

@@ -3,7 +3,7 @@ import { copyFile, mkdir, mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { expect, test } from '@playwright/test';
+import { expect, test } from 'kb-voice-qa';
 
 // The reporter over a suite spread over two machines: qa/test/fixtures/sharded runs as
 // --shard=1/2 and --shard=2/2 (blob reports), then `playwright merge-reports` with
@@ -23,10 +23,13 @@ function playwright(args: string[], env: Record<string, string>): Promise<{ code
   });
 }
 
-test('two shards merged: summary.json and index.html over both', async ({ page }, testInfo) => {
+test.use({ voice: { emulator: { agentBuildMs: 300 }, language: 'en' } });
+
+test('two shards merged: summary.json and index.html over both', async ({ page, voiceCall }, testInfo) => {
   test.setTimeout(240_000);
   const work = await mkdtemp(path.join(tmpdir(), 'kb-voice-qa-shards-'));
-  const env = { KB_VOICE_QA_WORK: work };
+  // The shards call this worker's emulator (through its relay) instead of starting their own.
+  const env = { KB_VOICE_QA_WORK: work, KB_VOICE_QA_RELAY: voiceCall.relayUrl, KB_VOICE_QA_ROBOT: voiceCall.aiId, KB_VOICE_QA_EMULATOR: voiceCall.emulatorUrl! };
   const all = path.join(work, 'all-blob-reports');
   await mkdir(all);
   for (const shard of [1, 2]) {
@@ -44,7 +47,7 @@ test('two shards merged: summary.json and index.html over both', async ({ page }
   const summary = JSON.parse(await readFile(path.join(out, 'summary.json'), 'utf8'));
   expect(summary.calls).toHaveLength(2);
   expect(summary.calls.map((c: { test: string }) => c.test).sort()).toEqual([
-    'calls.spec.ts › descaling, typed (expected to fail: the answer is not about a flux capacitor)',
+    'calls.spec.ts › filters, typed (expected to fail: the answer is not about a flux capacitor)',
     'calls.spec.ts › warranty, spoken',
   ]);
   const spoken = summary.calls.find((c: { test: string }) => c.test.endsWith('spoken'));

@@ -3,7 +3,7 @@ import { latencies, percentiles, type CollectedTest, type Percentiles, type Summ
 
 /** index.html: one self-contained page (inline CSS, no script) over the run's voice calls. */
 export function renderHtml(summary: Summary, tests: readonly CollectedTest[]): string {
-  const passed = tests.filter((t) => t.status === 'passed').length;
+  const asExpected = tests.filter((t) => t.expected).length;
   const all = latencies(tests.flatMap((t) => t.calls.map((c) => c.evidence)));
   const scale = Math.max(1, ...all.firstResponseMs, ...all.perceivedLatencyMs);
   return `<!doctype html>
@@ -13,7 +13,7 @@ export function renderHtml(summary: Summary, tests: readonly CollectedTest[]): s
 <body>
 <header class="top">
   <div><h1>Voice QA</h1><p class="sub">${tests.length} tests · ${summary.overall.calls} calls · ${summary.overall.turns} turns</p></div>
-  <div class="verdict ${passed === tests.length ? 'ok' : 'bad'}">${passed}/${tests.length} passed</div>
+  <div class="verdict ${asExpected === tests.length ? 'ok' : 'bad'}">${asExpected}/${tests.length} as expected</div>
 </header>
 <section class="cards">
   ${metric('First response', summary.overall.firstResponseMs, 'from the end of the question to the first audio of the answer, at the service')}
@@ -87,8 +87,9 @@ function testCard(test: CollectedTest, scale: number): string {
       ${evidence.error ? `<p class="note">${esc(evidence.error)}</p>` : ''}
     </div>`)
     .join('');
-  return `<article class="test ${esc(test.status)}">
-  <header><span class="status">${esc(test.status)}</span><h3>${esc(test.test)}</h3></header>
+  const label = test.expected && test.status !== 'passed' ? `${test.status} (expected)` : test.status;
+  return `<article class="test ${esc(test.status)}${test.expected ? ' expected' : ''}">
+  <header><span class="status">${esc(label)}</span><h3>${esc(test.test)}</h3></header>
   <div class="row">
     <div class="mini"><span>first response</span> p50 ${fmt(first.p50)} · p95 ${fmt(first.p95)} · p99 ${fmt(first.p99)}</div>
     <div class="mini"><span>perceived</span> p50 ${fmt(perceived.p50)} · p95 ${fmt(perceived.p95)} · p99 ${fmt(perceived.p99)}</div>
@@ -114,10 +115,10 @@ small{font-size:.55em;color:var(--mute);font-weight:400}.na{color:var(--mute)}
 .axis{display:flex;justify-content:space-between;color:var(--mute);font-size:12px;margin-top:4px}
 main{padding:24px 40px;display:grid;gap:18px}
 .test{background:var(--panel);border:1px solid var(--line);border-left:5px solid var(--mute);border-radius:14px;padding:16px 22px}
-.test.passed{border-left-color:var(--ok)}.test.failed,.test.timedOut,.test.interrupted{border-left-color:var(--bad)}
+.test.passed{border-left-color:var(--ok)}.test.failed,.test.timedOut,.test.interrupted{border-left-color:var(--bad)}.test.failed.expected{border-left-color:var(--warn)}
 .test header{display:flex;align-items:center;gap:12px}.test h3{margin:0;font-size:16px;font-weight:600}
 .status{font-size:12px;font-weight:700;text-transform:uppercase;letter-spacing:1px;padding:3px 9px;border-radius:999px;background:rgba(255,255,255,.06)}
-.passed .status{color:var(--ok)}.failed .status,.timedOut .status{color:var(--bad)}
+.passed .status{color:var(--ok)}.failed .status,.timedOut .status{color:var(--bad)}.failed.expected .status{color:var(--warn)}
 .row{display:flex;flex-wrap:wrap;gap:24px;margin:8px 0;color:var(--text)}.mini span{color:var(--mute);margin-right:6px}
 .error{background:rgba(239,93,106,.08);border:1px solid rgba(239,93,106,.35);color:#ffc9ce;padding:12px;border-radius:10px;white-space:pre-wrap;font-size:13px;max-height:320px;overflow:auto}
 .call{border-top:1px solid var(--line);margin-top:12px;padding-top:12px}.callhead{display:flex;align-items:center;gap:10px;flex-wrap:wrap}.callhead code{color:var(--mute);font-size:12px}

@@ -67,6 +67,7 @@ export default class VoiceReporter implements Reporter {
       test: [file, ...titles].join(' › '),
       file: file ?? '',
       status: result.status,
+      expected: result.status === test.expectedStatus,
       errors: result.errors.map((e) => stripAnsi(e.message ?? e.value ?? String(e))),
       calls: [],
     };

@@ -29,6 +29,8 @@ export interface Summary {
 export interface CollectedTest {
   test: string;
   status: string;
+  /** Whether the status is what the test expected (a `test.fail()` that failed is expected). */
+  expected: boolean;
   file: string;
   errors: string[];
   calls: Array<{ evidence: VoiceCallEvidence; audio: Array<{ name: string; href: string }> }>;
