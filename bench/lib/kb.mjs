@@ -55,5 +55,7 @@ export function control(emulatorUrl) {
     fixtures: () => call('GET', '/_emulator/fixtures'),
     reset: () => call('POST', '/_emulator/reset'),
     faults: (f) => call('PUT', '/_emulator/faults', f),
+    /** Seeds N past sessions of K turns (POST /_emulator/history); resolves `{ sessions }`. */
+    history: (sessions, turnsPerSession) => call('POST', '/_emulator/history', { sessions, ...(turnsPerSession ? { turnsPerSession } : {}) }),
   };
 }

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import type { Store } from './store.js';
+import type { Collection, Store } from './store.js';
 
 /**
  * E15's background hard delete. Accepting a deletion marks the session `deleting` (every read then
@@ -49,16 +49,16 @@ export class DeletionQueue {
     while (this.#queue.length > 0) {
       const sessionId = this.#queue[0]!;
       const { messages, usage, audio, sessions } = this.store;
-      for (const collection of [messages, usage] as const) {
+      for (const collection of [messages, usage] as Collection<{ id: string; session_id: string }>[]) {
         for (;;) {
-          const batch = collection.find((r) => r.session_id === sessionId).slice(0, size);
+          const batch = collection.where('session_id', sessionId).slice(0, size);
           if (batch.length === 0) break;
           for (const r of batch) collection.delete(r.id);
           await pause();
         }
       }
       for (;;) {
-        const batch = audio.find((r) => r.session_id === sessionId).slice(0, size);
+        const batch = audio.where('session_id', sessionId).slice(0, size);
         if (batch.length === 0) break;
         await Promise.all(batch.map((r) => rm(r.file, { force: true })));
         for (const r of batch) audio.delete(r.id);

@@ -97,6 +97,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     deletions: new DeletionQueue(store),
     fileLearningMs: options.fileLearningMs ?? 4000,
     maxBodyBytes,
+    history: { turns: 0 },
   } as ServerContext;
   const clearStore = async () => {
     for (const c of Object.values(store) as { clear(): void }[]) c.clear();
@@ -116,6 +117,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     agents.reset();
     Object.assign(faults, { warmup: 'ok', latencyMs: 0 } satisfies Faults);
     sc.script.clear();
+    sc.history.turns = 0;
     sc.fixtures = await seedStore(store, { apiKey, audioDir });
     return sc.fixtures;
   };

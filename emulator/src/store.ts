@@ -1,3 +1,4 @@
+import { MemoryCollection, MemorySessions } from './memory-collection.js';
 import type { DatasetFile, DatasetLink, GenPromptOut, IntegrationRule, SessionMessage } from 'kb-voice/schemas';
 
 /**
@@ -13,6 +14,11 @@ export interface Collection<T extends { id: string }> {
   patch(id: string, patch: Partial<T>): T | undefined;
   delete(id: string): boolean;
   find(predicate: (item: T) => boolean): T[];
+  /**
+   * The items whose `field` equals `value`, in insertion order. A collection keeps an index for
+   * the fields it is built with, so this costs what it returns; other fields are scanned.
+   */
+  where<K extends keyof T & string>(field: K, value: T[K]): T[];
   all(): T[];
   size(): number;
   clear(): void;
@@ -93,37 +99,29 @@ export interface AudioRecord {
   created_at: string;
 }
 
+/**
+ * Sessions additionally answer time windows: a robot's sessions created in [`from`, `to`] (epoch
+ * ms, inclusive), newest first (ties by id), at a cost of what they return plus a binary search.
+ */
+export interface SessionCollection extends Collection<SessionRecord> {
+  between(robotId: string, from: number, to: number): SessionRecord[];
+}
+
 export interface Store {
   robots: Collection<RobotRecord>;
   datasets: Collection<DatasetRecord>;
   files: Collection<FileRecord>;
   links: Collection<LinkRecord>;
   integrations: Collection<IntegrationRecord>;
-  sessions: Collection<SessionRecord>;
+  sessions: SessionCollection;
   messages: Collection<MessageRecord>;
   usage: Collection<UsageRecord>;
   audio: Collection<AudioRecord>;
 }
 
-/** A collection kept in a Map, insertion-ordered. */
-export class MemoryCollection<T extends { id: string }> implements Collection<T> {
-  readonly #items = new Map<string, T>();
-  get(id: string) { return this.#items.get(id); }
-  put(item: T) { this.#items.set(item.id, item); return item; }
-  patch(id: string, patch: Partial<T>) {
-    const cur = this.#items.get(id);
-    if (!cur) return undefined;
-    const next = { ...cur, ...patch };
-    this.#items.set(id, next);
-    return next;
-  }
-  delete(id: string) { return this.#items.delete(id); }
-  find(predicate: (item: T) => boolean) { return [...this.#items.values()].filter(predicate); }
-  all() { return [...this.#items.values()]; }
-  size() { return this.#items.size; }
-  clear() { this.#items.clear(); }
-}
+export { MemoryCollection, MemorySessions } from './memory-collection.js';
 
+/** The in-memory store, with the indexes E11–E19, deletion and the recorder look records up by. */
 export function createMemoryStore(): Store {
   return {
     robots: new MemoryCollection(),
@@ -131,9 +129,9 @@ export function createMemoryStore(): Store {
     files: new MemoryCollection(),
     links: new MemoryCollection(),
     integrations: new MemoryCollection(),
-    sessions: new MemoryCollection(),
-    messages: new MemoryCollection(),
-    usage: new MemoryCollection(),
-    audio: new MemoryCollection(),
+    sessions: new MemorySessions(),
+    messages: new MemoryCollection(['session_id']),
+    usage: new MemoryCollection(['session_id', 'message_id']),
+    audio: new MemoryCollection(['session_id']),
   };
 }

@@ -2,7 +2,9 @@
 export { VoiceSession } from './session.js';
 export type { VoiceSessionOptions, EndOptions } from './options.js';
 export { VoiceSessionError, type VoiceErrorCode } from './errors.js';
-export type { SessionState, SessionStatus, WarmupStatus, EndReason } from './state.js';
+export type { SessionState, SessionStatus, WarmupStatus, EndReason, ReconnectHow } from './state.js';
+export { jitteredBackoff, type ReconnectPolicy, type ReconnectContext, type JitteredBackoffOptions } from './reconnect-policy.js';
+export type { Clock } from './clock.js';
 export type { SessionEvents, Turn, TranscriptUpdate, AudioLevels, LiveTranscript } from './events.js';
 export type { SessionSnapshot } from './snapshot.js';
 export type {

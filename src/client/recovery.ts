@@ -75,12 +75,15 @@ export class Recovery {
     dropped.abort();
     let cause: unknown;
     for (let failed = 0; !signal.aborted; failed++) {
-      const left = began + reconnectTimeoutMs - clock.now();
+      // Time to spare before the last moment a try still gets MIN_ATTEMPT_MS; a try made at that
+      // moment (its pause shortened to it) is the last one.
+      const spare = began + reconnectTimeoutMs - clock.now() - MIN_ATTEMPT_MS;
+      if (spare < 0 || (failed > 0 && spare === 0)) break;
       const delay = this.options.policy.nextRetryDelayMs({ retryCount: failed, elapsedMs: clock.now() - began, ...(cause !== undefined ? { retryReason: cause } : {}) });
-      if (delay === null || left - MIN_ATTEMPT_MS < 0) break;
+      if (delay === null) break;
       // Reported before the pause: the state says at once that the call is being restored.
       this.report.trying('new-offer', ++tries);
-      if (delay > 0) await sleep(clock, Math.min(delay, left - MIN_ATTEMPT_MS));
+      if (delay > 0) await sleep(clock, Math.min(delay, spare));
       if (signal.aborted) return;
       try {
         const attempt = await this.options.open(sessionId, Math.min(began + reconnectTimeoutMs - clock.now(), this.options.connectTimeoutMs));

@@ -34,11 +34,30 @@ export interface SessionReport {
   audio: AudioSegment[];
 }
 
-/** Fetches usage (E13), cost (E12) and audio (E14) of one session in parallel. Any failure rejects. */
-export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId: string, turns: readonly Turn[]): Promise<SessionReport> {
+/**
+ * How far around the call's start the E12/E13 window reaches: the service stamps the session with
+ * its own clock, so the caller's clock may be off by up to this much (an hour; a device further
+ * off gets `usage`/`cost` null) and the window still holds it.
+ */
+export const REPORT_WINDOW_MARGIN_MS = 60 * 60 * 1000;
+
+/** The E12/E13 time window of a call that started at `startedAt` (epoch ms), as of `now`. */
+export function reportWindow(startedAt: number, now: number): { start_time: string; end_time: string } {
+  return {
+    start_time: new Date(startedAt - REPORT_WINDOW_MARGIN_MS).toISOString(),
+    end_time: new Date(Math.max(now, startedAt) + REPORT_WINDOW_MARGIN_MS).toISOString(),
+  };
+}
+
+/**
+ * Fetches usage (E13), cost (E12) and audio (E14) of one session in parallel; E12 and E13 are asked
+ * for the call's window only (`window`), so the report costs the same however long the robot's
+ * history is. Any failure rejects.
+ */
+export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId: string, turns: readonly Turn[], window: { start_time: string; end_time: string }): Promise<SessionReport> {
   const [usage, cost, audio] = await Promise.all([
-    api.realtime.usage(aiId),
-    api.realtime.sessionCosts(aiId),
+    api.realtime.usage(aiId, window),
+    api.realtime.sessionCosts(aiId, window),
     api.realtime.audio(aiId, { session_id: sessionId }),
   ]);
   return {

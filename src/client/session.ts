@@ -15,7 +15,7 @@ import { AudioPlayback } from './playback.js';
 import { v1Protocol } from './protocol.js';
 import { jitteredBackoff } from './reconnect-policy.js';
 import { Recovery } from './recovery.js';
-import { fetchReport, type SessionReport } from './report.js';
+import { fetchReport, reportWindow, type SessionReport } from './report.js';
 import { SessionId } from './session-id.js';
 import { SnapshotCache, type SessionSnapshot } from './snapshot.js';
 import { checkTransition, isFinal, isLive, type EndReason, type SessionState, type WarmupStatus } from './state.js';
@@ -51,6 +51,8 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private recovering: AbortController | undefined;
   private remote: MediaStream | undefined;
   private startPromise: Promise<void> | undefined;
+  /** When start() began (clock time): the report's E12/E13 window is around it. */
+  private startedAt = 0;
   private endPromise: Promise<void> | undefined;
   private readonly options: VoiceSessionOptions;
   private readonly clock: Clock;
@@ -256,14 +258,15 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
 
   /**
    * This session's usage (E13), cost (E12) and audio (E14), fetched in parallel, with the turns.
-   * Works during and after the call; while connecting it waits for the service to name the
+   * E12 and E13 are asked for the call's own window (`start_time`/`end_time`, an hour either side
+   * of its start), never the robot's whole history. Works during and after the call; while connecting it waits for the service to name the
    * session. Rejects (no `error` event) with `not_connected` before start(), `no_session` when the
    * call ended or failed before the service named it, or the API failure's precise code.
    */
   async report(): Promise<SessionReport> {
     const sessionId = await this.ids.when(this._state);
     try {
-      return await fetchReport(this.options.api, this.options.aiId, sessionId, this.tracker.turns);
+      return await fetchReport(this.options.api, this.options.aiId, sessionId, this.tracker.turns, reportWindow(this.startedAt, this.clock.now()));
     } catch (err) {
       throw fromApiFailure(err, 'Report failed', 'report_failed');
     }
@@ -276,6 +279,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       this.onAbort();
       return this.endPromise;
     }
+    this.startedAt = this.clock.now();
     this.go({ status: 'connecting', attempt: 1 });
     const stillConnecting = () => this._state.status === 'connecting';
     try {

@@ -28,13 +28,13 @@ export type WarmupStatus = 'idle' | 'pending' | 'ok' | 'failed';
 
 /**
  * The transition table: every status a status may go to. `reconnecting -> reconnecting` is the
- * next try of one recovery; `connected -> ended` does not exist (an end always passes `ending`,
- * a lost call passes `reconnecting`).
+ * next try of one recovery; `connected -> ended` is a lost call whose ReconnectPolicy made no try
+ * at all (end() always passes `ending`).
  */
 export const TRANSITIONS: { readonly [S in SessionStatus]: readonly SessionStatus[] } = {
   idle: ['connecting', 'ended'],
   connecting: ['connected', 'ending', 'failed'],
-  connected: ['reconnecting', 'ending'],
+  connected: ['reconnecting', 'ending', 'ended'],
   reconnecting: ['reconnecting', 'connected', 'ending', 'ended'],
   ending: ['ended'],
   ended: [],

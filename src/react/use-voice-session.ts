@@ -3,7 +3,7 @@ import type { EndOptions, VoiceSessionOptions } from '../client/options.js';
 import type { SessionReport } from '../client/report.js';
 import type { VoiceSession } from '../client/session.js';
 import type { SessionSnapshot } from '../client/snapshot.js';
-import { SessionHolder } from './holder.js';
+import { SessionHolder } from '../client/holder.js';
 
 /** What {@link useVoiceSession} returns: the current call's snapshot and its controls. */
 export interface VoiceSessionControls extends SessionSnapshot {

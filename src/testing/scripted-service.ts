@@ -1,9 +1,11 @@
 import { ApiError } from '../api/errors.js';
 import type { VoiceSessionApi } from '../client/report.js';
+import type { Clock } from '../client/clock.js';
 import type { VoiceSessionOptions } from '../client/options.js';
 import type { Transport, TransportEvents, TransportProvider } from '../client/transport.js';
 import type { RealtimeSessionIn } from '../schemas/realtime.js';
 import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
+import { Expectations, type Interaction } from './expectations.js';
 import { FakeAudioElement, fakeStream, type FakeTrack } from './fakes.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -27,6 +29,8 @@ export interface ScriptedServiceOptions {
   answer?: (question: string) => string;
   /** Result of the E1 warmup (default `{ success: true }`). */
   warmup?: 'ok' | 'failed' | 'hang';
+  /** The session's clock (e.g. kb-voice/testing's FakeClock), handed over in `sessionOptions`. */
+  clock?: Clock;
 }
 
 /** One connection the service accepted. */
@@ -43,10 +47,12 @@ export interface ScriptedCall {
  * timers of its own. Spread `service.sessionOptions` into `new VoiceSession({ aiId, ...options })`
  * (or the React hook's options), then script what the service does — `ready()`, `userSays()`,
  * `reply()`, `turn()`, `send()`, `error()`, `drop()`, `failSignaling()`, `holdSignaling()` — and
- * assert on your UI and on `sent` (what the client sent, pings excluded). Every scripted event is
- * delivered synchronously; the session's own timers are its heartbeat (off here:
- * `heartbeatIntervalMs: 0`), the reconnection backoff after `drop()`, and a graceful end() while
- * the assistant speaks (script `output.speech_stopped` or end with `{ mode: 'immediate' }`).
+ * assert on your UI and on `sent` (what the client sent, pings excluded), or declare in advance
+ * what the client must do, in order, with `expectOffer()`, `expectEvent()` and `expectWarmup()`,
+ * then `assertComplete()`. Every scripted event is delivered synchronously and the service has no
+ * clock: the session's own timers are its heartbeat (off here: `heartbeatIntervalMs: 0`), the
+ * reconnection backoff after `drop()` and a graceful end() while the assistant speaks; pass a
+ * `FakeClock` as `clock` to drive them.
  */
 export class ScriptedService {
   /** Client events received, in order (pings excluded). */
@@ -62,6 +68,7 @@ export class ScriptedService {
   readonly tracks: FakeTrack[] = [];
   warmupCalls = 0;
   private readonly options: ScriptedServiceOptions;
+  private readonly expectations = new Expectations();
   private failures: SignalingFailure[] = [];
   private hold: Promise<void> | undefined;
   private current: { call: ScriptedCall & { open: boolean }; events: TransportEvents } | undefined;
@@ -73,11 +80,47 @@ export class ScriptedService {
   }
 
   /** Options for `new VoiceSession({ aiId, ...service.sessionOptions })`. */
-  get sessionOptions(): Pick<VoiceSessionOptions, 'api' | 'transport' | 'microphone' | 'audioElement' | 'heartbeatIntervalMs' | 'levelMeter'> {
+  get sessionOptions(): Pick<VoiceSessionOptions, 'api' | 'transport' | 'microphone' | 'audioElement' | 'heartbeatIntervalMs' | 'levelMeter' | 'clock'> {
     return {
       api: this.api, transport: this.transport, microphone: this.microphone,
       audioElement: this.audio as unknown as HTMLAudioElement, heartbeatIntervalMs: 0, levelMeter: () => undefined,
+      ...(this.options.clock ? { clock: this.options.clock } : {}),
     };
+  }
+
+  /**
+   * The next thing the client does must be a signaling request (offer) whose body has these fields
+   * (`{ session_id: 'scripted-session-1' }` for a reconnection; `session_id: undefined` for a new
+   * session). Expectations are checked in the order they were declared; `then` runs when it is met.
+   */
+  expectOffer(fields: Partial<RealtimeSessionIn> = {}, then?: () => void): this {
+    this.expectations.add({ kind: 'offer', fields, ...(then ? { then: () => then() } : {}) });
+    return this;
+  }
+
+  /**
+   * The next thing the client does must be sending this client event (pings are never checked):
+   * `expectEvent({ type: 'input.text', text: 'Hi' }, () => service.reply('Hello'))`.
+   * `then` gets the event and may script the service's answer.
+   */
+  expectEvent<T extends ClientEvent['type']>(fields: { type: T } & Partial<Extract<ClientEvent, { type: T }>>, then?: (event: Extract<ClientEvent, { type: T }>) => void): this {
+    this.expectations.add({ kind: 'event', fields, ...(then ? { then: (event) => then(event as Extract<ClientEvent, { type: T }>) } : {}) });
+    return this;
+  }
+
+  /** The next thing the client does must be the E1 warmup request. */
+  expectWarmup(then?: () => void): this {
+    this.expectations.add({ kind: 'warmup', fields: {}, ...(then ? { then: () => then() } : {}) });
+    return this;
+  }
+
+  /**
+   * Throws (an Error listing them) when an expectation was not met — the client did something
+   * else first, or never did it. Only kinds some expectation names are checked (declare no
+   * `expectWarmup()` and warmups are not), and nothing after the last expectation.
+   */
+  assertComplete(): void {
+    this.expectations.assertComplete();
   }
 
   /** The microphone source: a fake stream, or the error set with failMicrophone(). */
@@ -96,6 +139,7 @@ export class ScriptedService {
     realtime: {
       connect: async (_aiId, body) => {
         this.offers.push(body);
+        this.observe({ kind: 'offer', data: body });
         if (this.hold) await this.hold;
         const failure = this.failures.shift();
         if (failure) throw signalingError(failure);
@@ -104,6 +148,7 @@ export class ScriptedService {
       },
       warmup: () => {
         this.warmupCalls++;
+        this.observe({ kind: 'warmup', data: {} });
         if (this.options.warmup === 'hang') return new Promise(() => undefined);
         return Promise.resolve({ success: this.options.warmup !== 'failed' });
       },
@@ -247,6 +292,7 @@ export class ScriptedService {
       return;
     }
     this.sent.push(event);
+    this.observe({ kind: 'event', data: event });
     const answer = this.options.answer;
     if (event.type === 'input.text' && answer) {
       queueMicrotask(() => {
@@ -256,6 +302,10 @@ export class ScriptedService {
         this.reply(answer(event.text), { question: event.text, input: 'text' });
       });
     }
+  }
+
+  private observe(interaction: Interaction): void {
+    this.expectations.observe(interaction);
   }
 
   private requireCurrent() {

@@ -1,8 +1,9 @@
 import { createApiClient } from '../api/client.js';
-import { VoiceSessionError } from '../client/errors.js';
+import type { VoiceSessionError } from '../client/errors.js';
 import type { AudioLevels, SessionEvents, TranscriptUpdate, Turn } from '../client/events.js';
+import { SessionHolder } from '../client/holder.js';
 import type { VoiceSessionOptions } from '../client/options.js';
-import { VoiceSession } from '../client/session.js';
+import type { VoiceSession } from '../client/session.js';
 import type { SessionSnapshot } from '../client/snapshot.js';
 import type { SessionState } from '../client/state.js';
 import { describeError } from './messages.js';
@@ -43,21 +44,25 @@ export class KbVoiceWidget extends Base {
    */
   sessionOptions: Partial<Omit<VoiceSessionOptions, 'aiId' | 'api'>> = {};
 
-  #session: VoiceSession | undefined;
+  /** The same "one session per call" holder as the React hook (mute carries into the next call). */
+  readonly #holder = new SessionHolder(() => this.#options(), (session) => this.#attach(session));
   #view: WidgetView | undefined;
   #detach: (() => void) | undefined;
+  #unmount: (() => void) | undefined;
+  /** Options of the call being started (attributes read and checked by start()). */
+  #next: VoiceSessionOptions | undefined;
   #renderQueued = false;
   /** A problem found by the widget itself (bad attributes, a rejected question), shown until the next action. */
   #localError: string | undefined;
 
   /** The current (or last) call's session; undefined before the first call. Make calls with the buttons or start(). */
   get session(): VoiceSession | undefined {
-    return this.#session;
+    return this.#holder.session;
   }
 
   /** The current call's snapshot (what the widget shows); undefined before the first call. */
   get snapshot(): SessionSnapshot | undefined {
-    return this.#session?.getSnapshot();
+    return this.#holder.session?.getSnapshot();
   }
 
   connectedCallback(): void {
@@ -71,15 +76,15 @@ export class KbVoiceWidget extends Base {
         send: (text) => this.#send(text),
       });
     }
+    this.#unmount ??= this.#holder.attach();
     this.#render();
   }
 
   disconnectedCallback(): void {
     // Moving the element (remove + insert in one task) keeps the call; removing it ends it, so the
     // microphone never stays open behind a page that no longer shows the widget.
-    queueMicrotask(() => {
-      if (!this.isConnected) void this.#session?.end({ mode: 'immediate' });
-    });
+    this.#unmount?.();
+    this.#unmount = undefined;
   }
 
   attributeChangedCallback(): void {
@@ -95,8 +100,7 @@ export class KbVoiceWidget extends Base {
    * and dispatched as an `error` event. While a call is up it returns that call's start().
    */
   async start(): Promise<void> {
-    const running = this.#session;
-    if (running && !['ended', 'failed'].includes(running.state.status)) return running.start().catch(() => undefined);
+    if (this.#holder.busy) return this.#holder.start();
     const aiId = this.getAttribute('ai-id')?.trim();
     if (!aiId) {
       this.#fail('The widget has no ai-id attribute: the page\u2019s author must set it to the assistant\u2019s id.');
@@ -109,20 +113,24 @@ export class KbVoiceWidget extends Base {
       return;
     }
     const language = this.getAttribute('language')?.trim() || document.documentElement.lang || undefined;
-    const session = new VoiceSession({ ...this.sessionOptions, aiId, api: createApiClient({ baseUrl }), ...(language ? { language } : {}) });
-    this.#attach(session);
-    this.dispatchEvent(new CustomEvent('session', { detail: session }));
-    await session.start().catch(() => undefined);
+    this.#next = { ...this.sessionOptions, aiId, api: createApiClient({ baseUrl }), ...(language ? { language } : {}) };
+    await this.#holder.start();
   }
 
   /** Ends the call (what the End button does); never rejects. */
   async end(): Promise<void> {
-    await this.#session?.end();
+    await this.#holder.end();
   }
 
+  #options(): VoiceSessionOptions {
+    const options = this.#next!;
+    this.#next = undefined;
+    return options;
+  }
+
+  /** A new call's session: follow it, and announce it. */
   #attach(session: VoiceSession): void {
     this.#detach?.();
-    this.#session = session;
     this.#localError = undefined;
     const offs = [session.subscribe(() => this.#render())];
     for (const name of FORWARDED) {
@@ -137,24 +145,21 @@ export class KbVoiceWidget extends Base {
     session.on('level', level);
     offs.push(() => session.off('level', level));
     this.#detach = () => offs.forEach((off) => off());
+    this.dispatchEvent(new CustomEvent('session', { detail: session }));
     this.#render();
   }
 
   #toggleMute(): void {
-    const session = this.#session;
-    if (!session) return;
-    if (session.muted) session.unmute();
-    else session.mute();
+    if (this.#holder.session) this.#holder.setMuted(!this.#holder.muted);
   }
 
   async #resumePlayback(): Promise<void> {
-    await this.#session?.resumePlayback().catch((error: unknown) => this.#fail(describeError(error)));
+    await this.#holder.resumePlayback().catch((error: unknown) => this.#fail(describeError(error)));
   }
 
   #send(text: string): void {
     try {
-      if (!this.#session) throw new VoiceSessionError('not_connected', 'No call yet');
-      this.#session.sendText(text);
+      this.#holder.sendText(text);
       this.#view?.clearInput();
       if (this.#localError) this.#fail(undefined);
     } catch (error) {
@@ -175,7 +180,7 @@ export class KbVoiceWidget extends Base {
       this.#renderQueued = false;
       const view = this.#view;
       if (!view) return;
-      const snapshot = this.#session?.getSnapshot();
+      const snapshot = this.#holder.session?.getSnapshot();
       view.update(snapshot);
       view.showError(this.#localError ?? errorText(snapshot));
     });

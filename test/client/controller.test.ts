@@ -1,18 +1,19 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ValidationError } from '../../src/api/index.js';
 import { VoiceSession, type AudioLevels, type VoiceSessionError, type VoiceSessionOptions } from '../../src/client/index.js';
-import { ScriptedService, type ScriptedServiceOptions } from '../../src/testing/index.js';
+import { FakeClock, ScriptedService, type ScriptedServiceOptions } from '../../src/testing/index.js';
 
 // The controller's behaviour that needs no real peer, on kb-voice/testing's scripted service:
 // warmup, microphone errors, abort, protocol validation, sending, levels, playback and graceful end.
-// Real WebRTC cases are in session.test.ts.
+// Real WebRTC cases are in session.test.ts. Time is a FakeClock: nothing here waits for real time.
 
 function setup(service: ScriptedServiceOptions = {}, overrides: Partial<VoiceSessionOptions> = {}) {
-  const scripted = new ScriptedService(service);
+  const clock = new FakeClock();
+  const scripted = new ScriptedService({ clock, ...service });
   const session = new VoiceSession({ aiId: 'robot-1', ...scripted.sessionOptions, ...overrides });
   const errors: VoiceSessionError[] = [];
   session.on('error', (e) => errors.push(e));
-  return { scripted, session, errors };
+  return { scripted, session, errors, clock };
 }
 
 const completed = {
@@ -22,11 +23,12 @@ const completed = {
 
 describe('VoiceSession (scripted service)', () => {
   it('reports the warmup result through the warmup event, without holding the call', async () => {
-    const { session } = setup({ warmup: 'failed' });
+    const { session, clock } = setup({ warmup: 'failed' });
     const seen: string[] = [];
     session.on('warmup', (w) => seen.push(w));
     await session.start();
-    await vi.waitFor(() => expect(seen).toEqual(['pending', 'failed']));
+    await clock.settle();
+    expect(seen).toEqual(['pending', 'failed']);
     expect(session.state.status).toBe('connected');
   });
 
@@ -49,10 +51,10 @@ describe('VoiceSession (scripted service)', () => {
 
   it('an aborted signal ends the call with reason aborted', async () => {
     const controller = new AbortController();
-    const { session } = setup({}, { signal: controller.signal });
+    const { session, clock } = setup({}, { signal: controller.signal });
     await session.start();
     controller.abort();
-    await vi.waitFor(() => expect(session.state.status).toBe('ended'));
+    await clock.settle();
     expect(session.state).toEqual({ status: 'ended', sessionId: 'scripted-session-1', reason: 'aborted' });
   });
 
@@ -90,11 +92,12 @@ describe('VoiceSession (scripted service)', () => {
 
   it('emits levels from the level meter for input and output', async () => {
     const meter = vi.fn(() => ({ read: () => 0.5, close: () => undefined }));
-    const { session } = setup({}, { levelMeter: meter });
+    const { session, clock } = setup({}, { levelMeter: meter });
     const levels: AudioLevels[] = [];
     session.on('level', (l) => levels.push(l));
     await session.start();
-    await vi.waitFor(() => expect(levels.length).toBeGreaterThan(2));
+    await clock.advance(350);
+    expect(levels).toHaveLength(3); // every 100 ms
     expect(meter).toHaveBeenCalledTimes(2);
     expect(levels.at(-1)).toEqual({ input: 0.5, output: 0.5 });
     await session.end();
@@ -115,12 +118,13 @@ describe('VoiceSession (scripted service)', () => {
   });
 
   it('reports blocked autoplay and recovers with one resumePlayback() call', async () => {
-    const { scripted, session, errors } = setup();
+    const { scripted, session, errors, clock } = setup();
     scripted.audio.blocked = true;
     const blocked = vi.fn();
     session.on('playbackBlocked', blocked);
     await session.start();
-    await vi.waitFor(() => expect(blocked).toHaveBeenCalledTimes(1));
+    await clock.settle();
+    expect(blocked).toHaveBeenCalledTimes(1);
     expect(errors.map((e) => e.code)).toEqual(['playback_blocked']);
     expect(session.state.status).toBe('connected');
     await expect(session.resumePlayback()).rejects.toMatchObject({ code: 'playback_blocked' });
@@ -131,18 +135,21 @@ describe('VoiceSession (scripted service)', () => {
   });
 
   it('graceful end lets the assistant finish its sentence, then tells the service', async () => {
-    const { scripted, session } = setup();
+    const { scripted, session, clock } = setup();
     await session.start();
     scripted.send({ type: 'output.speech_started', turn_id: 1 });
     let ended = false;
     const ending = session.end().then(() => (ended = true));
-    await new Promise((r) => setTimeout(r, 100));
+    await clock.advance(9000); // within gracefulEndTimeoutMs (10 s)
     expect(ended).toBe(false);
     expect(session.state).toEqual({ status: 'ending', sessionId: 'scripted-session-1', reason: 'local' });
     expect(session.getSnapshot().status).toBe('ending');
     expect(() => session.sendText('one more?')).toThrow(expect.objectContaining({ code: 'not_connected' }));
     expect(scripted.tracks[0]!.enabled).toBe(false); // no new turn may start meanwhile
     scripted.send({ type: 'output.speech_stopped', turn_id: 1, reason: 'completed' });
+    await clock.advance(149); // the jitter buffer's tail
+    expect(ended).toBe(false);
+    await clock.advance(1);
     await ending;
     expect(session.state).toEqual({ status: 'ended', sessionId: 'scripted-session-1', reason: 'local' });
     expect(scripted.sent).toContainEqual({ v: 1, type: 'session.end' });
@@ -152,30 +159,59 @@ describe('VoiceSession (scripted service)', () => {
     const a = setup({}, { gracefulEndTimeoutMs: 200 });
     await a.session.start();
     a.scripted.send({ type: 'output.speech_started', turn_id: 1 });
-    await a.session.end(); // no speech_stopped ever comes: bounded by gracefulEndTimeoutMs
+    const ending = a.session.end(); // no speech_stopped ever comes: bounded by gracefulEndTimeoutMs
+    await a.clock.advance(349);
+    expect(a.session.state.status).toBe('ending');
+    await a.clock.advance(1); // 200 ms + the 150 ms tail
+    await ending;
     expect(a.session.state.status).toBe('ended');
 
     const b = setup();
     await b.session.start();
     b.scripted.send({ type: 'output.speech_started', turn_id: 1 });
-    const started = Date.now();
+    const started = b.clock.now();
     await b.session.end({ mode: 'immediate' });
-    expect(Date.now() - started).toBeLessThan(100);
+    expect(b.clock.now()).toBe(started); // no timer was waited for
     expect(b.session.state.status).toBe('ended');
     expect(b.scripted.sent).toContainEqual({ v: 1, type: 'session.end' });
   });
 
   it('a dropped link reconnects to the same session and keeps the turns', async () => {
-    const { scripted, session } = setup();
+    const { scripted, session, clock } = setup();
     const states: string[] = [];
     session.on('state', (s) => states.push(s.status));
     await session.start();
     scripted.turn('q', 'a');
     scripted.drop();
-    await vi.waitFor(() => expect(session.state.status).toBe('connected'));
+    expect(session.state.status).toBe('reconnecting');
+    await clock.advance(50); // the default policy's first try: within 50 ms
     expect(states).toEqual(['connecting', 'connected', 'reconnecting', 'connected']);
     expect(scripted.offers.map((o) => o.session_id)).toEqual([undefined, 'scripted-session-1']);
     expect(session.getSnapshot().turns).toHaveLength(1);
     await session.end();
+  });
+});
+
+describe('report() asks for its own call only', () => {
+  it('narrows E12 and E13 to an hour around the call start, on the session clock', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 4, 1, 12, 0, 0));
+    const scripted = new ScriptedService({ clock });
+    const queries: unknown[] = [];
+    const { realtime } = scripted.api;
+    const api = {
+      realtime: {
+        ...realtime,
+        usage: (aiId: string, query?: object) => (queries.push(['usage', query]), realtime.usage(aiId, query)),
+        sessionCosts: (aiId: string, query?: object) => (queries.push(['cost', query]), realtime.sessionCosts(aiId, query)),
+      },
+    };
+    const session = new VoiceSession({ aiId: 'robot-1', ...scripted.sessionOptions, api });
+    await session.start();
+    await clock.advance(3 * 60 * 60 * 1000); // a three-hour call
+    await session.end({ mode: 'immediate' });
+    const report = await session.report();
+    const window = { start_time: '2026-05-01T11:00:00.000Z', end_time: '2026-05-01T16:00:00.000Z' };
+    expect(queries).toEqual([['usage', window], ['cost', window]]);
+    expect(report.sessionId).toBe('scripted-session-1');
   });
 });

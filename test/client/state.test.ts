@@ -8,7 +8,7 @@ import { VoiceSessionError } from '../../src/client/index.js';
 const LEGAL = new Set([
   'idle->connecting', 'idle->ended',
   'connecting->connected', 'connecting->ending', 'connecting->failed',
-  'connected->reconnecting', 'connected->ending',
+  'connected->reconnecting', 'connected->ending', 'connected->ended',
   'reconnecting->reconnecting', 'reconnecting->connected', 'reconnecting->ending', 'reconnecting->ended',
   'ending->ended',
 ]);

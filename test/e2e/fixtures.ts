@@ -124,7 +124,7 @@ export async function snap(page: Page, testInfo: TestInfo, name: string): Promis
   await testInfo.attach(name, { path, contentType: 'image/png' });
 }
 
-/** Saves the README screenshot (docs/demo.png) only when asked: UPDATE_DEMO_SCREENSHOT=1 npm run test:e2e. */
+/** Saves the demo page's screenshot (docs/demo.png) only when asked: UPDATE_DEMO_SCREENSHOT=1 npm run test:e2e. */
 export async function snapForReadme(page: Page): Promise<void> {
   if (!process.env.UPDATE_DEMO_SCREENSHOT) return;
   const path = resolve(ROOT, 'docs/demo.png');

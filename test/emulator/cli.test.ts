@@ -5,7 +5,7 @@ import { parseEmulatorArgs } from 'kb-voice-emulator/cli';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Runs `kb-voice emulator ...` from source; resolves with the first output lines once `http://` appears. */
+/** Runs `kb-voice emulator ...` from source; `listening` resolves with the announcement once all of it arrived (its last line names openapi.json). */
 function run(args: string[]) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'emulator', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -15,7 +15,7 @@ function run(args: string[]) {
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const listening = new Promise<string>((resolve, reject) => {
     child.stdout.on('data', () => {
-      if (/http:\/\/\S+:\d+/.test(out)) resolve(out);
+      if (/http:\/\/\S+:\d+/.test(out) && /openapi\.json\n/.test(out)) resolve(out);
     });
     void exited.then((code) => reject(new Error(`exited ${code}: ${err}`)));
   });
@@ -27,7 +27,6 @@ describe('kb-voice emulator command', () => {
     const p = run(['--port', '0', '--host', '127.0.0.1', '--api-key', 'cli-key', '--agent-build-ms', '50']);
     const out = await p.listening;
     const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
-    await new Promise((r) => setTimeout(r, 50));
     expect(p.output().out).toContain('cli-key');
     const fixtures = await (await fetch(`${url}/_emulator/fixtures`)).json();
     expect(fixtures.apiKey).toBe('cli-key');

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { FakeMicrophone } from 'kb-voice-emulator';
 import { describe, expect, it } from 'vitest';
 
-// Issue 14: the README's Node QA script (FakeMicrophone driving a VoiceSession against the
+// Issue 14: the Node QA script of docs/testing.md (FakeMicrophone driving a VoiceSession against the
 // emulator) died with SIGSEGV at exit in every run once it ended the session: @roamhq/wrtc objects
 // still alive when Node tears the environment down are finalized newest first, so an
 // RTCAudioSource or RTCRtpReceiver outlived the track it references (emulator/src/realtime/wrtc-exit.ts).

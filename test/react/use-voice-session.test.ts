@@ -69,7 +69,8 @@ describe('useVoiceSession', () => {
     const session = ui.voice.session!;
     await act(async () => ui.root.unmount());
     roots.splice(roots.indexOf(ui.root), 1);
-    await new Promise((r) => setTimeout(r, 0));
+    // Unmounting starts end(); the call is over once the session says so.
+    if (session.state.status !== 'ended') await new Promise<void>((resolve) => session.on('state', (st) => st.status === 'ended' && resolve()));
     expect(session.state.status).toBe('ended');
     expect(scripted.tracks[0]!.readyState).toBe('ended');
   });
@@ -162,9 +163,9 @@ describe('useVoiceSession', () => {
     const { ui } = scriptedCall({}, { levelMeter: () => ({ read: () => Math.random(), close: () => undefined }) });
     await act(() => ui.voice.start());
     let levels = 0;
-    ui.voice.session!.on('level', () => levels++);
+    const threeLevels = new Promise<void>((resolve) => ui.voice.session!.on('level', () => ++levels === 3 && resolve()));
     const before = ui.renders;
-    await act(() => new Promise((r) => setTimeout(r, 350)));
+    await act(() => threeLevels);
     expect(levels).toBeGreaterThan(1);
     expect(ui.renders).toBe(before);
   });

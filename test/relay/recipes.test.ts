@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRelay, serveRelay, toNodeHandler, type Relay, type RelayLogEntry, type RelayOptions } from '../../src/relay/index.js';
 import { KEY, ROBOT, sendJson, startFakeUpstream, type FakeUpstream } from './helpers.js';
 
-// Each recipe of the README's "Mount the relay" section, mounted for real on a loopback port. Every
+// Each recipe of docs/relay.md's "Mount the relay" section, mounted for real on a loopback port. Every
 // one must answer a GET (E13) and a JSON POST (RS signaling) and keep the host's own routes working.
 
 let upstream: FakeUpstream;
@@ -226,7 +226,7 @@ describe('Vite dev-server proxy', () => {
       const entry = logs.find((l) => l.status === 403)!;
       expect(entry).toMatchObject({ level: 'warn', method: 'GET', endpoint: 'E13' });
       expect(entry.reason).toContain(`origin ${page} is neither the relay's own`);
-      // The fix the README gives: allow the dev page's origin.
+      // The fix docs/relay.md gives: allow the dev page's origin.
       await relayServer.close();
       relayServer = await serveRelay(createRelay(options({ allowedOrigins: [page] })), { port });
       expect(await exercise(page, { origin: page })).toEqual(OK);

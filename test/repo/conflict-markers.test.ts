@@ -1,35 +1,24 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { scriptFixture } from './script-fixture.js';
 
 // scripts/check-conflict-markers.mjs (a step of npm test) on throw-away git repositories: it must
 // fail on a tracked file holding a merge conflict, name the file and line, and pass a clean tree.
 
-const script = fileURLToPath(new URL('../../scripts/check-conflict-markers.mjs', import.meta.url));
-const repos: string[] = [];
+const { tree, check, cleanup } = scriptFixture('check-conflict-markers');
+afterEach(cleanup);
 
+/** A git repository whose index holds `files`; `untracked` files are written after `git add`. */
 function repo(files: Record<string, string | Buffer>, untracked: Record<string, string> = {}): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'kb-voice-markers-'));
-  repos.push(dir);
-  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
+  const dir = tree(files);
   const git = (...args: string[]) => expect(spawnSync('git', args, { cwd: dir, encoding: 'utf8' }).status).toBe(0);
   git('init', '-q');
   git('add', '.');
   for (const [name, content] of Object.entries(untracked)) writeFileSync(path.join(dir, name), content);
   return dir;
 }
-
-function check(dir: string): { status: number | null; output: string } {
-  const result = spawnSync(process.execPath, [script, '--root', dir], { encoding: 'utf8' });
-  return { status: result.status, output: `${result.stdout}${result.stderr}` };
-}
-
-afterEach(() => {
-  for (const dir of repos.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 describe('check-conflict-markers', () => {
   it('fails on a tracked file with a merge conflict and names each marker line', () => {

@@ -1,35 +1,13 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { scriptFixture } from './script-fixture.js';
 
 // scripts/check-doc-links.mjs (a step of npm test) on throw-away folders laid out like the
 // repository: every relative link of README.md, docs/*.md and the top-level folders' READMEs must
 // reach a file of the folder, and an anchor a heading of its page.
 
-const script = fileURLToPath(new URL('../../scripts/check-doc-links.mjs', import.meta.url));
-const dirs: string[] = [];
-
-function tree(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'kb-voice-links-'));
-  dirs.push(dir);
-  for (const [name, content] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), content);
-  }
-  return dir;
-}
-
-function check(dir: string): { status: number | null; output: string } {
-  const result = spawnSync(process.execPath, [script, '--root', dir], { encoding: 'utf8' });
-  return { status: result.status, output: `${result.stdout}${result.stderr}` };
-}
-
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const { tree, check, cleanup } = scriptFixture('check-doc-links');
+afterEach(cleanup);
 
 const guide = [
   '# The guide',

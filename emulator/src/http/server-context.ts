@@ -27,6 +27,8 @@ export interface ServerContext extends EmulatorContext {
   /** How long a file or link takes to learn after E4/E5 (ms): a quarter waiting, the rest learning. */
   fileLearningMs: number;
   fixtures: Fixtures;
+  /** Turns added by `POST /_emulator/history` since the last reset (bounded by MAX_HISTORY_TURNS). */
+  history: { turns: number };
   /** Restores the seeded state (POST /_emulator/reset). */
   reset(): Promise<Fixtures>;
 }

@@ -93,7 +93,7 @@ const RETRY_AFTER_SECONDS = 5;
 function nextTurnFromStore(store: Store, sessionId: string): number {
   let next = 1;
   let count = 0;
-  for (const m of store.messages.find((m) => m.session_id === sessionId)) {
+  for (const m of store.messages.where('session_id', sessionId)) {
     count++;
     // Messages record their turn number; older ones (e.g. seeded) count in order.
     const turnId = (m.question_metadata as { turn_id?: unknown } | null)?.turn_id;
@@ -189,7 +189,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
           ...(options.vad ? { vad: options.vad } : {}),
           dialect: openAIDialect({
             session: call.session,
-            usageOf: (messageId) => ctx.store.usage.find((u) => u.message_id === messageId)[0],
+            usageOf: (messageId) => ctx.store.usage.where('message_id', messageId)[0],
           }),
           onClosed: (conn) => {
             if (live.get(conn.sessionId) === conn) live.delete(conn.sessionId);

@@ -61,7 +61,7 @@ export class Recorder {
     if (!s || samples.length === 0) return undefined;
     const { store, audioDir } = this.#ctx;
     // Reserve the index synchronously so concurrent writers of one session never share one.
-    const previous = store.audio.find((a) => a.session_id === sessionId);
+    const previous = store.audio.where('session_id', sessionId);
     const segmentIndex = previous.reduce((max, a) => Math.max(max, a.segment_index), -1) + 1;
     const id = randomUUID();
     const file = join(audioDir, `${id}.wav`);
@@ -109,7 +109,7 @@ export class Recorder {
       output_audio_ms: Math.round(turn.outputAudioMs),
     };
     const totalTokens = usage.input_text_tokens + usage.input_audio_tokens + usage.cached_tokens + usage.output_text_tokens + usage.output_audio_tokens;
-    const history = store.messages.find((m) => m.session_id === s.id).length;
+    const history = store.messages.where('session_id', s.id).length;
     const message: MessageRecord = {
       id,
       robot_id: s.robot_id,

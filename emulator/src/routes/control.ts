@@ -6,6 +6,7 @@ import { HttpError } from '../http/errors.js';
 import { parseJson } from '../http/route.js';
 import type { ServerContext } from '../http/server-context.js';
 import { ScriptIn, ScriptLimitError } from '../script.js';
+import { HistoryIn, HistoryLimitError, seedHistory } from '../fixtures/history.js';
 
 /** PUT /_emulator/faults body (CONTRACT.md). */
 export const FaultsIn = z.strictObject({
@@ -60,6 +61,20 @@ export function registerControlRoutes(app: Hono, sc: ServerContext): void {
       throw err;
     }
     return c.json(sc.script.snapshot());
+  });
+
+  // A long past for the seeded robot (fixtures/history.ts), to measure reports and lists against.
+  app.post('/_emulator/history', async (c) => {
+    const raw = parseJson((await c.req.text()) || '{}');
+    if (!raw.ok) throw new HttpError(422, raw.detail);
+    const parsed = validate(HistoryIn, raw.value, 'body');
+    if (!parsed.ok) throw new HttpError(422, parsed.detail);
+    try {
+      return c.json(await seedHistory(sc.store, sc.fixtures.robotId, parsed.value, sc.history));
+    } catch (err) {
+      if (err instanceof HistoryLimitError) throw new HttpError(422, [{ loc: ['body', 'sessions'], msg: err.message, type: 'value_error' }]);
+      throw err;
+    }
   });
 
   app.post('/_emulator/reset', async (c) => c.json(await sc.reset()));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { endpoints, type IntegrationRule } from 'kb-voice/schemas';
-import { parseTime } from '../aggregate.js';
+import { parseTime } from '../time.js';
 import { HttpError } from '../http/errors.js';
 import { currentFile, datasetOr404, publicFile, publicLink } from '../http/lookup.js';
 import { comparator, pageOf } from '../http/paging.js';

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Hono } from 'hono';
 import { endpoints, fillPath, parseSdpFragment, SDPFRAG_CONTENT_TYPE, type AudioSegment } from 'kb-voice/schemas';
-import { costSummary, parseTime, sessionCosts, usage, type Window } from '../aggregate.js';
+import { costSummary, sessionCosts, usage, type Window } from '../aggregate.js';
+import { parseTime } from '../time.js';
 import { HttpError, invalid, notFound } from '../http/errors.js';
 import { robotOr404, sessionOr404 } from '../http/lookup.js';
 import { route } from '../http/route.js';
@@ -63,7 +64,7 @@ export function registerRealtimeRoutes(app: Hono, sc: ServerContext): void {
   route(app, sc, endpoints.E14, ({ params, query }) => {
     robotOr404(sc.store, params.ai_id);
     const session = sessionOr404(sc.store, params.ai_id, query.session_id);
-    let records = sc.store.audio.find((a) => a.session_id === session.id).sort((a, b) => a.segment_index - b.segment_index);
+    let records = sc.store.audio.where('session_id', session.id).sort((a, b) => a.segment_index - b.segment_index);
     if (query.segment_index !== undefined) {
       records = records.filter((a) => a.segment_index === query.segment_index);
       if (records.length === 0) throw notFound(`Audio segment ${query.segment_index}`);
@@ -88,7 +89,7 @@ export function registerRealtimeRoutes(app: Hono, sc: ServerContext): void {
     const check = sc.presigner.verify(url.pathname, url.search.slice(1));
     if (!check.ok) throw new HttpError(403, check.reason === 'expired' ? 'Request has expired' : 'Signature does not match');
     const index = Number(c.req.param('file').replace(/\.wav$/, ''));
-    const record = sc.store.audio.find((a) => a.session_id === c.req.param('session_id') && a.segment_index === index)[0];
+    const record = sc.store.audio.where('session_id', c.req.param('session_id')).find((a) => a.segment_index === index);
     if (!record || sc.store.sessions.get(record.session_id)?.deleting) throw notFound('Audio segment');
     const bytes = await readFile(record.file).catch(() => {
       throw notFound('Audio segment');

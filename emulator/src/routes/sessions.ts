@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { endpoints } from 'kb-voice/schemas';
-import { parseTime } from '../aggregate.js';
+import { parseTime } from '../time.js';
 import { notFound } from '../http/errors.js';
 import { messageOr404, publicMessage, robotOr404, sessionOr404 } from '../http/lookup.js';
 import { comparator, pageOf } from '../http/paging.js';
@@ -23,7 +23,8 @@ export function registerSessionRoutes(app: Hono, sc: ServerContext): void {
     const until = query.end_time ? parseTime(query.end_time) : Infinity;
     const sort = comparator(query.order_by, MESSAGE_ORDER, 'created_at');
     const items = sc.store.messages
-      .find((m) => m.session_id === query.session_id && m.robot_id === params.ai_id && (!m.created_at || parseTime(m.created_at) <= until))
+      .where('session_id', query.session_id)
+      .filter((m) => m.robot_id === params.ai_id && (!m.created_at || parseTime(m.created_at) <= until))
       .sort((a, b) => sort(a, b) || a.id.localeCompare(b.id))
       .map(publicMessage);
     return { json: pageOf(items, query.page, query.size) };
