@@ -123,48 +123,37 @@ async function bundleSimplePeer() {
 }
 
 async function bundleWidget() {
-  const outfile = path.join(dist, 'kb-voice-widget.js');
-  const result = await esbuild.build({
-    absWorkingDir: root,
-    entryPoints: [path.join(dist, 'widget', 'index.js')],
-    outfile,
-    bundle: true,
-    platform: 'browser',
-    format: 'esm',
-    target: 'es2022',
-    minify: true,
-    sourcemap: true,
-    legalComments: 'eof',
-    logLevel: 'warning',
-    metafile: true,
-  });
-  const leftover = Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
-  const code = await readFile(outfile, 'utf8');
-  if (leftover.length > 0) fail(`dist/kb-voice-widget.js still imports ${leftover.join(', ')}`);
-  if (NODE_BUILTIN_IMPORT.test(code)) fail('dist/kb-voice-widget.js imports a Node built-in');
+  await bundleStandalone(path.join(dist, 'widget', 'index.js'), path.join(dist, 'kb-voice-widget.js'), { sourcemap: true, legalComments: 'eof' });
 }
 
 /** qa/dist/harness.bundle.js: the harness page's script with kb-voice's browser entry, self-contained. */
 async function bundleQaHarness() {
-  const outfile = path.join(qaDir, 'dist', 'harness.bundle.js');
+  await bundleStandalone(path.join(qaDir, 'src', 'browser', 'harness.ts'), path.join(qaDir, 'dist', 'harness.bundle.js'), {
+    // kb-voice as built (its vendored simple-peer), not its sources through tsconfig paths.
+    tsconfigRaw: { compilerOptions: { paths: {} } },
+    alias: { 'kb-voice': path.join(dist, 'index.js') },
+  });
+}
+
+/** One self-contained, minified browser module (checked: no import left, no Node built-in). */
+async function bundleStandalone(entry, outfile, extra) {
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: [path.join(qaDir, 'src', 'browser', 'harness.ts')],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     platform: 'browser',
     format: 'esm',
     target: 'es2022',
     minify: true,
-    // kb-voice as built (its vendored simple-peer), not its sources through tsconfig paths.
-    tsconfigRaw: { compilerOptions: { paths: {} } },
-    alias: { 'kb-voice': path.join(dist, 'index.js') },
     logLevel: 'warning',
     metafile: true,
+    ...extra,
   });
+  const name = path.relative(root, outfile);
   const leftover = Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
-  if (leftover.length > 0) fail(`qa/dist/harness.bundle.js still imports ${leftover.join(', ')}`);
-  if (NODE_BUILTIN_IMPORT.test(await readFile(outfile, 'utf8'))) fail('qa/dist/harness.bundle.js imports a Node built-in');
+  if (leftover.length > 0) fail(`${name} still imports ${leftover.join(', ')}`);
+  if (NODE_BUILTIN_IMPORT.test(await readFile(outfile, 'utf8'))) fail(`${name} imports a Node built-in`);
 }
 
 /**

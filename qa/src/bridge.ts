@@ -8,13 +8,32 @@ const BINDING = '__kbVoiceQaEvent';
 type PageMessage =
   | { kind: 'registered'; id: string }
   | { kind: 'turn'; id: string; turn: CallTurn }
-  | { kind: 'error'; id: string; error: { code?: string; message: string } }
   | { kind: 'snapshot'; id: string; snapshot: CallSnapshot };
+
+/**
+ * Resolves once `predicate` holds, checked now and whenever `waiters` are run (after each event);
+ * rejects after `timeoutMs` with the message `describe()` gives then.
+ */
+function waitUntil(waiters: Set<() => void>, predicate: () => boolean, timeoutMs: number, describe: () => string): Promise<void> {
+  if (predicate()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!predicate()) return;
+      clearTimeout(timer);
+      waiters.delete(check);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      waiters.delete(check);
+      reject(new Error(describe()));
+    }, timeoutMs);
+    waiters.add(check);
+  });
+}
 
 /** What the test side knows of one `VoiceSession` in the page, kept from its events. */
 export class SessionMirror {
   readonly turns: CallTurn[] = [];
-  readonly errors: Array<{ code?: string; message: string }> = [];
   snapshot: CallSnapshot | undefined;
   readonly #waiters = new Set<() => void>();
 
@@ -22,26 +41,12 @@ export class SessionMirror {
 
   /** Resolves once `predicate` holds (checked after every event); rejects after `timeoutMs` with `describe()`. */
   until(predicate: () => boolean, timeoutMs: number, describe: () => string): Promise<void> {
-    if (predicate()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        if (!predicate()) return;
-        clearTimeout(timer);
-        this.#waiters.delete(check);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.#waiters.delete(check);
-        reject(new Error(describe()));
-      }, timeoutMs);
-      this.#waiters.add(check);
-    });
+    return waitUntil(this.#waiters, predicate, timeoutMs, describe);
   }
 
   /** @internal */
   receive(message: PageMessage): void {
     if (message.kind === 'turn') this.turns.push(message.turn);
-    else if (message.kind === 'error') this.errors.push(message.error);
     else if (message.kind === 'snapshot') this.snapshot = message.snapshot;
     for (const check of [...this.#waiters]) check();
   }
@@ -77,25 +82,11 @@ export class PageBridge {
   /** The first registered session not yet attached, waiting up to `timeoutMs` for one. */
   async next(timeoutMs: number): Promise<SessionMirror> {
     const free = () => this.sessions.find((s) => !this.attached.has(s.id));
-    if (!free()) {
-      await new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (!free()) return;
-          clearTimeout(timer);
-          this.#waiters.delete(check);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          this.#waiters.delete(check);
-          reject(new Error(
-            `kb-voice-qa: no VoiceSession was created in ${this.page.url()} within ${timeoutMs} ms ` +
-              '(did the page start its call? was voiceCall.install(page) called before page.goto()? ' +
-              'does the page use kb-voice >= the version with the __KB_VOICE_HOOK__ registration?)',
-          ));
-        }, timeoutMs);
-        this.#waiters.add(check);
-      });
-    }
+    await waitUntil(this.#waiters, () => free() !== undefined, timeoutMs, () =>
+      `kb-voice-qa: no VoiceSession was created in ${this.page.url()} within ${timeoutMs} ms ` +
+        '(did the page start its call? was voiceCall.install(page) called before page.goto()? ' +
+        'does the page use a kb-voice whose VoiceSession registers with __KB_VOICE_HOOK__?)',
+    );
     const mirror = free()!;
     this.attached.add(mirror.id);
     return mirror;

@@ -1,7 +1,7 @@
 // The package checks of kb-voice-qa (called by scripts/check-package.mjs, on the packed tarballs):
 //   - its tarball: the dist entries and the harness bundle, no sources, no native binary, no install script;
 //   - a fresh app that installs the three packed packages (kb-voice, kb-voice-emulator, kb-voice-qa)
-//     and @playwright/test OFFLINE from the local npm cache runs an example suite: a spoken and a
+//     and @playwright/test (--prefer-offline: from the local npm cache first) runs an example suite: a spoken and a
 //     typed question on a per-worker emulator, with the reporter writing summary.json and index.html.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -64,13 +64,13 @@ test('warranty, spoken then typed', async ({ voiceCall }) => {
 
 /**
  * Installs the three tarballs and @playwright/test (the repository's version) into `app` with
- * `npm install --offline`, writes the example suite and runs it; resolves with a one-line summary.
+ * `npm install --prefer-offline`, writes the example suite and runs it; resolves with a one-line summary.
  */
 export async function runExampleSuite({ app, tarballs, playwrightVersion, run }) {
   await mkdir(path.join(app, 'tests'), { recursive: true });
   await writeFile(path.join(app, 'package.json'), JSON.stringify({ name: 'voice-qa-app', version: '1.0.0', private: true, type: 'module' }));
-  const install = run('npm', ['install', '--offline', '--no-audit', '--no-fund', ...tarballs, `@playwright/test@${playwrightVersion}`], { cwd: app, timeout: 300_000 });
-  if (install.status !== 0) throw new Error(`npm install --offline failed:\n${install.stdout}\n${install.stderr}`);
+  const install = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs, `@playwright/test@${playwrightVersion}`], { cwd: app, timeout: 300_000 });
+  if (install.status !== 0) throw new Error(`npm install --prefer-offline failed:\n${install.stdout}\n${install.stderr}`);
   await writeFile(path.join(app, 'playwright.config.ts'), EXAMPLE_CONFIG);
   await writeFile(path.join(app, 'tests', 'voice.spec.ts'), EXAMPLE_SUITE);
   const chromium = findChromium();
@@ -82,6 +82,6 @@ export async function runExampleSuite({ app, tarballs, playwrightVersion, run })
   if (!existsSync(summaryFile) || !existsSync(path.join(app, 'voice-report', 'index.html'))) throw new Error('the reporter wrote no summary.json/index.html');
   const summary = JSON.parse(await readFile(summaryFile, 'utf8'));
   if (summary.overall?.calls !== 1 || summary.overall?.turns !== 2) throw new Error(`summary.json: expected 1 call with 2 turns, got ${JSON.stringify(summary.overall)}`);
-  return `example suite passed in a fresh app (offline install of the 3 tarballs + @playwright/test@${playwrightVersion}); ` +
+  return `example suite passed in a fresh app (install of the 3 tarballs, from the npm cache first, + @playwright/test@${playwrightVersion}); ` +
     `voice-report: 1 call, 2 turns, first response p50 ${summary.overall.firstResponseMs.p50} ms`;
 }

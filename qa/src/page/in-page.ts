@@ -53,7 +53,6 @@ export function installInPage(binding: string): void {
       sessions.set(id, session);
       send({ kind: 'registered', id });
       session.on('turn', (turn) => send({ kind: 'turn', id, turn: plain(turn) }));
-      session.on('error', (error) => send({ kind: 'error', id, error: plain(error) }));
       session.subscribe(() => send({ kind: 'snapshot', id, snapshot: plain(session.getSnapshot()) }));
     },
   };
