@@ -43,7 +43,9 @@ export default defineConfig({
       name: 'kb-voice-qa',
       testDir: 'qa/test',
       testIgnore: '**/fixtures/**',
-      use: { ...devices['Desktop Chrome'], launchOptions: { ...qaLaunchOptions() } },
+      // One emulator + relay for the whole project (a test.use() per file would mean a worker, an
+      // emulator and a browser per file); a short agent build keeps first turns quick.
+      use: { ...devices['Desktop Chrome'], launchOptions: { ...qaLaunchOptions() }, voice: { emulator: { agentBuildMs: 300 }, language: 'en' } } as object,
     },
   ],
 });

@@ -5,7 +5,7 @@ import { expect, test } from 'kb-voice-qa';
 // Testing an app's own page: a static page with the <kb-voice-widget> (kb-voice's one-file widget
 // build), served with page.route on the relay's origin. install() before goto(), a click on the
 // widget's own Start button, then attach() gives the same Call API for the widget's session.
-test.use({ voice: { emulator: { agentBuildMs: 300 }, language: 'en' } });
+// voice: { emulator: { agentBuildMs: 300 }, language: 'en' } for the whole project (playwright.config.ts).
 
 const widgetBuild = createRequire(import.meta.url).resolve('kb-voice/widget/standalone');
 

@@ -2,7 +2,7 @@ import { expect, test } from 'kb-voice-qa';
 
 // Harness calls on a per-worker emulator: spoken questions (Flite TTS into the page's fake
 // microphone, scripted as the emulator's transcript), typed questions, the evidence attached.
-test.use({ voice: { emulator: { agentBuildMs: 300 }, language: 'en' } });
+// voice: { emulator: { agentBuildMs: 300 }, language: 'en' } for the whole project (playwright.config.ts).
 
 test('a spoken and a typed question are answered, with evidence attached', async ({ voiceCall }, testInfo) => {
   const call = await voiceCall.start();

@@ -1,7 +1,7 @@
 import { expect, test } from 'kb-voice-qa';
 
 // A failed expectation says what was heard: the actual answer, the transcript so far, the latency.
-test.use({ voice: { emulator: { agentBuildMs: 300 }, language: 'en' } });
+// voice: { emulator: { agentBuildMs: 300 }, language: 'en' } for the whole project (playwright.config.ts).
 
 test('a failing toAnswer shows the answer, the transcript so far and the latency', async ({ voiceCall }) => {
   const call = await voiceCall.start();
