@@ -38,6 +38,7 @@ import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { buildInputsHash, recordBuild } from './build-inputs.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -50,6 +51,8 @@ const NODE_BUILTIN_IMPORT = /\brequire\(\s*["'](?:node:)?[a-z_/]+["']\s*\)|\bfro
 
 async function main() {
   const started = Date.now();
+  // Hashed before building: an input edited during the build makes the record stale, not wrong.
+  const inputs = buildInputsHash();
   await rm(dist, { recursive: true, force: true });
   await rm(path.join(emulatorDir, 'dist'), { recursive: true, force: true });
   await rm(path.join(qaDir, 'dist'), { recursive: true, force: true });
@@ -63,6 +66,7 @@ async function main() {
   await chmod(path.join(emulatorDir, 'dist', 'bin.js'), 0o755);
   runTsc(path.join('qa', 'tsconfig.json'));
   await bundleQaHarness();
+  recordBuild(inputs);
 
   console.log(
     `build: dist/, emulator/dist/ and qa/dist/ ready in ${((Date.now() - started) / 1000).toFixed(1)} s ` +

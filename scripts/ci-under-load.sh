@@ -6,7 +6,9 @@
 #
 #   scripts/ci-under-load.sh [runs=5]
 #
-# Environment: CI_LOAD_PROCS (busy processes, default 1), CI_LOAD_KEEP=1 keeps the clones.
+# Environment: CI_LOAD_PROCS (busy processes, default 1), CI_LOAD_KEEP=1 keeps the clones,
+# CI_LOAD_CORES=1 lets crashing processes dump core (a native crash, e.g. of @roamhq/wrtc, then
+# leaves a `core` file in the clone for `gdb node core`; the clone is kept when one is found).
 # The clone gets the committed HEAD only: commit first. A `shared/` folder beside the repository
 # (CI has one next to its clone) is linked beside each clone when it exists.
 set -euo pipefail
@@ -19,12 +21,19 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/kb-voice-ci-load.XXXXXX")"
 shared="$(cd "$repo/.." && pwd)/shared"
 
 load_pids=()
+ci_pid=""
 stop_load() {
   for pid in "${load_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${load_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   load_pids=()
 }
-trap stop_load EXIT
+# Interrupted: stop the CI run's whole process group (npm, vitest, Chromium…) too, then the load.
+stop_all() {
+  [ -n "$ci_pid" ] && kill -- -"$ci_pid" 2>/dev/null || true
+  stop_load
+}
+trap stop_all EXIT
+[ "${CI_LOAD_CORES:-0}" = 1 ] && ulimit -c unlimited
 
 echo "ci-under-load: $runs run(s) of .ci/run on fresh clones of $head, $load_procs busy process(es); logs in $work"
 [ -n "${CI_LOAD_PROCS:-}" ] || echo "ci-under-load: note: other work on this machine adds to the load"
@@ -42,8 +51,12 @@ for i in $(seq 1 "$runs"); do
   done
   started=$(date +%s)
   set +e
-  (cd "$dir/kb-voice" && bash .ci/run) > "$dir/ci.log" 2>&1
+  # In its own process group (setsid), so that an interruption can stop all of it.
+  (cd "$dir/kb-voice" && exec setsid bash .ci/run) > "$dir/ci.log" 2>&1 &
+  ci_pid=$!
+  wait "$ci_pid"
   code=$?
+  ci_pid=""
   set -e
   seconds=$(( $(date +%s) - started ))
   stop_load
@@ -55,7 +68,12 @@ for i in $(seq 1 "$runs"); do
   echo "$line"
   sed -n '/^=== summary/,/^total: /p' "$dir/ci.log" | grep -E '^(ok|FAIL) ' | sed 's/^/    /' || true
   summary+=("$line")
-  [ "${CI_LOAD_KEEP:-0}" = 1 ] || rm -rf "$dir/kb-voice"
+  cores="$(find "$dir/kb-voice" -maxdepth 2 -type f -regex '.*/core\(\.[0-9]+\)?' 2>/dev/null || true)"
+  if [ -n "$cores" ]; then
+    echo "  core dumps (clone kept): $cores"
+  elif [ "${CI_LOAD_KEEP:-0}" != 1 ]; then
+    rm -rf "$dir/kb-voice"
+  fi
 done
 
 echo

@@ -89,10 +89,12 @@ test('loading the widget twice (a second copy of the build) does nothing wrong; 
   const status = await widget.evaluate(async (el: KbVoiceWidget) => {
     const session = el.session!;
     document.body.append(el);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The element decides in a microtask whether it was moved or removed: one task later it has.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     const afterMove = session.state.status;
+    const ended = new Promise((resolve) => session.on('state', (state) => state.status === 'ended' && resolve(undefined)));
     el.remove();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await ended;
     return { afterMove, afterRemove: session.state.status };
   });
   expect(status).toEqual({ afterMove: 'connected', afterRemove: 'ended' });

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FIXTURE_IDS } from 'kb-voice-emulator';
 import { HistoryIn, MAX_HISTORY_SESSIONS, MAX_HISTORY_TURNS, HISTORY_SPAN_MS } from '../../emulator/src/fixtures/history.js';
 import * as z from 'zod/mini';
-import { start } from './helpers.js';
+import { useEmulator } from '../helpers/emulator.js';
 
 // POST /_emulator/history (CONTRACT.md) and the windowed E11–E13 over a long history.
-let t: Awaited<ReturnType<typeof start>>;
-beforeAll(async () => {
-  t = await start();
-});
-afterAll(() => t.emu.close());
-beforeEach(async () => {
-  await t.raw('POST', '/_emulator/reset', { key: null });
-});
+// One emulator for the file, reset after every test.
+const t = useEmulator();
 
 const seed = (body: unknown) => t.raw('POST', '/_emulator/history', { key: null, body });
 const locs = async (res: Response) => ((await res.json()) as { detail: { loc: unknown[] }[] }).detail.map((d) => d.loc);

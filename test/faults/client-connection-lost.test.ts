@@ -1,8 +1,7 @@
 import wrtc from '@roamhq/wrtc';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/index.js';
 import { VoiceSession, type VoiceSessionError } from '../../src/client/index.js';
-import { startEmulator } from 'kb-voice-emulator';
+import { startTestEmulator } from '../helpers/emulator.js';
 import { sinkLevelMeter } from '../client/helpers/level-meter.js';
 import { FakeMicrophone } from '../client/helpers/microphone.js';
 
@@ -18,12 +17,12 @@ afterEach(async () => {
 describe('connection_lost names the real cause', () => {
   for (const reconnectTimeoutMs of [1200, 2000]) {
     it(`service gone, reconnectTimeoutMs ${reconnectTimeoutMs}: cause is the refused connection`, async () => {
-      const emu = await startEmulator({ port: 0, agentBuildMs: 50 });
+      const emu = await startTestEmulator({ agentBuildMs: 50 });
       let closed = false;
       cleanups.push(() => (closed ? undefined : emu.close()));
       const mic = new FakeMicrophone();
       const session = new VoiceSession({
-        aiId: emu.fixtures.robotId, api: createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey, retry: 0 }), wrtc: wrtc as never,
+        aiId: emu.robotId, api: emu.api, wrtc: wrtc as never,
         microphone: mic.open, levelMeter: sinkLevelMeter, heartbeatIntervalMs: 200, reconnectTimeoutMs,
       });
       cleanups.push(async () => {

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/index.js';
-import { startEmulator } from 'kb-voice-emulator';
 import { parseClientMessage } from '../../emulator/src/realtime/protocol.js';
 import { Caller } from '../realtime/helpers.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 
 // Issue 10: the emulator's data-channel `protocol_error` messages name the field and the reason,
 // not only "Invalid input".
@@ -38,10 +37,9 @@ describe('emulator protocol error messages', () => {
   });
 
   it('reaches the caller over the data channel as an error event', async () => {
-    const emu = await startEmulator({ port: 0, agentBuildMs: 50, realtime: { voice: 'builtin' } });
+    const emu = await startTestEmulator({ agentBuildMs: 50, realtime: { voice: 'builtin' } });
     cleanups.push(() => emu.close());
-    const api = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey });
-    const caller = await Caller.connect((sdp) => api.realtime.connect(emu.fixtures.robotId, { type: 'offer', sdp, language: 'en' }));
+    const caller = await Caller.connect((sdp) => emu.api.realtime.connect(emu.robotId, { type: 'offer', sdp, language: 'en' }));
     cleanups.push(() => caller.close());
     await caller.waitFor('session.ready');
     caller.send({ v: 1, type: 'input.text', text: '' });

@@ -1,7 +1,7 @@
-import { startEmulator, type Emulator } from 'kb-voice-emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRelay, serveRelay, type RelayServer } from '../../src/relay/index.js';
 import { parseRequest, queryFromUrl, queryToObject, endpoints } from '../../src/schemas/index.js';
+import { useEmulator } from '../helpers/emulator.js';
 
 // Issue 10, defect 2: query keys named like Object.prototype members answered 500 (`shape[key]`
 // read inherited members). Every caller-supplied name that indexes an object must be an ordinary
@@ -10,15 +10,13 @@ import { parseRequest, queryFromUrl, queryToObject, endpoints } from '../../src/
 const KEYS = ['toString', '__proto__', 'constructor', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__defineGetter__'];
 const SESSION = '00000000-0000-4000-8000-000000000001';
 
-let emu: Emulator;
+const emu = useEmulator({ agentBuildMs: 50 });
 let relay: RelayServer;
 beforeAll(async () => {
-  emu = await startEmulator({ port: 0, agentBuildMs: 50 });
   relay = await serveRelay(createRelay({ upstream: emu.url, apiKey: emu.apiKey, authorize: () => ({ userIdentifier: 'qa', role: 'admin' }), logger: () => {} }), { port: 0 });
 });
 afterAll(async () => {
   await relay.close();
-  await emu.close();
 });
 
 const bases = () => [
@@ -29,7 +27,7 @@ const bases = () => [
 describe('Object.prototype names from callers', () => {
   it.each(KEYS)('?%s=1 is 422 extra_forbidden on E19 (no key needed) from the emulator and the relay', async (key) => {
     for (const [who, base, headers] of bases()) {
-      const res = await fetch(`${base}/v1/${emu.fixtures.robotId}/session.messages?session_id=${SESSION}&${key}=1`, { headers });
+      const res = await fetch(`${base}/v1/${emu.robotId}/session.messages?session_id=${SESSION}&${key}=1`, { headers });
       expect(res.status, who).toBe(422);
       expect((await res.json()).detail, who).toContainEqual({ loc: ['query', key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
     }
@@ -37,7 +35,7 @@ describe('Object.prototype names from callers', () => {
 
   it.each(KEYS)('?%s=1 on an endpoint without a query is 422 extra_forbidden', async (key) => {
     for (const [who, base, headers] of bases()) {
-      const res = await fetch(`${base}/v1/${emu.fixtures.robotId}/session.messages/m1?${key}=1`, { headers });
+      const res = await fetch(`${base}/v1/${emu.robotId}/session.messages/m1?${key}=1`, { headers });
       expect(res.status, who).toBe(422);
       expect((await res.json()).detail, who).toEqual([{ loc: ['query', key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }]);
     }
@@ -45,7 +43,7 @@ describe('Object.prototype names from callers', () => {
 
   it.each(KEYS)('a JSON body key %s is 422 extra_forbidden and never reaches a handler', async (key) => {
     for (const [who, base, headers] of bases()) {
-      const res = await fetch(`${base}/v1/robots/${emu.fixtures.robotId}/realtime/warmup`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: `{"${key}":{"polluted":true}}` });
+      const res = await fetch(`${base}/v1/robots/${emu.robotId}/realtime/warmup`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: `{"${key}":{"polluted":true}}` });
       expect(res.status, who).toBe(422);
       expect((await res.json()).detail, who).toContainEqual({ loc: ['body', key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
     }
@@ -60,7 +58,7 @@ describe('Object.prototype names from callers', () => {
   });
 
   it('a header named like a prototype member is ignored (the relay reads headers by fixed names)', async () => {
-    const res = await fetch(`${relay.url}/api/voice/v1/robots/${emu.fixtures.robotId}/realtime-usage`, { headers: { constructor: '1', __proto__: 'x', 'x-request-id': 'constructor' } as Record<string, string> });
+    const res = await fetch(`${relay.url}/api/voice/v1/robots/${emu.robotId}/realtime-usage`, { headers: { constructor: '1', __proto__: 'x', 'x-request-id': 'constructor' } as Record<string, string> });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBe('constructor');
   });

@@ -18,7 +18,8 @@ type DuplexClass = new (options?: Record<string, unknown>) => DuplexLike;
 
 let Slim: DuplexClass;
 const shim = new URL('../../scripts/shims/duplex.cjs', import.meta.url).href;
-const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+// Both streams defer with process.nextTick / queueMicrotask: an immediate runs once all of those ran.
+const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A subclass as simple-peer writes it: `_write` may hold its callback (backpressure). */
 function peerLike(Base: DuplexClass, log: unknown[], hold: Callback[]) {
