@@ -1,5 +1,6 @@
 import { defineConfig, devices } from '@playwright/test';
 import { chromiumLaunchOptions } from './scripts/chromium.mjs';
+import type { VoiceWorkerOptions } from 'kb-voice-qa';
 
 // Browser end-to-end tests (test/e2e). Chromium: $CHROMIUM_PATH, else Debian's /usr/bin/chromium,
 // else Playwright's own (`npx playwright install chromium`); with none, globalSetup stops the run
@@ -14,7 +15,7 @@ function qaLaunchOptions() {
   return { ...(executablePath ? { executablePath } : {}), args: ['--no-sandbox'] };
 }
 
-export default defineConfig({
+export default defineConfig<{}, Partial<VoiceWorkerOptions>>({
   testDir: 'test/e2e',
   globalSetup: './scripts/playwright-global-setup.mjs',
   // Artifacts (screenshots, traces) of failed tests; gitignored. Playwright empties it per run, so
@@ -45,7 +46,7 @@ export default defineConfig({
       testIgnore: '**/fixtures/**',
       // One emulator + relay for the whole project (a test.use() per file would mean a worker, an
       // emulator and a browser per file); a short agent build keeps first turns quick.
-      use: { ...devices['Desktop Chrome'], launchOptions: { ...qaLaunchOptions() }, voice: { emulator: { agentBuildMs: 300 }, language: 'en' } } as object,
+      use: { ...devices['Desktop Chrome'], launchOptions: { ...qaLaunchOptions() }, voice: { emulator: { agentBuildMs: 300 }, language: 'en' } },
     },
   ],
 });

@@ -30,6 +30,11 @@ export interface VoiceCallFixture {
 interface VoiceTestFixtures {
   voiceCall: VoiceCallFixture;
 }
+/** The worker option of `test`, for a typed config: `defineConfig<{}, VoiceWorkerOptions>({ use: { voice } })`. */
+export interface VoiceWorkerOptions {
+  voice: VoiceOptions;
+}
+
 interface VoiceWorkerFixtures {
   /** Where calls go: `{ relayUrl, aiId, language? }` or `{ emulator: true }` (default). */
   voice: VoiceOptions;

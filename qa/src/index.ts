@@ -3,7 +3,7 @@
  * `voiceCall` fixture; `expect` has `toAnswer`, `toRespondWithin` and `toHaveQuality`. The reporter
  * is `kb-voice-qa/reporter`. See docs/qa.md.
  */
-export { test, type VoiceCallFixture } from './fixtures.js';
+export { test, type VoiceCallFixture, type VoiceWorkerOptions } from './fixtures.js';
 export { expect } from './expect.js';
 export { Call, DEFAULT_TURN_TIMEOUT_MS } from './call.js';
 export { EVIDENCE_NAME, MAX_AUDIO_BYTES } from './evidence.js';
