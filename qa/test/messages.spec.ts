@@ -24,5 +24,13 @@ test('a failing toAnswer shows the answer, the transcript so far and the latency
   // toRespondWithin names the latency it measured.
   const slow = (await expect(call).toRespondWithin(0).catch((e: unknown) => e)) as Error;
   expect(slow.message).toMatch(/Received: (first response|perceived latency) \d+ ms/);
+  // toHaveQuality: over loopback a kb-voice that measures quality reaches `fair` at least; one that
+  // does not (no `quality` in its snapshot) fails saying so instead of waiting.
+  if (call.session.quality !== undefined) {
+    await expect(call).toHaveQuality('fair');
+  } else {
+    const unmeasured = (await expect(call).toHaveQuality('fair').catch((e: unknown) => e)) as Error;
+    expect(unmeasured.message).toContain('does not measure call quality');
+  }
   await call.end();
 });
