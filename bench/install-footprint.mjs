@@ -3,7 +3,7 @@
 // native binaries, install scripts — for kb-voice (packed from this repo, as published) and for
 // other voice SDKs at the versions of bench/competitors/package.json, all installed the same way in
 // the same run (`npm install --ignore-scripts --prefer-offline` from the registry into an empty
-// app). Targets for kb-voice: <= 15 MB, <= 8 packages, 0 native binaries, 0 install scripts, and
+// app). Targets for kb-voice: <= 13 MB on disk (du), <= 4 packages (kb-voice, zod, ky, eventemitter3), 0 native binaries, 0 install scripts, and
 // smaller than every peer measured. The package checks enforce the same targets on every npm test.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { measureInstall } from '../scripts/lib/install-footprint.mjs';
 import { benchDir, ensureBuilt, log, root, runBenchmark } from './lib/common.mjs';
 
-const LIMITS = { bytes: 15_000_000, packages: 8 };
+const LIMITS = { diskBytes: 13_000_000, packages: 4 };
 const PEERS = ['@vapi-ai/web', 'livekit-client', '@elevenlabs/client', '@openai/agents-realtime', 'ultravox-client'];
 
 function npm(args, cwd) {
@@ -51,7 +51,7 @@ async function main() {
     const peers = rows.slice(1);
     const smallestPeer = peers.length ? Math.min(...peers.map((p) => p.bytes)) : null;
     const figures = [
-      { label: 'kb-voice node_modules', value: mb(ours.bytes), target: `<= ${mb(LIMITS.bytes)}`, met: ours.bytes <= LIMITS.bytes },
+      { label: 'kb-voice node_modules on disk (du)', value: `${mb(ours.diskBytes)} (files ${mb(ours.bytes)})`, target: `<= ${mb(LIMITS.diskBytes)}`, met: ours.diskBytes <= LIMITS.diskBytes },
       { label: 'kb-voice packages', value: `${ours.packages.length} (${ours.packages.join(', ')})`, target: `<= ${LIMITS.packages}`, met: ours.packages.length <= LIMITS.packages },
       { label: 'kb-voice native binaries / install scripts', value: `${ours.nativeBinaries.length} / ${ours.installScripts.length}`, target: '0 / 0', met: ours.nativeBinaries.length === 0 && ours.installScripts.length === 0 },
       {

@@ -17,6 +17,8 @@ import { benchDir, distDir, ensureBuilt, killActiveChildren, log, machineInfo, r
 const BENCHMARKS = [
   { file: 'time-to-connected.mjs', budgetMs: 120_000 },
   { file: 'ice-paths.mjs', budgetMs: 120_000 },
+  { file: 'reconnect-jitter.mjs', budgetMs: 150_000 },
+  { file: 'network-profiles.mjs', budgetMs: 240_000 },
   { file: 'warmup.mjs', budgetMs: 90_000 },
   { file: 'relay-overhead.mjs', budgetMs: 90_000 },
   { file: 'history.mjs', budgetMs: 60_000 },

@@ -1,9 +1,10 @@
-import { createApiClient, VoiceSession } from 'kb-voice';
+import { createApiClient, VoiceSession, type CallQuality } from 'kb-voice';
 import type { SessionReport, Turn } from 'kb-voice';
 import type { DemoConfig } from './config.js';
 import { byId, el } from './ui/dom.js';
 import { describeError } from './ui/errors.js';
 import { renderLatencyChart } from './ui/latency-chart.js';
+import { renderQualityChart, type QualityPoint } from './ui/quality-chart.js';
 import { renderCost, renderSegments, renderUsage } from './ui/report.js';
 import { wireScript } from './ui/script.js';
 import { Timeline } from './ui/timeline.js';
@@ -25,6 +26,8 @@ const CALL_STATUS: Record<CallState['status'], { text: string; tone: Tone }> = {
   ended: { text: 'ended', tone: '' },
   failed: { text: 'failed', tone: 'bad' },
 };
+
+const QUALITY_LEVEL: Record<CallQuality['level'], Tone> = { excellent: 'ok', good: 'ok', fair: 'warn', poor: 'bad', unknown: '' };
 
 const WARMUP_STATUS: Record<VoiceSession['warmup'], { text: string; tone: Tone }> = {
   idle: { text: 'pending', tone: '' },
@@ -62,6 +65,8 @@ export function startApp(config: DemoConfig): void {
     usage: byId('usage-box'),
     cost: byId('cost-box'),
     chart: byId('latency-chart'),
+    quality: byId('quality-level'),
+    qualityChart: byId('quality-chart'),
     segments: byId<HTMLOListElement>('audio-segments'),
     refresh: byId<HTMLButtonElement>('report-refresh'),
     del: byId<HTMLButtonElement>('session-delete'),
@@ -78,6 +83,13 @@ export function startApp(config: DemoConfig): void {
   let inputPeak = 0;
   let outputPeak = 0;
   const speaking = { user: false, assistant: false };
+  // The call's quality events, for the chart beside the latency chart.
+  let qualityPoints: QualityPoint[] = [];
+  let callStartedAt = 0;
+  const renderQuality = (q: CallQuality) => {
+    pill(ui.quality, { text: q.level === 'unknown' ? 'not measured' : `${q.level}${q.mos === null ? '' : ` · MOS ${q.mos.toFixed(1)}`}`, tone: QUALITY_LEVEL[q.level] });
+    ui.quality.dataset.level = q.level;
+  };
 
   const pill = (node: HTMLElement, v: { text: string; tone: Tone }) => {
     node.textContent = v.text;
@@ -154,6 +166,9 @@ export function startApp(config: DemoConfig): void {
     sessionId = null;
     inputPeak = 0;
     outputPeak = 0;
+    qualityPoints = [];
+    callStartedAt = performance.now();
+    ui.qualityChart.replaceChildren(renderQualityChart(qualityPoints));
     ui.sessionId.textContent = '—';
     timeline.mark();
     timeline.add('info', `New call to robot ${config.aiId} in "${config.language}"`);
@@ -161,6 +176,7 @@ export function startApp(config: DemoConfig): void {
     session = s;
     renderMute(false);
     pill(ui.warmup, WARMUP_STATUS[s.warmup]);
+    renderQuality(s.getSnapshot().quality);
     s.on('state', onState);
     s.on('warmup', (status) => {
       pill(ui.warmup, WARMUP_STATUS[status]);
@@ -192,6 +208,11 @@ export function startApp(config: DemoConfig): void {
       ui.outLevel.dataset.peak = outputPeak.toFixed(3);
       level(ui.inLevel, input);
       level(ui.outLevel, output);
+    });
+    s.on('quality', (q) => {
+      renderQuality(q);
+      qualityPoints.push({ ...q, t: (performance.now() - callStartedAt) / 1000 });
+      ui.qualityChart.replaceChildren(renderQualityChart(qualityPoints));
     });
     s.on('playbackBlocked', () => {
       ui.resume.hidden = false;

@@ -17,6 +17,7 @@ const DEMO_ROOT = fileURLToPath(new URL('../demo/', import.meta.url));
  * @property {string} [language]      default language of the page (default 'ja')
  * @property {'auto'|'flite'|'espeak'|'builtin'} [voice] emulator's answer voice (default auto: Flite for English, espeak-ng for other languages when installed)
  * @property {boolean} [quiet]        silence Vite's own logging
+ * @property {string} [network]      a network-lab profile (kb-voice-emulator/lab) every call's media goes through, e.g. `3g-poor`
  * @property {boolean} [watch]        reload the page when demo/ or dist/ change (default true); tests
  *                                    turn it off so a concurrent `npm run build` cannot reload a page mid-call
  */
@@ -44,6 +45,7 @@ export async function startDemoStack(options = {}) {
       port: options.emulatorPort ?? 8787,
       ...(options.agentBuildMs === undefined ? {} : { agentBuildMs: options.agentBuildMs }),
       ...(options.voice === undefined ? {} : { realtime: { voice: options.voice } }),
+      ...(options.network === undefined ? {} : { network: options.network }),
     });
     closers.push(() => emulator.close());
 

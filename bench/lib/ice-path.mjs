@@ -1,11 +1,12 @@
 // Network paths for bench/ice-paths.mjs, all on this machine: a STUN server that never answers,
-// a local coturn (TURN over TCP), and a UDP relay standing in for the path between the caller and
-// the emulator, which the bench can cut (test/client/helpers/ice-path.ts is the same relay for the
-// Node tests, in TypeScript).
+// a local coturn (TURN over TCP), and the network lab (kb-voice-emulator/lab) standing in for the
+// path between the caller and the emulator, which the bench can cut (test/client/helpers/ice-path.ts
+// routes the Node tests through the same lab).
 import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
+import { loadLab } from './kb.mjs';
 
 /** A UDP socket on loopback that receives STUN requests and never answers (a firewall that drops UDP). */
 export async function startSilentStun() {
@@ -68,49 +69,8 @@ function canConnect(port) {
   });
 }
 
-/** Forwards UDP between callers and `target` until drop(): then nothing passes either way. */
-export class UdpRelay {
-  constructor(address, target) {
-    this.address = address;
-    this.target = target;
-    this.outer = dgram.createSocket('udp4');
-    this.inner = new Map();
-    this.closed = false;
-  }
-
-  async start() {
-    await new Promise((resolve) => this.outer.bind(0, this.address, resolve));
-    this.port = this.outer.address().port;
-    this.outer.on('message', (msg, from) => {
-      if (this.closed) return;
-      const key = `${from.address}:${from.port}`;
-      let socket = this.inner.get(key);
-      if (!socket) {
-        socket = dgram.createSocket('udp4');
-        this.inner.set(key, socket);
-        socket.bind(0, this.address);
-        socket.on('message', (back) => {
-          if (!this.closed) this.outer.send(back, from.port, from.address);
-        });
-      }
-      socket.send(msg, this.target.port, this.target.address);
-    });
-    return this;
-  }
-
-  drop() {
-    if (this.closed) return;
-    this.closed = true;
-    this.outer.close();
-    for (const s of this.inner.values()) s.close();
-  }
-}
-
-const CANDIDATE = /^a=candidate:\S+ \d+ udp \d+ (\d+\.\d+\.\d+\.\d+) (\d+) typ host.*$/im;
-const stripCandidates = (text) => text.split(/\r?\n/).filter((l) => !l.startsWith('a=candidate:')).join('\r\n');
-
 /**
- * Signaling between page and emulator with every media path through a {@link UdpRelay}: the
+ * Signaling between page and emulator with every media path through a network lab (NetworkLab): the
  * emulator's first IPv4 host candidate (answer, ICE restart answer) is replaced by a new relay's,
  * the caller's candidates are removed (the emulator learns the relay's address from its checks).
  * `drop()` cuts every relay made so far: the call's network path is gone, as when a NAT binding or
@@ -118,16 +78,14 @@ const stripCandidates = (text) => text.split(/\r?\n/).filter((l) => !l.startsWit
  */
 export function relayedSignaling(emulatorUrl) {
   const relays = [];
+  const lab = loadLab();
   async function throughRelay(sdp) {
-    const m = CANDIDATE.exec(sdp);
-    if (!m) return sdp;
-    const relay = await new UdpRelay(m[1], { address: m[1], port: Number(m[2]) }).start();
+    const { hostCandidate, NetworkLab, replaceCandidate } = await lab;
+    const candidate = hostCandidate(sdp);
+    if (!candidate) return sdp;
+    const relay = await NetworkLab.start({ address: candidate.address, port: candidate.port });
     relays.push(relay);
-    const lines = sdp.split(/\r?\n/);
-    return lines
-      .filter((l) => !l.startsWith('a=candidate:') || l === m[0])
-      .map((l) => (l === m[0] ? l.replace(`${m[1]} ${m[2]} typ host`, `${m[1]} ${relay.port} typ host`) : l))
-      .join('\r\n');
+    return replaceCandidate(sdp, candidate, { address: relay.address, port: relay.port });
   }
   /** Handles one signaling request (POST offer, PATCH fragment); true when it answered it. */
   async function handle(req, res) {
@@ -137,6 +95,7 @@ export function relayedSignaling(emulatorUrl) {
     const chunks = [];
     for await (const c of req) chunks.push(c);
     let body = Buffer.concat(chunks).toString('utf8');
+    const { stripCandidates } = await lab;
     if (offer) {
       const json = JSON.parse(body);
       body = JSON.stringify({ ...json, sdp: stripCandidates(json.sdp) });
@@ -153,5 +112,5 @@ export function relayedSignaling(emulatorUrl) {
     res.writeHead(up.status, out).end(up.status === 204 ? undefined : text);
     return true;
   }
-  return { handle, drop: () => relays.forEach((r) => r.drop()), get relays() { return relays.length; } };
+  return { handle, drop: () => relays.forEach((r) => r.close()), get relays() { return relays.length; } };
 }

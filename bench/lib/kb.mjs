@@ -30,6 +30,11 @@ export const loadEmulator = () => {
   ensureBuilt();
   return import('kb-voice-emulator');
 };
+/** The emulator's network lab (kb-voice-emulator/lab), from the same emulator/dist. */
+export const loadLab = () => {
+  ensureBuilt();
+  return import('kb-voice-emulator/lab');
+};
 export const loadRelay = () => load('relay');
 export const loadClient = () => load('');
 

@@ -94,14 +94,13 @@ async function selectedPair(pc) {
   return pair && pair.state === 'succeeded' ? `${pair.localCandidateId}/${pair.remoteCandidateId}` : null;
 }
 
-/** The default transport, or one whose connections cannot restart ICE (recovery by new offer only). */
+/** The default transport (recovery by new offer), or one that first restarts ICE in place (`iceRestart`). */
 function transportFor(opts) {
-  const provider = simplePeerTransport({
+  return simplePeerTransport({
     ...(opts.iceServers ? { iceServers: opts.iceServers } : {}),
     ...(opts.iceTransportPolicy ? { iceTransportPolicy: opts.iceTransportPolicy } : {}),
+    ...(opts.noRestart ? {} : { iceRestart: true }),
   });
-  if (!opts.noRestart) return provider;
-  return { ...provider, open: (o, e) => Object.assign(provider.open(o, e), { restart: undefined }) };
 }
 
 async function library(opts = {}) {
@@ -164,6 +163,45 @@ async function recover() {
   recovering = 0;
   await Promise.race([watching, new Promise((r) => setTimeout(r, 50))]);
   return { path: tPath - t0, total: tBack - t0, detect: tLost - t0, restore: tBack - tLost, attempts: states.filter(([s]) => s === 'reconnecting').length, requests: recoveryRequests.map((r) => r.map((x) => (typeof x === 'number' ? Math.round(x) : x))) };
+}
+
+/** Resolves once `test()` holds, polling every 50 ms; rejects after `ms`. */
+async function until(test, ms, what) {
+  const end = performance.now() + ms;
+  while (!test()) {
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * A call on a network-lab profile (bench/network-profiles.mjs): the fake microphone loops a spoken
+ * question. Times connected, waits for `before` voice turns, asks the bench server for an outage
+ * of `outageMs`, times the way back (`connected` again, from the outage's end), waits for `after`
+ * more voice turns, and returns every turn's latencies with the call's quality report.
+ */
+async function profileCall({ before = 1, after = 1, outageMs = 4000, turnTimeoutMs = 45000 } = {}) {
+  const t0 = performance.now();
+  const session = new VoiceSession({ aiId, api: createApiClient({ baseUrl, apiKey }), language: 'en' });
+  current = { kind: 'library', session };
+  const turns = [];
+  const states = [];
+  session.on('turn', (t) => turns.push({ input: t.input, firstResponseMs: t.firstResponseMs, perceivedLatencyMs: t.perceivedLatencyMs }));
+  session.on('state', (s) => states.push([s.status, performance.now()]));
+  await session.start();
+  const connectedMs = performance.now() - t0;
+  const voice = () => turns.filter((t) => t.input === 'voice').length;
+  await until(() => voice() >= before, turnTimeoutMs * before, `${before} voice turn(s)`);
+  const tCut = performance.now();
+  const res = await fetch(`/_bench/outage?ms=${outageMs}`, { method: 'POST' });
+  if (!res.ok) throw new Error(`outage: ${res.status}`);
+  await until(() => states.some(([s, t]) => s === 'reconnecting' && t >= tCut) && states.at(-1)[0] === 'connected', outageMs + 30000, 'the call back after the outage');
+  const tLost = states.find(([s, t]) => s === 'reconnecting' && t >= tCut)[1];
+  const tBack = states.at(-1)[1];
+  const expected = before + after;
+  await until(() => voice() >= expected, turnTimeoutMs * after, `${expected} voice turns`).catch(() => {});
+  const report = await session.report();
+  return { connectedMs, detectMs: tLost - tCut, recoveryMs: tBack - (tCut + outageMs), turns, expectedTurns: expected, quality: report.quality };
 }
 
 /** The bare RTCPeerConnection, trickling as the library does (see the header). */
@@ -302,6 +340,15 @@ window.bench = {
       return { ok: false, error: String(err?.message ?? err) };
     } finally {
       if (!keep) await hangUp();
+    }
+  },
+  async profileCall(opts) {
+    try {
+      return { ok: true, ...(await profileCall(opts)) };
+    } catch (err) {
+      return { ok: false, error: String(err?.message ?? err) };
+    } finally {
+      await hangUp();
     }
   },
   async recover() {

@@ -60,3 +60,10 @@ export function formatMs(ms: number): string {
   if (!Number.isFinite(ms)) return '—';
   return ms < 10_000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
 }
+
+/** Rounds up to 1, 2 or 5 times a power of ten so axis labels are readable. */
+export function niceMax(value: number): number {
+  const power = 10 ** Math.floor(Math.log10(value));
+  for (const step of [1, 2, 5, 10]) if (value <= step * power) return step * power;
+  return 10 * power;
+}

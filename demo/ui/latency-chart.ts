@@ -1,5 +1,5 @@
 import type { Turn } from 'kb-voice';
-import { formatMs, svg } from './dom.js';
+import { formatMs, niceMax, svg } from './dom.js';
 
 const ROW = 26;
 const LABEL_W = 92;
@@ -68,11 +68,4 @@ export function renderLatencyChart(turns: readonly Turn[]): SVGSVGElement {
     root.appendChild(svg('text', { x: x(ms), y: axisY + 17, 'text-anchor': 'middle' }, formatMs(ms)));
   }
   return root;
-}
-
-/** Rounds up to 1, 2 or 5 times a power of ten so tick labels are readable. */
-function niceMax(value: number): number {
-  const power = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 5, 10]) if (value <= step * power) return step * power;
-  return 10 * power;
 }

@@ -63,6 +63,9 @@ export function renderTurn(turn: Turn, index: number, rate: RateFn): HTMLLIEleme
       turn.firstResponseMs === null
         ? el('span', { 'data-testid': 'turn-latency', 'data-no-audio': true }, 'no answer audio')
         : el('span', {}, 'first response ', el('b', { 'data-testid': 'turn-latency', 'data-ms': turn.firstResponseMs }, formatMs(turn.firstResponseMs))),
+      turn.perceivedLatencyMs === null
+        ? null
+        : el('span', {}, 'heard after ', el('b', { 'data-testid': 'turn-perceived', 'data-ms': turn.perceivedLatencyMs }, formatMs(turn.perceivedLatencyMs))),
       turn.agentBuildMs > 0 ? el('span', {}, `(agent build ${formatMs(turn.agentBuildMs)})`) : null,
       turn.interrupted ? el('span', { 'data-testid': 'turn-interrupted' }, 'interrupted') : null,
     ),

@@ -22,5 +22,5 @@ export type {
   MessageRecord, UsageRecord, AudioRecord,
 } from './store.js';
 export type { EmulatorContext, AgentBuilder, Faults } from './context.js';
-export type { ServerContext, RealtimeService } from './http/server-context.js';
-export type { RealtimeServiceOptions, Brain } from './realtime/index.js';
+export type { ServerContext } from './http/server-context.js';
+export type { RealtimeService, RealtimeServiceOptions, RealtimeOffer, RealtimeCallIn, Brain } from './realtime/index.js';

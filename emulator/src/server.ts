@@ -14,6 +14,7 @@ import { DEFAULT_MAX_BODY_BYTES } from './http/body-limit.js';
 import type { ServerContext } from './http/server-context.js';
 import { DEFAULT_URL_TTL_MS, Presigner } from './presign.js';
 import { createRealtimeService, type RealtimeServiceOptions } from './realtime/index.js';
+import { LabRoute, routeRealtime, type NetworkProfile, type NetworkProfileName } from './lab/index.js';
 import { createMemoryStore, type Store } from './store.js';
 import { ScriptQueue } from './script.js';
 
@@ -47,6 +48,11 @@ export interface EmulatorOptions {
    * default 64.
    */
   maxRealtimeSessions?: number;
+  /**
+   * Puts every realtime call's media behind the network lab (kb-voice-emulator/lab): a profile name
+   * such as `'4g'`, `{ up, down }` conditions, or a {@link LabRoute} you control. Default: direct.
+   */
+  network?: NetworkProfileName | NetworkProfile | LabRoute;
 }
 
 /** A running emulator. */
@@ -62,6 +68,8 @@ export interface Emulator {
   readonly context: ServerContext;
   /** The Hono application, for in-process requests (`app.request(...)`). */
   readonly app: Hono;
+  /** The network lab route of the `network` option (outages, path switches, counters); undefined without it. */
+  readonly network: LabRoute | undefined;
 }
 
 function formatHost(host: string): string {
@@ -103,9 +111,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     for (const c of Object.values(store) as { clear(): void }[]) c.clear();
     for (const name of await readdir(audioDir)) await rm(join(audioDir, name), { recursive: true, force: true });
   };
+  const network = options.network === undefined || options.network instanceof LabRoute ? options.network : new LabRoute({ profile: options.network });
   try {
     sc.fixtures = await seedStore(store, { apiKey, audioDir });
     sc.realtime = createRealtimeService(sc, { ...options.realtime, ...(maxSessions !== undefined ? { maxSessions } : {}) });
+    if (network) sc.realtime = routeRealtime(sc.realtime, network);
   } catch (error) {
     await rm(audioDir, { recursive: true, force: true });
     throw error;
@@ -135,6 +145,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   } catch (error) {
     agents.close();
     await sc.realtime.close();
+    network?.close();
     await rm(audioDir, { recursive: true, force: true });
     throw error;
   }
@@ -147,6 +158,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       // Hanging warmups and pending builds answer first, so their requests end cleanly.
       agents.close();
       await sc.realtime.close();
+      network?.close();
       await sc.deletions.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -157,7 +169,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       await rm(audioDir, { recursive: true, force: true });
     })());
 
-  const emulator: Emulator = { url: baseUrl, apiKey, fixtures: sc.fixtures, close, context: sc, app };
+  const emulator: Emulator = { url: baseUrl, apiKey, fixtures: sc.fixtures, close, context: sc, app, network };
   Object.defineProperty(emulator, 'fixtures', { get: () => sc.fixtures, enumerable: true });
   Object.defineProperty(emulator, 'context', { value: sc, enumerable: false });
   Object.defineProperty(emulator, 'app', { value: app, enumerable: false });

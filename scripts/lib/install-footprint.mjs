@@ -1,18 +1,20 @@
 // What an `npm install` put on disk: shared by the package checks (scripts/check-package.mjs, which
 // enforce the targets) and the install-footprint benchmark (bench/install-footprint.mjs, which
 // compares kb-voice with other voice SDKs installed the same way).
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
- * What an install put into `nodeModules`: bytes on disk (file sizes), the packages (every folder
+ * What an install put into `nodeModules`: bytes (file sizes), `diskBytes` (what `du -sk` reports:
+ * allocated blocks, the "on disk" figure), the packages (every folder
  * with a package.json directly under node_modules or a scope, at any depth), native binaries
  * (`*.node`) and packages with an install script (preinstall/install/postinstall, or a binding.gyp
  * that npm would build).
  */
 export async function measureInstall(nodeModules) {
-  const footprint = { bytes: 0, packages: [], nativeBinaries: [], installScripts: [] };
+  const footprint = { bytes: 0, diskBytes: 0, packages: [], nativeBinaries: [], installScripts: [] };
   const walk = async (dir) => {
     for (const entry of await readdir(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
@@ -47,6 +49,9 @@ export async function measureInstall(nodeModules) {
   };
   await visitPackages(nodeModules);
   footprint.packages.sort();
+  const du = spawnSync('du', ['-sk', nodeModules], { encoding: 'utf8' });
+  if (du.status !== 0) throw new Error(`du -sk ${nodeModules} failed: ${du.stderr}`);
+  footprint.diskBytes = Number(du.stdout.split(/\s/)[0]) * 1024;
   return footprint;
 }
 

@@ -1,4 +1,4 @@
-import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
+import ky, { HTTPError, TimeoutError, type AfterResponseHook, type BeforeRequestHook, type KyInstance } from 'ky';
 import * as z from 'zod/mini';
 import { fillPath, HTTPValidationError, objectToQuery, parseRequest, type Endpoint } from '../schemas/index.js';
 import { ApiError, ValidationError } from './errors.js';
@@ -17,6 +17,37 @@ export interface ApiClientOptions {
   retry?: number;
   /** Extra headers sent with every request (e.g. your own session token for your relay). */
   headers?: Record<string, string>;
+  /** Functions run around every request (token refresh, tracing): see {@link ApiHooks}. */
+  hooks?: ApiHooks;
+}
+
+/** What `afterResponse` returns to send the request again (made by `info.retry()`). */
+export type RetrySignal = ReturnType<typeof ky.retry>;
+
+/**
+ * Hooks of the API client (ky's, narrowed to what the client supports). Each runs for every
+ * attempt, retries included, in order.
+ * - `beforeRequest(request, { retryCount })`: change the request before it is sent (e.g.
+ *   `request.headers.set('authorization', …)` with your current token, a trace header); return a
+ *   `Request` to send instead, or a `Response` to answer without sending.
+ * - `afterResponse(request, response, { retryCount, retry })`: look at the response (tracing,
+ *   metrics); return a `Response` to use instead, or `retry()` to send the request again, e.g. after
+ *   refreshing a token on a 401 (any method; `beforeRequest` runs again; it counts against the
+ *   `retry` limit, so `retry: 0` allows none).
+ */
+export interface ApiHooks {
+  beforeRequest?: ((request: Request, info: { retryCount: number }) => Request | Response | void | Promise<Request | Response | void>)[];
+  afterResponse?: ((request: Request, response: Response, info: { retryCount: number; retry: () => RetrySignal }) => Response | RetrySignal | void | Promise<Response | RetrySignal | void>)[];
+}
+
+const retry = () => ky.retry();
+
+/** The client's hooks as ky's. */
+function kyHooks(hooks: ApiHooks | undefined) {
+  return {
+    beforeRequest: (hooks?.beforeRequest ?? []).map((hook): BeforeRequestHook => (request, _options, state) => hook(request, { retryCount: state.retryCount })),
+    afterResponse: (hooks?.afterResponse ?? []).map((hook): AfterResponseHook => (request, _options, response, state) => hook(request, response, { retryCount: state.retryCount, retry })),
+  };
 }
 
 /** Arguments of one call: path parameters, query and body, before validation. */
@@ -45,6 +76,7 @@ export class Transport {
         statusCodes: [408, 429, 500, 502, 503, 504],
         backoffLimit: 2_000,
       },
+      hooks: kyHooks(options.hooks),
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
   }

@@ -2,14 +2,15 @@ import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
 import { deadline, sleep, type Clock } from './clock.js';
 import { fromApiFailure, VoiceSessionError } from './errors.js';
 import type { VoiceSessionOptions } from './options.js';
-import type { Dialect, DialectCodec, IceSignaling, SignalingRequest, Transport, TransportProvider } from './transport.js';
+import type { RealtimeProtocol, RealtimeProtocolCodec, SignalingRequest } from './realtime-protocol.js';
+import type { IceSignaling, Transport, TransportProvider } from './transport.js';
 
 /** What an attempt reports (only while it is the session's current one does the session act on it). */
 export interface AttemptReport {
   /** A signaling answer named the session. */
   answered(attempt: Attempt, sessionId: string): void;
   event(attempt: Attempt, event: ServerEvent): void;
-  /** A message the dialect could not decode. */
+  /** A message the protocol could not decode. */
   invalid(attempt: Attempt, error: VoiceSessionError): void;
   audio(attempt: Attempt, stream: MediaStream): void;
   /** The link closed by itself (ICE failed, channel closed, far side gone). */
@@ -21,8 +22,8 @@ export interface AttemptReport {
 export interface AttemptSetup {
   target: Pick<VoiceSessionOptions, 'aiId' | 'api' | 'language' | 'userIdentifier' | 'interruptions'>;
   provider: TransportProvider;
-  dialect: Dialect;
-  codec: DialectCodec;
+  protocol: RealtimeProtocol;
+  codec: RealtimeProtocolCodec;
   clock: Clock;
 }
 
@@ -54,8 +55,8 @@ export class Attempt {
   constructor(private readonly setup: AttemptSetup, microphone: MediaStream, private readonly report: AttemptReport) {
     this.audio = new Promise<void>((resolve) => (this.gotAudio = resolve));
     this.ready = new Promise<void>((resolve) => (this.gotReady = resolve));
-    const { dialect } = setup;
-    this.transport = setup.provider.open({ microphone, channel: dialect.channel, trickle: dialect.patch !== undefined }, {
+    const { protocol } = setup;
+    this.transport = setup.provider.open({ microphone, channel: protocol.channel, trickle: protocol.patch !== undefined }, {
       message: (text) => this.message(text),
       audio: (stream) => {
         this.gotAudio();
@@ -67,7 +68,7 @@ export class Attempt {
   }
 
   /**
-   * Completes the attempt within `timeoutMs`: offer, signaling through the dialect (continuing
+   * Completes the attempt within `timeoutMs`: offer, signaling through the protocol (continuing
    * `sessionId` when given), answer, then the open channel + remote audio + `session.ready`. On
    * failure the transport is closed and a VoiceSessionError thrown.
    */
@@ -78,8 +79,8 @@ export class Attempt {
       return error;
     });
     const step = <T>(promise: Promise<T>) => Promise.race([promise, limit.promise]);
-    const { dialect } = this.setup;
-    const patch = dialect.patch?.bind(dialect);
+    const { protocol } = this.setup;
+    const patch = protocol.patch?.bind(protocol);
     const resource = patch && { patch: (fragment: string) => patch(this.sessionId!, fragment, this.request(sessionId)) };
     try {
       await step(this.transport.connect(async (offer) => {
@@ -87,7 +88,7 @@ export class Attempt {
         const expected = this.sessionId ?? sessionId;
         let answer;
         try {
-          answer = await dialect.signal(offer, this.request(sessionId));
+          answer = await protocol.signal(offer, this.request(sessionId));
         } catch (err) {
           throw fromApiFailure(err, 'Signaling failed');
         }

@@ -1,3 +1,4 @@
+import type { CallQuality } from './quality/sample.js';
 import type { VoiceSessionError } from './errors.js';
 import type { SessionState, WarmupStatus } from './state.js';
 import type { IceSignaling } from './transport.js';
@@ -17,8 +18,17 @@ export interface Turn {
   messageId: string;
   /** From the end of the user's input to the first audio of the answer (ms); null when no answer audio played (cut or barged in before it). */
   firstResponseMs: number | null;
-  /** Agent build time this turn paid (0 when the robot was warm). */
-  agentBuildMs: number;
+  /**
+   * What the caller lived through: from the end of their speech as the client heard it (microphone
+   * level) to the first audible sound of the answer at the client (ms). null when it could not be
+   * measured: typed questions, no audio played, no level meter (docs/quality.md).
+   */
+  perceivedLatencyMs: number | null;
+  /**
+   * Agent build time this turn paid (0 when the robot was warm); null when unknown (an
+   * OpenAI-dialect server whose events do not report it).
+   */
+  agentBuildMs: number | null;
   interrupted: boolean;
   /** True when the question's words came from a QA script (the emulator's `PUT /_emulator/script`), not a recognizer. */
   scripted?: boolean;
@@ -73,6 +83,8 @@ export interface SessionEvents {
   error: (error: VoiceSessionError) => void;
   /** How the connection's ICE candidates reach the service (`fallback`: the service refused trickle); also `snapshot.iceSignaling`. */
   iceSignaling: (mode: IceSignaling) => void;
+  /** A new call-quality value (about once a second while it changes); also `snapshot.quality`. */
+  quality: (quality: CallQuality) => void;
 }
 
 /**

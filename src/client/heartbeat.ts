@@ -4,7 +4,7 @@ import type { Clock } from './clock.js';
 export interface HeartbeatOptions {
   clock: Clock;
   intervalMs: number;
-  /** Unanswered pings after which the link counts as dead (default 3). */
+  /** Pings in a row with nothing heard back after which the link counts as dead (default 4). */
   maxMissed?: number;
   /** Sends one ping carrying `t`; may throw when the channel is gone (counts as a miss). */
   send: (t: number) => void;
@@ -14,8 +14,10 @@ export interface HeartbeatOptions {
 
 /**
  * Pings over the data channel every `intervalMs` and declares the link dead after `maxMissed`
- * pings in a row got no pong. ICE state alone can keep saying "connected" for a long time after the
- * far side vanished; this catches it within a few intervals.
+ * pings in a row with nothing heard back (a pong, or any other message: a busy service whose pongs
+ * queue behind a stream of transcripts is alive). ICE state alone can keep saying "connected" for
+ * seconds after the path died; with the session's defaults (250 ms, 4) a dead path is noticed
+ * 1.0-1.25 s after the last thing heard.
  */
 export class Heartbeat {
   private timer: unknown;
@@ -23,7 +25,7 @@ export class Heartbeat {
   private readonly maxMissed: number;
 
   constructor(private readonly options: HeartbeatOptions) {
-    this.maxMissed = options.maxMissed ?? 3;
+    this.maxMissed = options.maxMissed ?? 4;
   }
 
   get running(): boolean {
@@ -42,8 +44,8 @@ export class Heartbeat {
     this.timer = undefined;
   }
 
-  /** A pong arrived: the link is alive. */
-  pong(): void {
+  /** A pong (or any message) arrived: the link is alive. */
+  alive(): void {
     this.missed = 0;
   }
 

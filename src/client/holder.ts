@@ -4,12 +4,14 @@ import type { SessionReport } from './report.js';
 import { VoiceSession } from './session.js';
 import type { SessionSnapshot } from './snapshot.js';
 import { isFinal } from './state.js';
+import { UNKNOWN_QUALITY } from './quality/sample.js';
 
 /** The snapshot before the first call. */
 function idleSnapshot(muted: boolean): SessionSnapshot {
   return Object.freeze({
     status: 'idle', state: Object.freeze({ status: 'idle' }), warmup: 'idle', muted, sessionId: undefined,
     turns: Object.freeze([]), live: null, userSpeaking: false, assistantSpeaking: false, playbackBlocked: false, error: undefined, iceSignaling: undefined,
+    quality: UNKNOWN_QUALITY,
   });
 }
 

@@ -8,9 +8,9 @@ export type { Clock } from './clock.js';
 export type { SessionEvents, Turn, TranscriptUpdate, AudioLevels, LiveTranscript } from './events.js';
 export type { SessionSnapshot } from './snapshot.js';
 export type {
-  Transport, TransportProvider, TransportEvents, TransportOptions, SignalingAnswer, SignalingRequest, Dialect, DialectCodec,
-  IceSignaling, SignalingResource,
+  Transport, TransportProvider, TransportEvents, TransportOptions, SignalingAnswer, IceSignaling, SignalingResource,
 } from './transport.js';
+export type { RealtimeProtocol, RealtimeProtocolCodec, SignalingRequest, Dialect, DialectCodec } from './realtime-protocol.js';
 export { simplePeerTransport, type SimplePeerTransportOptions, type WrtcImplementation } from './peer.js';
 export { v1Protocol } from './protocol.js';
 export { openaiProtocol, type OpenAIProtocolOptions } from './openai/index.js';
@@ -18,3 +18,5 @@ export type { SessionReport, VoiceSessionApi } from './report.js';
 export type { MicrophoneSource } from './media.js';
 export { VOICE_PROCESSING } from './media.js';
 export type { LevelMeter, LevelMeterFactory } from './levels.js';
+export type { CallQuality, QualitySample, QualityReport, QualityLevel, QualityOptions, PerceivedLatencyOptions } from './quality/index.js';
+export { estimateMos, qualityLevel, LEVEL_THRESHOLDS, PERCEIVED_LATENCY_DEFAULTS } from './quality/index.js';

@@ -1,10 +1,12 @@
+import type { QualityOptions } from './quality/tracker.js';
 import type { Clock } from './clock.js';
 import type { LevelMeterFactory } from './levels.js';
 import type { MicrophoneSource } from './media.js';
 import type { WrtcImplementation } from './peer.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 import type { VoiceSessionApi } from './report.js';
-import type { Dialect, TransportProvider } from './transport.js';
+import type { RealtimeProtocol } from './realtime-protocol.js';
+import type { TransportProvider } from './transport.js';
 
 /** Options of `new VoiceSession(options)`. */
 export interface VoiceSessionOptions {
@@ -24,7 +26,7 @@ export interface VoiceSessionOptions {
    */
   transport?: TransportProvider;
   /** Wire protocol (signaling and data-channel format); default kb-voice v1. */
-  protocol?: Dialect;
+  protocol?: RealtimeProtocol;
   /** Characters kept of one turn's transcript per role (default 65536); beyond it, truncated and reported once as `protocol_error`. */
   maxTranscriptChars?: number;
   /** STUN/TURN servers for the default transport (default none: host candidates only). */
@@ -41,7 +43,10 @@ export interface VoiceSessionOptions {
   reconnectTimeoutMs?: number;
   /** When a dropped call tries again (default {@link jitteredBackoff}: almost at once, then 250 ms doubling to 2 s, each ±50% at random). */
   reconnectPolicy?: ReconnectPolicy;
-  /** Data-channel ping period; about 3 missed pongs mean the link is dead (default 1000 ms; 0 turns it off). */
+  /**
+   * Data-channel ping period; 4 pings in a row with nothing heard back mean the path is dead
+   * (default 250 ms: noticed within 1.0-1.25 s; 0 turns it off).
+   */
   heartbeatIntervalMs?: number;
   /** Limit for one connection attempt: offer, signaling, ICE, remote audio and `session.ready` (default 15000 ms). */
   connectTimeoutMs?: number;
@@ -49,6 +54,8 @@ export interface VoiceSessionOptions {
   gracefulEndTimeoutMs?: number;
   /** Level meter for the mic and the assistant's audio; default Web Audio where it exists (no levels in Node). */
   levelMeter?: LevelMeterFactory;
+  /** Call-quality sampling (interval, window) and the thresholds of `Turn.perceivedLatencyMs`; docs/quality.md. */
+  quality?: QualityOptions;
   /** Timers and time of every rule of the call (default the platform's); tests pass a fake clock. */
   clock?: Clock;
 }

@@ -33,13 +33,21 @@ export interface SimplePeerTransportOptions {
   gatherTimeoutMs?: number;
   /** Limit of one ICE restart, from starting it to connected again (default 5000 ms). */
   restartTimeoutMs?: number;
+  /**
+   * Recover a dropped call by an ICE restart of the same connection before any new offer (default
+   * false: a new offer at once). Measured on loopback (bench/ice-paths.mjs), a new offer restores
+   * the call in a fraction of the restart's time: after a restart the ICE pair works again quickly,
+   * but the data channel waits for its SCTP retransmission timer, which backed off during the cut,
+   * while a new offer starts a fresh association. See docs/client.md, "Recovery".
+   */
+  iceRestart?: boolean;
 }
 
 const decoder = new TextDecoder();
 
 /**
  * The default transport: WebRTC over simple-peer, caller side, trickle ICE WHIP-style (see
- * {@link SimplePeerTransportOptions.trickle}), ICE restart in place for recovery. `preflight`
+ * {@link SimplePeerTransportOptions.trickle}), optionally ICE restart in place for recovery. `preflight`
  * refuses with `webrtc_unsupported` where there is no RTCPeerConnection, before the microphone is opened.
  */
 export function simplePeerTransport(options: SimplePeerTransportOptions = {}): TransportProvider {
@@ -248,7 +256,7 @@ class PeerLink implements Transport {
 
   restart(): Promise<void> | undefined {
     const trickler = this.trickler;
-    if (this.destroyed || !trickler || this.mode !== 'trickle') return undefined;
+    if (!this.options.iceRestart || this.destroyed || !trickler || this.mode !== 'trickle') return undefined;
     return this.restartWithin(trickler);
   }
 
@@ -314,6 +322,13 @@ class PeerLink implements Transport {
 
   replaceTrack(oldTrack: MediaStreamTrack, newTrack: MediaStreamTrack, stream: MediaStream): void {
     this.peer.replaceTrack(oldTrack, newTrack, stream);
+  }
+
+  getStats(): Promise<RTCStatsReport> {
+    // simple-peer's own getStats() flattens the report into legacy shapes; the standard one is the RTCPeerConnection's.
+    const pc = (this.peer as unknown as { _pc?: RTCPeerConnection })._pc;
+    if (this.destroyed || !pc) return Promise.reject(new Error('peer connection closed'));
+    return pc.getStats();
   }
 
   close(): void {

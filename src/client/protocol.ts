@@ -2,7 +2,7 @@ import { ValidationError } from '../api/errors.js';
 import { ClientEvent, DATA_CHANNEL_LABEL, PROTOCOL_VERSION, ServerEvent } from '../schemas/realtime-events.js';
 import { toValidationDetail } from '../schemas/validation.js';
 import { VoiceSessionError } from './errors.js';
-import type { Dialect, DialectCodec } from './transport.js';
+import type { RealtimeProtocol, RealtimeProtocolCodec } from './realtime-protocol.js';
 
 /** How many distinct unknown event types one session reports (one protocol_error each) before it stops naming them. */
 export const MAX_REPORTED_UNKNOWN_TYPES = 16;
@@ -51,7 +51,7 @@ export function encodeClientEvent(event: ClientEvent): string {
  * version) is ignored: the first message of each type is reported once as `protocol_error`, later
  * ones only counted in `ignored`.
  */
-export function v1Codec(): DialectCodec & { readonly ignored: ReadonlyMap<string, number> } {
+export function v1Codec(): RealtimeProtocolCodec & { readonly ignored: ReadonlyMap<string, number> } {
   const ignored = new Map<string, number>();
   return {
     ignored,
@@ -77,7 +77,7 @@ export function v1Codec(): DialectCodec & { readonly ignored: ReadonlyMap<string
 }
 
 /** kb-voice protocol v1: signaling through the API's realtime `connect`, data channel `kb-voice`. */
-export const v1Protocol: Dialect = {
+export const v1Protocol: RealtimeProtocol = {
   channel: DATA_CHANNEL_LABEL,
   async signal(offer, request) {
     const answer = await request.api.realtime.connect(request.aiId, {

@@ -28,7 +28,7 @@ export interface RecoveryOptions {
   policy: ReconnectPolicy;
   reconnectTimeoutMs: number;
   connectTimeoutMs: number;
-  /** The dialect has ping/pong: a restarted link is trusted only once a ping came back. */
+  /** The protocol has ping/pong: a restarted link is trusted only once a ping came back. */
   probes: boolean;
   /** Makes a new attempt for `sessionId` (it becomes the session's current one) and runs it within `timeoutMs`. */
   open(sessionId: string, timeoutMs: number): Promise<Attempt>;
@@ -100,7 +100,7 @@ export class Recovery {
   }
 
   /**
-   * Whether a ping sent now is answered in time (the link carries messages again). A dialect
+   * Whether a ping sent now is answered in time (the link carries messages again). A protocol
    * without ping/pong has nothing to probe with: ICE connected again is taken as restored.
    */
   private probe(attempt: Attempt): Promise<boolean> {

@@ -4,6 +4,7 @@ import type {
   SessionUsageRecord,
 } from '../schemas/realtime.js';
 import type { Turn } from './events.js';
+import type { QualityReport } from './quality/report.js';
 
 /**
  * What VoiceSession needs from an API client: `createApiClient(...)` pointed at your relay fits.
@@ -32,6 +33,8 @@ export interface SessionReport {
   cost: SessionCostRecord | null;
   /** Recorded audio segments with presigned download URLs (E14). */
   audio: AudioSegment[];
+  /** The call's quality over all its samples (docs/quality.md). */
+  quality: QualityReport;
 }
 
 /**
@@ -54,7 +57,7 @@ export function reportWindow(startedAt: number, now: number): { start_time: stri
  * for the call's window only (`window`), so the report costs the same however long the robot's
  * history is. Any failure rejects.
  */
-export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId: string, turns: readonly Turn[], window: { start_time: string; end_time: string }): Promise<SessionReport> {
+export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId: string, turns: readonly Turn[], window: { start_time: string; end_time: string }, quality: QualityReport): Promise<SessionReport> {
   const [usage, cost, audio] = await Promise.all([
     api.realtime.usage(aiId, window),
     api.realtime.sessionCosts(aiId, window),
@@ -67,5 +70,6 @@ export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId:
     usage: usage.sessions.find((s) => s.session_id === sessionId) ?? null,
     cost: cost.sessions.find((s) => s.session_id === sessionId) ?? null,
     audio: audio.segments,
+    quality,
   };
 }

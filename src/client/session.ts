@@ -8,6 +8,7 @@ import { fromApiFailure, VoiceSessionError } from './errors.js';
 import type { Report, SessionEvents, Turn } from './events.js';
 import { Heartbeat } from './heartbeat.js';
 import { LevelMonitor, webAudioMeters } from './levels.js';
+import { QualityTracker } from './quality/tracker.js';
 import { Microphone } from './microphone.js';
 import type { EndOptions, VoiceSessionOptions } from './options.js';
 import { simplePeerTransport } from './peer.js';
@@ -22,6 +23,9 @@ import { checkTransition, isFinal, isLive, type EndReason, type SessionState, ty
 import type { IceSignaling } from './transport.js';
 import { TurnTracker } from './turns.js';
 import { Warmup } from './warmup.js';
+
+/** Default ping period: with 4 unanswered pings a dead path is noticed within 1.0-1.25 s (docs/client.md, "Recovery"). */
+const DEFAULT_HEARTBEAT_MS = 250;
 
 /**
  * A voice call with a knowledge-base robot: microphone, WebRTC connection, warmup, protocol
@@ -65,6 +69,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private readonly warmupRequest: Warmup;
   private readonly microphone: Microphone;
   private readonly tracker: TurnTracker;
+  private readonly quality: QualityTracker;
   private readonly heartbeat: Heartbeat;
   private readonly levels: LevelMonitor;
   private readonly meters: ReturnType<typeof webAudioMeters>;
@@ -83,7 +88,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const clock = (this.clock = options.clock ?? systemClock);
     const protocol = options.protocol ?? v1Protocol;
     this.setup = {
-      target: options, clock, dialect: protocol, codec: protocol.codec(),
+      target: options, clock, protocol, codec: protocol.codec(),
       provider: options.transport ?? simplePeerTransport({ ...(options.iceServers ? { iceServers: options.iceServers } : {}), ...(options.wrtc ? { wrtc: options.wrtc } : {}) }),
     };
     this.playback = new AudioPlayback(options.audioElement, clock, {
@@ -95,17 +100,24 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     });
     this.warmupRequest = new Warmup(options, clock, (status) => this.notify('warmup', status));
     this.microphone = new Microphone(options.microphone, (muted) => this.notify('mute', muted));
-    this.tracker = new TurnTracker(this.notify, options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {}, () => clock.now());
+    this.quality = new QualityTracker({ changed: (quality) => this.notify('quality', quality), clock }, options.quality);
+    this.tracker = new TurnTracker(this.notify, {
+      ...(options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {}),
+      perceivedLatency: (input) => this.quality.turnFinished(input),
+    }, () => clock.now());
     const pings = protocol.heartbeat !== false;
     this.heartbeat = new Heartbeat({
       clock,
-      // A dialect without ping/pong relies on the transport noticing a dead link.
-      intervalMs: pings ? options.heartbeatIntervalMs ?? 1000 : 0,
+      // A protocol without ping/pong relies on the transport noticing a dead link.
+      intervalMs: pings ? options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_MS : 0,
       send: (t) => this.attempt?.send({ v: PROTOCOL_VERSION, type: 'ping', t }),
       onDead: () => this.lost(this.attempt),
     });
     this.meters = options.levelMeter ? undefined : webAudioMeters();
-    this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => this.emit('level', levels), clock);
+    this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => {
+      this.quality.level(levels.input, levels.output);
+      this.emit('level', levels);
+    }, clock);
     this.recovery = new Recovery({
       clock, probes: pings, policy: options.reconnectPolicy ?? jitteredBackoff(),
       reconnectTimeoutMs: options.reconnectTimeoutMs ?? 15000, connectTimeoutMs: options.connectTimeoutMs ?? 15000,
@@ -127,12 +139,13 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       { lost: () => this.ending.speechOver(), close: () => this.ending.speechOver() },
       { close: () => this.microphone.stop() },
       { close: () => this.playback.release() },
+      this.quality,
     ];
     this.snapshot = new SnapshotCache(() => ({
       status: this._state.status, state: this._state, warmup: this.warmupRequest.status, muted: this.microphone.muted, sessionId: this.ids.value,
       turnsSource: this.tracker.turns, live: this.tracker.live, userSpeaking: this.tracker.userSpeaking,
       assistantSpeaking: this.tracker.assistantSpeaking, playbackBlocked: this.playback.blocked, error: this._error,
-      iceSignaling: this._iceSignaling,
+      iceSignaling: this._iceSignaling, quality: this.quality.quality,
     }));
     options.signal?.addEventListener('abort', this.onAbort, { once: true });
     // QA hook (CONTRACT.md, kb-voice-qa): a page under test registers every session it creates.
@@ -266,7 +279,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   async report(): Promise<SessionReport> {
     const sessionId = await this.ids.when(this._state);
     try {
-      return await fetchReport(this.options.api, this.options.aiId, sessionId, this.tracker.turns, reportWindow(this.startedAt, this.clock.now()));
+      return await fetchReport(this.options.api, this.options.aiId, sessionId, this.tracker.turns, reportWindow(this.startedAt, this.clock.now()), this.quality.report());
     } catch (err) {
       throw fromApiFailure(err, 'Report failed', 'report_failed');
     }
@@ -361,7 +374,9 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       if (attempt === this.attempt && this.ids.name(id)) this.warmupRequest.soon(id);
     },
     event: (attempt, event) => {
-      if (attempt === this.attempt) this.serverEvent(event);
+      if (attempt !== this.attempt) return;
+      this.heartbeat.alive();
+      this.serverEvent(event);
     },
     invalid: (attempt, error) => {
       if (attempt === this.attempt) this.notify('error', error);
@@ -387,7 +402,6 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
         this.tracker.ready(event.resumed);
         return;
       case 'pong':
-        this.heartbeat.pong();
         this.recovery.pong();
         return;
       case 'error':

@@ -1,3 +1,4 @@
+import type { CallQuality } from './quality/sample.js';
 import type { VoiceSessionError } from './errors.js';
 import type { LiveTranscript, Turn } from './events.js';
 import type { SessionState, SessionStatus, WarmupStatus } from './state.js';
@@ -31,6 +32,8 @@ export interface SessionSnapshot {
    * `complete` (trickle off); undefined before the first offer.
    */
   readonly iceSignaling: IceSignaling | undefined;
+  /** The call's quality over the last few seconds; `level: 'unknown'` and nulls until measured. */
+  readonly quality: CallQuality;
 }
 
 /** Builds frozen snapshots, sharing the turns array between snapshots until a turn is added. */

@@ -1,13 +1,12 @@
 /**
- * The seam between {@link VoiceSession} and the network. A session reaches the service only
- * through a {@link TransportProvider} (one {@link Transport} per connection attempt) and a
- * {@link Dialect} (signaling and the wire format of protocol events). The defaults are the
+ * The wire transport: the seam between {@link VoiceSession} and the network. A session reaches
+ * the service only through a {@link TransportProvider} (one {@link Transport} per connection
+ * attempt) and a {@link RealtimeProtocol} (realtime-protocol.ts: signaling and the wire format of
+ * protocol events). The defaults are the
  * simple-peer WebRTC transport and the kb-voice v1 protocol; anything else (kb-voice/testing's
- * scripted service, another dialect) is a separate module that only apps importing it ship.
+ * scripted service, another protocol) is a separate module that only apps importing it ship.
  */
-import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
-import type { VoiceSessionError } from './errors.js';
-import type { VoiceSessionApi } from './report.js';
+import type { RealtimeProtocol } from './realtime-protocol.js';
 
 /** What a transport reports to the session. */
 export interface TransportEvents {
@@ -27,7 +26,7 @@ export interface TransportEvents {
  * - `fallback`: the service answered that `PATCH` with 404/405, so candidates go in the offer,
  *   gathered for at most the transport's `gatherTimeoutMs` (later attempts of the same transport
  *   provider start this way).
- * - `complete`: trickle is off (transport option, or a dialect without `patch`): the offer carries
+ * - `complete`: trickle is off (transport option, or a protocol without `patch`): the offer carries
  *   what was gathered within `gatherTimeoutMs`.
  */
 export type IceSignaling = 'trickle' | 'fallback' | 'complete';
@@ -46,13 +45,13 @@ export interface SignalingResource {
 export interface TransportOptions {
   /** The microphone stream to send. */
   microphone: MediaStream;
-  /** Label of the data channel (from the dialect). */
+  /** Label of the data channel (from the protocol). */
   channel: string;
-  /** Whether the dialect can reach the session resource (`connect` then gets a {@link SignalingResource}). */
+  /** Whether the protocol can reach the session resource (`connect` then gets a {@link SignalingResource}). */
   trickle?: boolean;
 }
 
-/** The service's answer to an offer. Transports may receive more fields from other dialects. */
+/** The service's answer to an offer. Transports may receive more fields from other protocols. */
 export interface SignalingAnswer {
   sessionId: string;
   sdp: string;
@@ -60,7 +59,7 @@ export interface SignalingAnswer {
 
 /**
  * One connection attempt. `connect()` makes the offer, hands it to `exchange` (signaling, done by
- * the session's dialect), applies the answer and resolves once messages can be sent. It rejects
+ * the session's protocol), applies the answer and resolves once messages can be sent. It rejects
  * when the link closes first; close() makes every pending step reject.
  */
 export interface Transport {
@@ -82,6 +81,11 @@ export interface Transport {
   replaceTrack(oldTrack: MediaStreamTrack, newTrack: MediaStreamTrack, stream: MediaStream): void;
   /** Closes on purpose; `closed` is not reported. Idempotent. */
   close(): void;
+  /**
+   * The connection's statistics (`RTCPeerConnection.getStats()`), sampled for call quality.
+   * Optional: without it the quality stays `unknown`.
+   */
+  getStats?(): Promise<RTCStatsReport>;
 }
 
 /** Makes transports; the session calls `open` once per connection attempt. */
@@ -92,44 +96,4 @@ export interface TransportProvider {
    */
   preflight?(): void;
   open(options: TransportOptions, events: TransportEvents): Transport;
-}
-
-/** What a dialect's signaling needs for one attempt. */
-export interface SignalingRequest {
-  aiId: string;
-  api: VoiceSessionApi;
-  language: string;
-  userIdentifier?: string;
-  /** Set when the attempt continues an existing session (reconnection). */
-  sessionId?: string;
-  interruptions?: 'auto' | 'off';
-  signal: AbortSignal;
-}
-
-/** Reads and writes one session's protocol messages; it may keep state (it lives as long as the session). */
-export interface DialectCodec {
-  /** The events a message means, in kb-voice v1 terms (none: ignore it), or the protocol_error to report. */
-  decode(text: string): readonly ServerEvent[] | VoiceSessionError;
-  /**
-   * The message(s) for one client event, sent in order (undefined or none: this dialect has no such
-   * message, nothing is sent); throws a local ValidationError for bad input.
-   */
-  encode(event: ClientEvent): string | readonly string[] | undefined;
-  /** Messages the codec wants sent after decoding one (a dialect's deferred request); optional. */
-  takeReplies?(): readonly string[];
-}
-
-/** A wire protocol: signaling, data-channel label and message format. The default is kb-voice v1. */
-export interface Dialect {
-  readonly channel: string;
-  /** false: the dialect has no ping/pong, so the session's heartbeat is off (default true). */
-  readonly heartbeat?: boolean;
-  /** Exchanges the offer for the answer; failures are thrown as they come (the session maps them to codes). */
-  signal(offer: { sdp: string }, request: SignalingRequest): Promise<SignalingAnswer>;
-  /**
-   * Sends an sdpfrag to the session's resource (trickle ICE, ICE restart); see
-   * {@link SignalingResource.patch}. A dialect without it gets offers that carry their candidates.
-   */
-  patch?(sessionId: string, fragment: string, request: SignalingRequest): Promise<string | null>;
-  codec(): DialectCodec;
 }

@@ -6,6 +6,8 @@ import type { LiveTranscript, Report, Turn } from './events.js';
 export interface TurnLimits {
   /** Characters kept of one turn's transcript per role (default 65536); the rest is dropped and reported once. */
   maxTranscriptChars?: number;
+  /** `Turn.perceivedLatencyMs` of a turn finishing now (the session's quality tracker); default: not measured. */
+  perceivedLatency?: (input: 'voice' | 'text') => number | null;
 }
 
 /** Turns in progress remembered at most (older ones are forgotten: their completion then counts as never started). */
@@ -46,8 +48,11 @@ export class TurnTracker {
   private dropped = false;
   private resetReported = false;
 
+  private readonly perceivedLatency: (input: 'voice' | 'text') => number | null;
+
   constructor(private readonly report: Report, limits: TurnLimits = {}, private readonly now: () => number = Date.now) {
     this.maxChars = limits.maxTranscriptChars ?? 65536;
+    this.perceivedLatency = limits.perceivedLatency ?? (() => null);
   }
 
   handle(event: ServerEvent): void {
@@ -106,6 +111,7 @@ export class TurnTracker {
           answer: this.cap(event.turn_id, event.answer),
           messageId: event.message_id,
           firstResponseMs: event.first_response_ms,
+          perceivedLatencyMs: this.perceivedLatency(event.input),
           agentBuildMs: event.agent_build_ms,
           interrupted: event.interrupted,
           ...(this.scripted.delete(event.turn_id) ? { scripted: true } : {}),

@@ -37,26 +37,31 @@ function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
 
 const encoder = new TextEncoder();
 const EMPTY = new Uint8Array(0);
-/** Encoded secrets and the longest one's length, per secrets list (a relay keeps one list for its lifetime). */
-const encoded = new WeakMap<readonly string[], { needles: Uint8Array[]; longest: number }>();
+
+/** The strings no caller may see, encoded once per relay (every scanner of the relay shares them). */
+export class Secrets {
+  readonly list: readonly string[];
+  readonly needles: readonly Uint8Array[];
+  readonly longest: number;
+  constructor(list: readonly string[]) {
+    this.list = list.filter(Boolean);
+    this.needles = this.list.map((s) => encoder.encode(s));
+    this.longest = Math.max(1, ...this.needles.map((n) => n.length));
+  }
+}
 
 /** Finds secrets in a byte stream read chunk by chunk (see the module comment). */
 export class SecretScanner {
-  readonly #needles: Uint8Array[];
+  readonly #needles: readonly Uint8Array[];
   readonly #keep: number;
   /** Decoded bytes kept from earlier chunks (a secret split across chunks). */
   #tail = EMPTY;
   /** Raw bytes of an escape cut by the chunk boundary. */
   #pending = EMPTY;
 
-  constructor(secrets: readonly string[]) {
-    let known = encoded.get(secrets);
-    if (!known) {
-      const needles = secrets.filter(Boolean).map((s) => encoder.encode(s));
-      encoded.set(secrets, (known = { needles, longest: Math.max(1, ...needles.map((n) => n.length)) }));
-    }
-    this.#needles = known.needles;
-    this.#keep = known.longest - 1;
+  constructor(secrets: Secrets) {
+    this.#needles = secrets.needles;
+    this.#keep = secrets.longest - 1;
   }
 
   /** Whether `chunk`, after the bytes seen before it, completes a secret. Call with no chunk at the end. */
@@ -127,9 +132,9 @@ export class SecretScanner {
 }
 
 /** Whether `text` holds one of `secrets` in any form the scanner recognises. */
-export function containsSecret(text: string, secrets: readonly string[]): boolean {
+export function containsSecret(text: string, secrets: Secrets): boolean {
   // Without an escape character, only the plain form can occur.
-  if (!text.includes('\\') && !text.includes('%')) return secrets.some((s) => s !== '' && text.includes(s));
+  if (!text.includes('\\') && !text.includes('%')) return secrets.list.some((s) => text.includes(s));
   const scanner = new SecretScanner(secrets);
   return scanner.leaks(encoder.encode(text)) || scanner.leaks();
 }

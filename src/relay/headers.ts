@@ -1,4 +1,4 @@
-import { containsSecret } from './guard.js';
+import { containsSecret, type Secrets } from './guard.js';
 
 /**
  * What crosses the relay in headers. Both directions use allowlists, so credentials (`Authorization`,
@@ -38,7 +38,7 @@ export function upstreamRequestHeaders(incoming: HeaderGetter, apiKey: string, c
 }
 
 /** Headers for the caller's response: the allowlisted upstream headers, minus any value holding a secret. */
-export function callerResponseHeaders(upstream: HeaderGetter, secrets: readonly string[]): Record<string, string> {
+export function callerResponseHeaders(upstream: HeaderGetter, secrets: Secrets): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of RETURNED_RESPONSE_HEADERS) {
     const value = upstream(name);

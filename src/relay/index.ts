@@ -4,7 +4,7 @@
  * `toNodeHandler` and `createNodeFetch` load theirs when called.
  */
 export { createRelay } from './relay.js';
-export { serveRelay, toNodeHandler, SERVER_LIMIT_DEFAULTS, type NodeHandler, type RelayServer, type RelayServerLimits } from './node.js';
+export { serveRelay, toNodeHandler, SERVER_LIMIT_DEFAULTS, DEFAULT_MAX_DRAIN_BYTES, type NodeHandler, type NodeHandlerOptions, type RelayServer, type RelayServerLimits } from './node.js';
 export { createNodeFetch } from './node-fetch.js';
 export { SessionGrants } from './grant.js';
 export { RELAY_ENDPOINT_IDS } from './routes.js';

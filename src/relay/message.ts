@@ -63,6 +63,14 @@ export interface UpstreamRequest {
  */
 export type Transport = (request: UpstreamRequest, control: { abort?: () => void }) => Promise<UpstreamReply>;
 
+/**
+ * Where a relay made by `createRelay` keeps its own request handler, for runtime adapters (node.ts)
+ * that hand requests over without web objects. A registered symbol: two copies of the module agree.
+ */
+export const RELAY_HANDLER: unique symbol = Symbol.for('kb-voice.relay.handler') as never;
+/** What `RELAY_HANDLER` holds: the relay's stages, from request to reply. */
+export type RelayHandler = (request: Incoming) => Promise<Reply>;
+
 /** Typed structurally: a Node consumer's types (no DOM lib) have `TextEncoder` as a value only. */
 export const encoder: { encode(input?: string): Uint8Array } = new TextEncoder();
 

@@ -1,9 +1,9 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type * as NodeServer from '@hono/node-server';
-import type { Body, Incoming, Reply } from './message.js';
-import { pipelineOf } from './relay.js';
+import { jsonReply } from './errors.js';
+import { RELAY_HANDLER, type Body, type Incoming, type RelayHandler, type Reply } from './message.js';
+import { normalizePrefix, underPrefix } from './router.js';
 import type { Relay } from './types.js';
-import { normalizePrefix, underPrefix } from './routes.js';
+import { iterate, toStream } from './web.js';
 
 /**
  * A Node request listener for `node:http`, Express (`app.use(handler)`; requests outside the
@@ -33,7 +33,11 @@ function parsedBody(req: ParsedRequest): Buffer | string | undefined {
   return undefined;
 }
 
-/** The request stream as the relay's body; stopping early leaves the socket alone (the reply says `Connection: close`). */
+/**
+ * The request stream as the relay's body. Stopping early leaves the socket and the rest of the body
+ * alone (the iterator's listeners removed, nothing destroyed): `toNodeHandler` drains it before
+ * answering.
+ */
 async function* bodyOf(req: IncomingMessage): Body {
   const iterator = req.iterator({ destroyOnReturn: false });
   let done = false;
@@ -41,7 +45,7 @@ async function* bodyOf(req: IncomingMessage): Body {
     for (let r = await iterator.next(); !r.done; r = await iterator.next()) yield r.value as Buffer;
     done = true;
   } finally {
-    if (!done) req.resume();
+    if (!done) await iterator.return?.();
   }
 }
 
@@ -112,47 +116,105 @@ async function send(res: ServerResponse, reply: Reply): Promise<void> {
   }
 }
 
-let listenerModule: Promise<typeof NodeServer> | undefined;
-// A non-literal specifier keeps edge bundlers from resolving the Node adapter.
-const loadNodeServer = () => (listenerModule ??= import(/* @vite-ignore */ ['@hono', 'node-server'].join('/')) as Promise<typeof NodeServer>);
+/** The default of {@link NodeHandlerOptions.maxDrainBytes}: 16 MiB. */
+export const DEFAULT_MAX_DRAIN_BYTES = 16 * 1024 * 1024;
+
+/** Options of {@link toNodeHandler}. */
+export interface NodeHandlerOptions {
+  /**
+   * When the relay answers before it has read a request's body (413 for an oversized upload, 404,
+   * 401…), it first reads and discards up to this many more bytes of it, so that a client still
+   * sending gets the answer instead of a reset (`EPIPE`, "Failed to fetch"). A body longer than
+   * that (declared or seen) is not waited for: the answer goes out with `Connection: close`.
+   * Default {@link DEFAULT_MAX_DRAIN_BYTES}; the server's `requestTimeoutMs` bounds the time.
+   */
+  maxDrainBytes?: number;
+}
 
 /**
- * A web fetch handler wrapping a relay (anything but `createRelay`'s own object) behind
- * @hono/node-server's listener; the raw request target and a body error reach the relay as `env`.
+ * Reads and discards the rest of a request body, up to `limit` bytes; resolves true once the whole
+ * body has been read, false when it is longer than that (or the request failed).
  */
-async function webListener(relay: Relay, overrideGlobalObjects: boolean) {
-  return (await loadNodeServer()).getRequestListener((request, env) => {
-    const error = bodyErrors.get(env.incoming as IncomingMessage);
-    return relay.fetch(request, error === undefined ? env : { ...env, relayBodyError: error });
-  }, {
-    overrideGlobalObjects,
-    errorHandler: () => new Response(JSON.stringify({ detail: 'Bad request target' }), { status: 400, headers: { 'content-type': 'application/json' } }),
+function drain(req: IncomingMessage, limit: number): Promise<boolean> {
+  if (req.complete || req.readableEnded) return Promise.resolve(true);
+  if (req.destroyed || Number(req.headers['content-length'] ?? 0) > limit) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = (whole: boolean) => {
+      req.off('data', count).off('end', ended).off('close', closed).off('error', failed);
+      resolve(whole);
+    };
+    const count = (chunk: Buffer) => {
+      seen += chunk.byteLength;
+      if (seen > limit) finish(false);
+    };
+    const ended = () => finish(true);
+    const closed = () => finish(req.complete);
+    const failed = () => finish(false);
+    req.on('data', count).once('end', ended).once('close', closed).once('error', failed);
+    // After the body iterator the relay stopped has let go of the stream (its return is not awaited
+    // by the reader), or a 'readable' listener would keep the stream paused.
+    setImmediate(() => req.resume());
   });
 }
-const bodyErrors = new WeakMap<IncomingMessage, string>();
+
+/** A web `Request` of a Node request, body included (for relays that are only a `fetch`). */
+function toWebRequest(incoming: Incoming, req: IncomingMessage): Request {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  const { body } = incoming;
+  const hasBody = typeof body === 'object' && body !== null && incoming.method !== 'GET' && incoming.method !== 'HEAD';
+  return new Request(`${incoming.origin || 'http://localhost'}${incoming.target}`, {
+    method: incoming.method,
+    headers,
+    ...(hasBody ? { body: toStream(body, 0), duplex: 'half' } : {}),
+  } as RequestInit);
+}
 
 /**
- * Adapts a relay to a Node `(req, res, next?)` listener. A `createRelay` relay is served straight
- * from `IncomingMessage` to `ServerResponse` (no web `Request`/`Response`; the caller going away
- * aborts the upstream call); a wrapped one (any other `{ fetch }`) through @hono/node-server's
- * listener. Globals are left alone unless `overrideGlobalObjects` (what `serveRelay` does).
+ * The handler of any relay: `createRelay`'s own (no web objects on the way), or, for a relay that
+ * is only a `{ fetch }` (a wrapper of one, say), its `fetch` with a web `Request` built here and the
+ * raw request target and any body error passed as `env`, as `fromRequest` reads them.
  */
-export function toNodeHandler(relay: Relay, adapter: { overrideGlobalObjects?: boolean } = {}): NodeHandler {
-  const pipeline = pipelineOf(relay);
-  let listener: ((req: IncomingMessage, res: ServerResponse) => Promise<unknown>) | undefined;
+function handlerOf(relay: Relay): (incoming: Incoming, req: IncomingMessage) => Promise<Reply> {
+  const own = (relay as { [RELAY_HANDLER]?: RelayHandler })[RELAY_HANDLER];
+  if (own) return own;
+  return async (incoming, req) => {
+    const env = { incoming: { url: incoming.target }, ...(typeof incoming.body === 'string' ? { relayBodyError: incoming.body } : {}) };
+    let request: Request;
+    try {
+      request = toWebRequest(incoming, req);
+    } catch {
+      // Not a request the fetch API can represent (TRACE, CONNECT, a target that is no URL): on no allowlist.
+      return jsonReply(404, { detail: 'Not found' });
+    }
+    const response = await relay.fetch(request, env);
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => (headers[name] = value));
+    return { status: response.status, headers, body: response.body && iterate(response.body) };
+  };
+}
+
+/**
+ * Adapts a relay to a Node `(req, res, next?)` listener on `node:http` alone: the request goes to
+ * the relay as it is (no web `Request`/`Response` for a `createRelay` relay; the caller going away
+ * aborts the upstream call), the reply is written with its length or streamed with backpressure.
+ * With `next` (Express), requests outside the relay's prefix go to `next`. A body the relay did not
+ * read is drained (bounded, see `maxDrainBytes`) before the answer.
+ */
+export function toNodeHandler(relay: Relay, options: NodeHandlerOptions = {}): NodeHandler {
+  const handle = handlerOf(relay);
   const prefix = normalizePrefix(relay.prefix);
+  const maxDrainBytes = options.maxDrainBytes ?? DEFAULT_MAX_DRAIN_BYTES;
+  if (!Number.isFinite(maxDrainBytes) || maxDrainBytes < 0) throw new TypeError('toNodeHandler option maxDrainBytes must be a number >= 0');
   return async (req, res, next) => {
     const r = req as ParsedRequest;
     // Express strips a mount path from req.url; originalUrl keeps the whole target.
     const target = r.originalUrl ?? req.url ?? '';
     if (next && !underPrefix(target.split('?')[0]!, prefix)) return next();
-    if (pipeline) return send(res, await pipeline(fromNode(r, res)));
-    const parsed = parsedBody(r);
-    if (typeof parsed === 'string') bodyErrors.set(req, parsed);
-    else if (parsed) r.rawBody = parsed;
-    listener ??= await webListener(relay, adapter.overrideGlobalObjects ?? false);
-    if (r.originalUrl !== undefined) req.url = r.originalUrl;
-    await listener(req, res);
+    const reply = await handle(fromNode(r, res), req);
+    if (!req.complete && !(await drain(req, maxDrainBytes))) reply.headers.connection = 'close';
+    await send(res, reply);
   };
 }
 
@@ -182,13 +244,13 @@ export interface RelayServer {
  * a free one), with explicit time limits (see {@link RelayServerLimits}). `node:http` is loaded
  * lazily so that importing `kb-voice/relay` stays free of Node built-ins for edge runtimes.
  */
-export async function serveRelay(relay: Relay, options: { port?: number; host?: string } & RelayServerLimits = {}): Promise<RelayServer> {
+export async function serveRelay(relay: Relay, options: { port?: number; host?: string } & RelayServerLimits & NodeHandlerOptions = {}): Promise<RelayServer> {
   const specifier = 'node:http';
   const http = (await import(/* @vite-ignore */ specifier)) as typeof import('node:http');
   const limits = { ...SERVER_LIMIT_DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([k, v]) => k in SERVER_LIMIT_DEFAULTS && v !== undefined)) };
   for (const [name, value] of Object.entries(limits)) if (!Number.isFinite(value) || value <= 0) throw new TypeError(`serveRelay option ${name} must be a positive number`);
   const host = options.host ?? '127.0.0.1';
-  const handler = toNodeHandler(relay, { overrideGlobalObjects: true });
+  const handler = toNodeHandler(relay, options.maxDrainBytes !== undefined ? { maxDrainBytes: options.maxDrainBytes } : {});
   const server = http.createServer(
     {
       headersTimeout: limits.headersTimeoutMs,

@@ -88,7 +88,7 @@ export interface RelayOptions {
 export interface Relay {
   /**
    * Handles one request; never throws (failures become JSON error responses). `env` is what the
-   * host passes along (Workers bindings, @hono/node-server's `{ incoming }`); from a Node request
+   * host passes along (Workers bindings, `{ incoming }` from a Node adapter); from a Node request
    * the relay checks the raw request target, which `Request.url` has already normalised.
    */
   fetch(request: Request, env?: unknown): Promise<Response>;

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { HTTPValidationError } from '../schemas/index.js';
 import { RelayError } from './errors.js';
-import { containsSecret, guardBody, SecretScanner, SecretWithheld } from './guard.js';
+import { containsSecret, guardBody, SecretScanner, Secrets, SecretWithheld } from './guard.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from './headers.js';
 import { concat, type Incoming, type Reply, type Transport, type UpstreamReply } from './message.js';
 
@@ -56,9 +56,11 @@ export interface Answer extends UpstreamReply {
  */
 export class Upstream {
   readonly #host: string;
+  readonly #secrets: Secrets;
 
   constructor(private readonly o: UpstreamOptions) {
     this.#host = new URL(o.base).host;
+    this.#secrets = new Secrets(o.secrets);
   }
 
   /**
@@ -110,7 +112,7 @@ export class Upstream {
     if (declared > MAX_ERROR_BODY) return this.#discard(reply, new RelayError(status, 'Upstream error', `${reason} with a body over ${MAX_ERROR_BODY} bytes`));
     const text = await readText(reply).catch(() => '');
     const parsed = z.safeParse(z.object({ detail: z.union([z.string(), HTTPValidationError.shape.detail]) }), safeJson(text));
-    const unsafe = text.length > MAX_ERROR_BODY || containsSecret(text, this.o.secrets) || text.includes(this.o.base) || text.includes(this.#host);
+    const unsafe = text.length > MAX_ERROR_BODY || containsSecret(text, this.#secrets) || text.includes(this.o.base) || text.includes(this.#host);
     const detail = parsed.success && !unsafe ? parsed.data.detail : 'Upstream error';
     return new RelayError(status, detail, unsafe ? `${reason}; its body named a secret or the upstream address and was withheld` : reason);
   }
@@ -123,7 +125,7 @@ export class Upstream {
   /** The caller's headers for an upstream answer; refuses a body in a coding the relay cannot scan. */
   #headersFor(reply: UpstreamReply): Record<string, string> {
     const get = (name: string) => reply.headers.get(name);
-    const headers = callerResponseHeaders(get, this.o.secrets);
+    const headers = callerResponseHeaders(get, this.#secrets);
     const coding = get('content-encoding')?.trim().toLowerCase();
     if (coding && coding !== 'identity') {
       if (!DECODED_BY_TRANSPORT.has(coding)) throw this.#discard(reply, new RelayError(502, 'Invalid upstream response', `upstream sent content-encoding ${coding}, which the relay cannot decode to scan`));
@@ -151,7 +153,7 @@ export class Upstream {
       delete headers['content-length'];
       return { status, headers, body: null };
     }
-    const scanner = new SecretScanner(this.o.secrets);
+    const scanner = new SecretScanner(this.#secrets);
     const onLeak = () => this.o.onLeak(reply.requestId);
     if (reply.body instanceof Uint8Array) {
       settle();
@@ -230,7 +232,7 @@ export class Upstream {
     } finally {
       reply.settle();
     }
-    if (containsSecret(text, this.o.secrets)) {
+    if (containsSecret(text, this.#secrets)) {
       this.o.onLeak(reply.requestId);
       throw new RelayError(502, 'Invalid upstream response', 'upstream body contained a secret');
     }

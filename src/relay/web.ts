@@ -19,8 +19,12 @@ export async function* iterate(stream: ReadableStream<Uint8Array>): Body {
   }
 }
 
-/** The relay's body type as a web stream with backpressure; cancelling it ends the source. */
-export function toStream(body: Body): ReadableStream<Uint8Array> {
+/**
+ * The relay's body type as a web stream with backpressure; cancelling it ends the source. With
+ * `highWaterMark` 0 nothing is read before the consumer asks (a request body the relay may refuse
+ * unread stays unread, so it can be drained).
+ */
+export function toStream(body: Body, highWaterMark = 1): ReadableStream<Uint8Array> {
   const iterator = body[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -31,13 +35,13 @@ export function toStream(body: Body): ReadableStream<Uint8Array> {
     async cancel() {
       await iterator.return?.();
     },
-  });
+  }, { highWaterMark });
 }
 
 /**
- * What a Node host passes as `env` to a fetch handler (@hono/node-server's `{ incoming }`): the raw
- * request target, which `Request.url` has normalised already, and, when the adapter cannot hand the
- * body over, why.
+ * What a Node host passes as `env` to a fetch handler (node.ts for a relay that is only a `fetch`,
+ * @hono/node-server's `{ incoming }`): the raw request target, which `Request.url` has normalised
+ * already, and, when the adapter cannot hand the body over, why.
  */
 interface AdapterEnv {
   incoming?: { url?: unknown; originalUrl?: unknown };
@@ -71,8 +75,9 @@ export function toResponse(reply: Reply): Response {
   return new Response(body === null ? null : body instanceof Uint8Array ? (body as Uint8Array<ArrayBuffer>) : toStream(body), { status: reply.status, headers });
 }
 
-/** Transports behind the fetch functions made from them (`createNodeFetch`), so a relay uses them directly. */
-const transports = new WeakMap<UpstreamFetch, Transport>();
+/** The transport a fetch function was made from (`toFetch`), kept on the function itself so a relay given it uses the transport directly. */
+const TRANSPORT = Symbol.for('kb-voice.relay.transport');
+type MadeFetch = UpstreamFetch & { [TRANSPORT]?: Transport };
 
 /** A transport as a standard `fetch(url, init)` (string or byte bodies, record headers, `init.signal`). */
 export function toFetch(transport: Transport): UpstreamFetch {
@@ -94,14 +99,14 @@ export function toFetch(transport: Transport): UpstreamFetch {
       throw error;
     }
   };
-  transports.set(f, transport);
+  (f as MadeFetch)[TRANSPORT] = transport;
   return f;
 }
 
 /** The transport of a fetch function: the one it was made from, or the fetch itself with an `AbortController`. */
 export function fromFetch(fetch: UpstreamFetch): Transport {
   return (
-    transports.get(fetch) ??
+    (fetch as MadeFetch)[TRANSPORT] ??
     (async (request, control) => {
       const controller = new AbortController();
       control.abort = () => controller.abort();

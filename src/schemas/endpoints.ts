@@ -3,6 +3,7 @@ import { Uuid } from './common.js';
 import * as chat from './chat.js';
 import * as datasets from './datasets.js';
 import * as documents from './documents.js';
+import * as openai from './openai-realtime.js';
 import * as prompts from './prompts.js';
 import * as realtime from './realtime.js';
 import { SDPFRAG_CONTENT_TYPE, SDPFRAG_LIMITS } from './sdpfrag.js';
@@ -33,6 +34,11 @@ export interface Endpoint {
   readonly streams?: boolean;
   /** Media type of a body that is not JSON (RT: `application/trickle-ice-sdpfrag`); its schema is a string. */
   readonly contentType?: string;
+  /**
+   * The upstream endpoint a relay route is mapped to when its path differs (the relay's OpenAI-dialect
+   * routes name the robot in the path; the service's do not). Absent: the same path upstream.
+   */
+  readonly upstream?: Endpoint;
 }
 
 const id = z.string().check(z.minLength(1));
@@ -68,6 +74,33 @@ export const endpoints = define({
 });
 
 export type EndpointId = keyof typeof endpoints;
+
+/**
+ * The OpenAI-compatible realtime endpoints of the service (CONTRACT.md, "OpenAI-compatible realtime"):
+ * bodies as OpenAI's, errors in OpenAI's `{ error }` shape. `OAI_CALLS` takes `application/sdp`, or
+ * multipart with `sdp` and `session` parts (`readOfferForm`); its 201 names the call in `Location`.
+ */
+export const openaiEndpoints = define({
+  OAI_CLIENT_SECRETS: { id: 'OAI_CLIENT_SECRETS', method: 'POST', path: '/v1/realtime/client_secrets', summary: 'Mint an ephemeral client secret (ek_) for one robot', params: none, body: openai.OaiClientSecretIn, response: openai.OaiClientSecretOut, status: 200, auth: true },
+  OAI_CALLS: { id: 'OAI_CALLS', method: 'POST', path: '/v1/realtime/calls', summary: 'Unified interface: SDP offer in, SDP answer out (Location names the call)', params: none, contentType: 'application/sdp', body: z.string().check(z.minLength(1)), response: z.string(), status: 201, auth: true },
+});
+
+const robot = z.strictObject({ ai_id: id });
+
+/**
+ * The relay's two OpenAI-dialect routes (CONTRACT.md, "Relay"): the robot in the path, mapped to the
+ * service's `openaiEndpoints` with `session.model` set to it.
+ */
+export const openaiRelayEndpoints = define({
+  OAI_SECRET: {
+    id: 'OAI_SECRET', method: 'POST', path: '/v1/robots/{ai_id}/realtime/client_secrets', summary: 'Mint an OpenAI-dialect client secret (ek_) for the caller',
+    params: robot, body: openai.OaiRelaySecretIn, bodyRequired: false, response: openai.OaiClientSecretOut, status: 200, auth: true, upstream: openaiEndpoints.OAI_CLIENT_SECRETS,
+  },
+  OAI_CALL: {
+    id: 'OAI_CALL', method: 'POST', path: '/v1/robots/{ai_id}/realtime/calls', summary: 'OpenAI-dialect call, unified interface: SDP offer in, SDP answer out',
+    params: robot, response: z.string(), status: 201, auth: true, upstream: openaiEndpoints.OAI_CALLS,
+  },
+});
 
 /** Fills a path template: `{name}` becomes the URI-encoded parameter. */
 export function fillPath(template: string, params: Record<string, string>): string {

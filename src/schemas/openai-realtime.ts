@@ -290,21 +290,3 @@ export const OaiRelaySecretIn = z.looseObject({
 });
 export type OaiRelaySecretIn = z.infer<typeof OaiRelaySecretIn>;
 
-const robotParams = z.strictObject({ ai_id: z.string().check(z.minLength(1)) });
-
-/**
- * The relay's two OpenAI-dialect routes, in the shape of the endpoint table (they are the relay's, not
- * the service's: the relay maps them to `/v1/realtime/client_secrets` and `/v1/realtime/calls`).
- */
-export const openaiRelayEndpoints = {
-  OAI_SECRET: {
-    id: 'OAI_SECRET', method: 'POST', path: '/v1/robots/{ai_id}/realtime/client_secrets',
-    summary: 'Mint an OpenAI-dialect client secret (ek_) for the caller',
-    params: robotParams, body: OaiRelaySecretIn, bodyRequired: false, response: OaiClientSecretOut, status: 200, auth: true,
-  },
-  OAI_CALL: {
-    id: 'OAI_CALL', method: 'POST', path: '/v1/robots/{ai_id}/realtime/calls',
-    summary: 'OpenAI-dialect call, unified interface: SDP offer in, SDP answer out',
-    params: robotParams, response: z.string(), status: 201, auth: true,
-  },
-} as const;

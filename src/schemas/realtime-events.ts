@@ -60,8 +60,11 @@ export const TurnCompletedEvent = z.looseObject({
   answer: z.string(),
   /** From the end of the user's input to the first audio frame of the answer; null when no answer audio played. */
   first_response_ms: z.nullable(z.number()),
-  /** Agent build time this turn paid (0 when the agent was warm). */
-  agent_build_ms: z.number(),
+  /**
+   * Agent build time this turn paid (0 when the agent was warm); null when the service's events do
+   * not carry it (an OpenAI-compatible server that does not report it): unknown, never a made-up 0.
+   */
+  agent_build_ms: z.nullable(z.number()),
   /** Duration of the user's speech (0 for text) and of the spoken answer. */
   input_duration_ms: z.number(),
   output_duration_ms: z.number(),

@@ -5,6 +5,7 @@ import type { VoiceSessionOptions } from '../client/options.js';
 import type { Transport, TransportEvents, TransportProvider } from '../client/transport.js';
 import type { RealtimeSessionIn } from '../schemas/realtime.js';
 import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
+import { answerEvents, questionEvents } from '../schemas/turn-events.js';
 import { Expectations, type Interaction } from './expectations.js';
 import { FakeAudioElement, fakeStream, type FakeTrack } from './fakes.js';
 
@@ -73,6 +74,8 @@ export class ScriptedService {
   private hold: Promise<void> | undefined;
   private current: { call: ScriptedCall & { open: boolean }; events: TransportEvents } | undefined;
   private turnId = 0;
+  /** The call whose path cut() killed silently. */
+  private silenced: ScriptedCall | undefined;
   private microphoneError: unknown;
 
   constructor(options: ScriptedServiceOptions = {}) {
@@ -203,29 +206,24 @@ export class ScriptedService {
   /** The user speaks: speech started/stopped and the final user transcript. Returns the turn id. */
   userSays(text: string): number {
     const turnId = ++this.turnId;
-    this.send({ type: 'input.speech_started', turn_id: turnId, at_ms: 0 });
-    this.send({ type: 'input.speech_stopped', turn_id: turnId, at_ms: 1000, duration_ms: 1000 });
-    this.send({ type: 'transcript.final', turn_id: turnId, role: 'user', text });
+    for (const event of questionEvents({ turnId, input: 'voice', question: text, input_duration_ms: 1000 })) this.send(event);
     return turnId;
   }
 
   /**
-   * The assistant answers the current turn: speech started, one transcript delta per word, final
-   * transcript, speech stopped and `turn.completed`. `firstResponseMs: null` models an answer
-   * whose audio never played.
+   * The assistant answers the current turn, with the service's events in the service's order
+   * (kb-voice/schemas `answerEvents`): speech started, one transcript delta per word, speech
+   * stopped, final transcript and `turn.completed`. `firstResponseMs: null` models an answer whose
+   * audio never played (no speech events, no deltas).
    */
   reply(answer: string, options: { question?: string; input?: 'voice' | 'text'; firstResponseMs?: number | null; interrupted?: boolean } = {}): void {
     const turnId = this.turnId;
-    this.send({ type: 'output.speech_started', turn_id: turnId });
-    const words = answer.split(/(?<=\s)/);
-    for (const delta of words) this.send({ type: 'transcript.delta', turn_id: turnId, role: 'assistant', delta });
-    this.send({ type: 'transcript.final', turn_id: turnId, role: 'assistant', text: answer });
-    this.send({ type: 'output.speech_stopped', turn_id: turnId, reason: options.interrupted ? 'interrupted' : 'completed' });
-    this.send({
-      type: 'turn.completed', turn_id: turnId, message_id: `scripted-message-${turnId}`, input: options.input ?? 'voice',
+    const events = answerEvents({
+      turnId, message_id: `scripted-message-${turnId}`, input: options.input ?? 'voice',
       question: options.question ?? '', answer, first_response_ms: options.firstResponseMs === undefined ? 400 : options.firstResponseMs, agent_build_ms: 0,
       input_duration_ms: options.input === 'text' ? 0 : 1000, output_duration_ms: 1000, interrupted: options.interrupted ?? false,
     });
+    for (const event of events) this.send(event);
   }
 
   /** A whole voice turn: userSays(question) then reply(answer). */
@@ -237,6 +235,15 @@ export class ScriptedService {
   /** The service reports an error event (`server_error` on the client). */
   error(code: string, message: string): void {
     this.send({ type: 'error', code, message });
+  }
+
+  /**
+   * The network path dies without a word: the connection still looks open, but nothing the client
+   * sends arrives and no pong comes back, so the session's heartbeat must notice (pass a clock and
+   * keep `heartbeatIntervalMs` on). The next connection works again.
+   */
+  cut(): void {
+    this.silenced = this.requireCurrent().call;
   }
 
   /** The connection drops (the far side vanished): the session starts reconnecting. */
@@ -269,7 +276,7 @@ export class ScriptedService {
       bufferedAmount: 0,
       send: (text) => {
         if (!open || closed || !call?.open) throw new Error('data channel is not open');
-        this.receive(text);
+        if (call !== this.silenced) this.receive(text);
       },
       replaceTrack: () => undefined,
       close: () => {
@@ -298,7 +305,7 @@ export class ScriptedService {
       queueMicrotask(() => {
         if (!this.call) return;
         const turnId = ++this.turnId;
-        this.send({ type: 'transcript.final', turn_id: turnId, role: 'user', text: event.text });
+        for (const e of questionEvents({ turnId, input: 'text', question: event.text, input_duration_ms: 0 })) this.send(e);
         this.reply(answer(event.text), { question: event.text, input: 'text' });
       });
     }

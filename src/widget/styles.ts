@@ -67,6 +67,8 @@ button[aria-pressed="true"] { border-color: var(--kbv-fg); box-shadow: inset 0 0
 .caption[data-role="user"] .who { color: var(--kbv-user); }
 .caption[data-role="assistant"] .who { color: var(--kbv-assistant); }
 .caption[data-final="false"] { font-style: italic; }
+.quality { font-size: .8rem; padding: .1rem .45rem; border-radius: 999px; background: var(--kbv-error-bg); color: var(--kbv-error); }
+.quality[hidden] { display: none; }
 .latency { margin: 0; font-size: .85rem; color: var(--kbv-muted); }
 .latency:empty { display: none; }
 form { display: flex; gap: .5rem; min-inline-size: 0; }

@@ -22,6 +22,7 @@ const TEMPLATE = `
   <div class="head">
     <span class="title" part="title" id="kbv-title">Voice assistant</span>
     <span class="status" part="status" role="status" data-testid="call-status" data-status="idle">idle</span>
+    <span class="quality" part="quality" role="img" data-testid="call-quality" aria-label="Call quality: poor. Your voice or the answer may break up." hidden>Poor connection</span>
   </div>
   <div class="controls" part="controls">
     <button type="button" class="primary" part="button start-button" data-testid="call-start">Start call</button>
@@ -54,7 +55,7 @@ export interface ViewActions {
 export class WidgetView {
   private readonly el: {
     status: HTMLElement; start: HTMLButtonElement; end: HTMLButtonElement; mute: HTMLButtonElement; sound: HTMLButtonElement;
-    meter: HTMLElement; micLabel: HTMLElement; bar: HTMLElement; captions: HTMLElement; latency: HTMLElement; form: HTMLFormElement;
+    meter: HTMLElement; micLabel: HTMLElement; quality: HTMLElement; bar: HTMLElement; captions: HTMLElement; latency: HTMLElement; form: HTMLFormElement;
     input: HTMLInputElement; send: HTMLButtonElement; error: HTMLElement;
   };
   private readonly captionNodes = new Map<string, HTMLElement>();
@@ -65,7 +66,7 @@ export class WidgetView {
     const q = <T extends Element = HTMLElement>(selector: string) => root.querySelector(selector) as T;
     this.el = {
       status: q('[data-testid="call-status"]'), start: q('[data-testid="call-start"]'), end: q('[data-testid="call-end"]'),
-      mute: q('[data-testid="mute-toggle"]'), sound: q('[data-testid="playback-resume"]'), meter: q('[role="meter"]'), micLabel: q('#kbv-level-label'),
+      mute: q('[data-testid="mute-toggle"]'), sound: q('[data-testid="playback-resume"]'), meter: q('[role="meter"]'), micLabel: q('#kbv-level-label'), quality: q('[data-testid="call-quality"]'),
       bar: q('[part="meter-bar"]'), captions: q('.captions'), latency: q('.latency'), form: q('form'),
       input: q('[data-testid="text-input"]'), send: q('[data-testid="text-send"]'), error: q('[data-testid="error"]'),
     };
@@ -103,6 +104,10 @@ export class WidgetView {
     const micWords = muted ? 'Microphone muted' : 'Microphone';
     if (el.micLabel.textContent !== micWords) el.micLabel.textContent = micWords;
     el.sound.hidden = !(live && snapshot?.playbackBlocked);
+    // Shown only while the call is poor: a warning, not a dashboard.
+    const level = live ? snapshot?.quality.level ?? 'unknown' : 'unknown';
+    el.quality.hidden = level !== 'poor';
+    el.quality.dataset.level = level;
     el.input.disabled = el.send.disabled = status !== 'connected';
     if (!live) this.setLevel(0);
     this.renderCaptions(snapshot);

@@ -22,6 +22,8 @@ const BAD: [string, string][] = [
   ['a wrong body field type', `api.realtime.connect('r', { type: 'offer', sdp: 1 });`],
   ['a body field that does not exist', `api.realtime.warmup('r', { bogus: 1 });`],
   ['a wrong query field type', `api.sessions.messages('r', { session_id: 's', size: 'ten' });`],
+  ['a required query left out', `api.realtime.audio('r');`],
+  ['a path parameter of the wrong type', `api.sessions.message('r', 1);`],
   ['null treated as a value where E15 may answer 204', `async function f() { const s: string = (await api.sessions.delete('r', 's')).status; return s; }`],
 ];
 

@@ -119,9 +119,8 @@ describe('VoiceSession recovery', () => {
   it('detects a silent link by heartbeat, reconnects to the same session, keeps turns', async () => {
     const { server, session, states } = setup({ heartbeatIntervalMs: 150 });
     await session.start();
-    server.calls[0]!.send({ type: 'transcript.final', turn_id: 1, role: 'user', text: 'q' });
-    server.calls[0]!.send({
-      type: 'turn.completed', turn_id: 1, message_id: 'm1', input: 'text', question: 'q', answer: 'a',
+    server.calls[0]!.turn({
+      turnId: 1, message_id: 'm1', input: 'text', question: 'q', answer: 'a',
       first_response_ms: 300, agent_build_ms: 0, input_duration_ms: 0, output_duration_ms: 900, interrupted: false,
     });
     await vi.waitFor(() => expect(session.turns).toHaveLength(1));
@@ -140,9 +139,8 @@ describe('VoiceSession recovery', () => {
   it('ends with connection_lost when the call cannot be restored in time, turns kept', async () => {
     const { server, mic, session, errors } = setup({ heartbeatIntervalMs: 150, reconnectTimeoutMs: 1200 });
     await session.start();
-    server.calls[0]!.send({ type: 'transcript.final', turn_id: 1, role: 'user', text: 'q' });
-    server.calls[0]!.send({
-      type: 'turn.completed', turn_id: 1, message_id: 'm1', input: 'text', question: 'q', answer: 'a',
+    server.calls[0]!.turn({
+      turnId: 1, message_id: 'm1', input: 'text', question: 'q', answer: 'a',
       first_response_ms: 300, agent_build_ms: 0, input_duration_ms: 0, output_duration_ms: 900, interrupted: false,
     });
     await vi.waitFor(() => expect(session.turns).toHaveLength(1));

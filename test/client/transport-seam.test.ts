@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VoiceSession, VoiceSessionError, v1Protocol, type Dialect, type TransportProvider } from '../../src/index.js';
+import { VoiceSession, VoiceSessionError, v1Protocol, type RealtimeProtocol, type TransportProvider } from '../../src/index.js';
 import type { ServerEvent } from '../../src/schemas/index.js';
 import { ScriptedService } from '../../src/testing/index.js';
 
@@ -29,7 +29,7 @@ describe('transport seam', () => {
     const signaled: string[] = [];
     const sentLines: string[] = [];
     // "Line protocol": `kind|json`; the service sends `created|{}` when ready.
-    const lines: Dialect = {
+    const lines: RealtimeProtocol = {
       channel: 'lines',
       heartbeat: false,
       async signal(offer, request) {

@@ -181,13 +181,13 @@ describe('recovery by ICE restart', () => {
     const path = relayedFetch();
     cleanups.push(() => path.close());
     const { api, log } = loggedApi({ fetch: path.fetch });
-    const { session, states } = call(api);
+    const { session, states } = call(api, simplePeerTransport({ wrtc: wrtc as never, iceRestart: true }));
     await session.start();
     const sessionId = session.sessionId!;
     const first = await askAndInterrupt(session, 'How do I descale the kettle?');
     expect(first.id).toBe(1);
 
-    path.relays[0]!.drop(); // the only path between the two peers is gone
+    path.relays[0]!.close(); // the only path between the two peers is gone
     await vi.waitFor(() => expect(states.some((s) => s.status === 'reconnecting')).toBe(true), { timeout: 5000 });
     await vi.waitFor(() => expect(session.state).toEqual({ status: 'connected', sessionId }), { timeout: 10_000 });
 

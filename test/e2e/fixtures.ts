@@ -59,11 +59,14 @@ interface WorkerFixtures {
   micFile: string;
   /** The emulator's answer voice (`builtin` keeps answers' timing independent of the machine; `flite` speaks English words). */
   voice: 'builtin' | 'flite';
+  /** A network-lab profile the emulator puts every call's media through (kb-voice-emulator/lab); default none. */
+  network: 'none' | 'wifi' | '4g' | 'congested-wifi' | 'satellite' | '3g-poor';
 }
 
 export const test = base.extend<Fixtures, WorkerFixtures>({
   micFile: ['e2e-silence.wav', { scope: 'worker', option: true }],
   voice: ['builtin', { scope: 'worker', option: true }],
+  network: ['none', { scope: 'worker', option: true }],
 
   // Adds the fake-microphone file to whatever the config launches Chromium with.
   launchOptions: [
@@ -79,8 +82,11 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
   ],
 
   stack: [
-    async ({ voice }, use) => {
-      const stack = await startDemoStack({ emulatorPort: 0, relayPort: 0, pagePort: 0, agentBuildMs: 300, voice, watch: false, quiet: true });
+    async ({ voice, network }, use) => {
+      const stack = await startDemoStack({
+        emulatorPort: 0, relayPort: 0, pagePort: 0, agentBuildMs: 300, voice, watch: false, quiet: true,
+        ...(network === 'none' ? {} : { network }),
+      });
       await use(stack);
       await stack.close();
     },

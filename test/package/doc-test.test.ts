@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { requireDist } from './built-dist.js';
 
 // scripts/doc-test.mjs (the doc-test step of npm test) on fixture documents: every README block
@@ -13,17 +13,22 @@ const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/doc-test/${
 
 interface Report { passed: number; failed: number; skipped: number; blocks: Array<{ at: string; mode: string; ok: boolean; message?: string }> }
 
-function docTest(name: string, ...flags: string[]): { status: number | null; output: string; report: Report } {
+/** Runs the doc-test on a fixture; async, so that both fixtures' tsc and run blocks overlap. */
+async function docTest(name: string, ...flags: string[]): Promise<{ status: number | null; output: string; report: Report }> {
   const work = `test-results/doc-test-fixture-${name.replace(/\W/g, '-')}`;
-  const result = spawnSync(process.execPath, ['scripts/doc-test.mjs', '--work', work, ...flags, fixture(name)], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+  const child = spawn(process.execPath, ['scripts/doc-test.mjs', '--work', work, ...flags, fixture(name)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (b: Buffer) => (output += b));
+  child.stderr.on('data', (b: Buffer) => (output += b));
+  const status = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const report = JSON.parse(readFileSync(`${root}/${work}/report.json`, 'utf8')) as Report;
-  return { status: result.status, output: `${result.stdout}${result.stderr}`, report };
+  return { status, output, report };
 }
 
-describe('doc-test', () => {
-  it('passes a document whose blocks type-check against the built package and run to exit 0', () => {
+describe.concurrent('doc-test', () => {
+  it('passes a document whose blocks type-check against the built package and run to exit 0', async ({ expect }) => {
     requireDist('index.d.ts', 'api/index.js');
-    const { status, output, report } = docTest('good.md');
+    const { status, output, report } = await docTest('good.md');
     expect(status, output).toBe(0);
     expect(report).toMatchObject({ passed: 3, failed: 0, skipped: 1 });
     expect(report.blocks.map((b) => [b.at.replace(/^.*good\.md/, 'good.md'), b.mode, b.ok])).toEqual([
@@ -34,9 +39,9 @@ describe('doc-test', () => {
     ]);
   }, 150_000);
 
-  it('fails on each broken block and says where and why', () => {
+  it('fails on each broken block and says where and why', async ({ expect }) => {
     requireDist('index.d.ts');
-    const { status, output, report } = docTest('broken.md', '--timeout-ms', '4000');
+    const { status, output, report } = await docTest('broken.md', '--timeout-ms', '4000');
     expect(status, output).toBe(1);
     expect(report).toMatchObject({ passed: 0, failed: 7, skipped: 0 });
     const why = Object.fromEntries(report.blocks.map((b) => [b.at.replace(/^.*broken\.md:/, ''), b.message ?? '']));

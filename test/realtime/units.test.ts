@@ -7,7 +7,7 @@ import { concat, resample, rms, toMono } from '../../emulator/src/realtime/pcm.j
 import { encodeServerEvent, parseClientMessage } from '../../emulator/src/realtime/protocol.js';
 import { espeakVoice, findEspeak } from '../../emulator/src/realtime/tts-espeak.js';
 import { synthesizeFormant, textToUnits } from '../../emulator/src/realtime/tts-formant.js';
-import { deltaPieces } from '../../emulator/src/realtime/turn.js';
+import { deltaPieces } from '../../src/schemas/turn-events.js';
 import { VoiceActivityDetector, VAD_SAMPLE_RATE } from '../../emulator/src/realtime/vad.js';
 import { createMemoryStore } from '../../emulator/src/store.js';
 import { decodeWav, encodeWav, WavFormatError } from '../../emulator/src/wav.js';

@@ -40,7 +40,7 @@ describe('realtime voice turn over WebRTC', () => {
     expect(done.answer).toMatch(/no speech recognizer is configured/i);
     expect(done.answer).toContain('Aozora AK-3 Smart Kettle FAQ');
     expect(done.agent_build_ms).toBeGreaterThanOrEqual(290);
-    expect(done.first_response_ms).toBeGreaterThanOrEqual(done.agent_build_ms);
+    expect(done.first_response_ms).toBeGreaterThanOrEqual(done.agent_build_ms!);
     expect(done.input_duration_ms).toBe(stopped.duration_ms);
     expect(done.output_duration_ms).toBeGreaterThan(2000);
     expect(caller.of('output.speech_stopped')).toEqual([expect.objectContaining({ turn_id: 1, reason: 'completed' })]);

@@ -8,7 +8,7 @@ import type { Endpoint } from '../../src/schemas/index.js';
 import { KEY, ROBOT, startFakeUpstream, type FakeUpstream } from './helpers.js';
 
 // Route kinds the table is designed for (one entry each): a non-JSON body forwarded as received,
-// an upstream path that differs from the relay's, and session scoping by the path's session id.
+// an upstream endpoint (the table's `upstream`) whose path differs from the relay's, and session scoping by the path's session id.
 // The trickle-ICE PATCH and the OpenAI-compatible `calls` route are modelled here as such entries.
 
 const SECRET = 'route-kinds-secret';
@@ -19,10 +19,11 @@ const trickle: Endpoint = {
 const calls: Endpoint = {
   id: 'OA_CALLS', method: 'POST', path: '/v1/robots/{ai_id}/realtime/calls', summary: 'OpenAI-compatible calls',
   params: z.strictObject({ ai_id: z.uuid() }), response: z.unknown(), status: 201, auth: true,
+  upstream: { id: 'UP_CALLS', method: 'POST', path: '/v1/realtime/calls', summary: 'upstream calls', params: z.strictObject({}), response: z.unknown(), status: 201, auth: true },
 };
 const routes: RelayRoute[] = [
   { endpoint: trickle, user: forUser.sessionInPath, textBody: { contentTypes: ['application/trickle-ice-sdpfrag'] } },
-  { endpoint: calls, user: forUser.sessionInPath, upstreamPath: '/v1/realtime/calls', textBody: { contentTypes: ['application/sdp'] } },
+  { endpoint: calls, user: forUser.sessionInPath, textBody: { contentTypes: ['application/sdp'] } },
 ];
 
 let upstream: FakeUpstream;

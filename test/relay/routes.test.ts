@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalSegments, matchRoute, normalizePrefix, RELAY_ENDPOINT_IDS } from '../../src/relay/routes.js';
+import { canonicalSegments, matchRoute as matchIn, normalizePrefix } from '../../src/relay/router.js';
+import { RELAY_ENDPOINT_IDS, RELAY_TABLE } from '../../src/relay/routes.js';
+
+const matchRoute = (method: string, path: string, prefix: string) => matchIn(method, path, prefix, RELAY_TABLE);
 import { endpoints, openaiRelayEndpoints } from '../../src/schemas/index.js';
 import { SessionGrants } from '../../src/relay/grant.js';
 

@@ -3,18 +3,7 @@ import type { EmulatorContext } from '../context.js';
 import type { DeletionQueue } from '../deletions.js';
 import type { Fixtures } from '../fixtures/seed.js';
 import type { Presigner } from '../presign.js';
-import type { RealtimeCallIn } from '../realtime/index.js';
-import type { RealtimeSessionIn, RealtimeSessionOut, SdpFragment } from 'kb-voice/schemas';
-
-/** The realtime voice service as the HTTP side uses it (implemented in ../realtime). */
-export interface RealtimeService {
-  handleOffer(robotId: string, body: RealtimeSessionIn): Promise<RealtimeSessionOut>;
-  handleCall(robotId: string, call: RealtimeCallIn): Promise<{ sdp: string }>;
-  /** PATCH of a session resource: trickled candidates (null) or an ICE restart (the answer fragment). */
-  handlePatch(robotId: string, sessionId: string, fragment: SdpFragment): Promise<string | null>;
-  endSession(sessionId: string): void;
-  close(): Promise<void>;
-}
+import type { RealtimeService } from '../realtime/index.js';
 
 /** What the HTTP routes share: the emulator context plus the HTTP side's own services. */
 export interface ServerContext extends EmulatorContext {

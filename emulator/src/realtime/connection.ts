@@ -1,24 +1,21 @@
 import wrtc from '@roamhq/wrtc';
 import Peer from 'simple-peer';
-import { DATA_CHANNEL_LABEL, PROTOCOL_VERSION, type SdpFragment, type ServerEvent } from 'kb-voice/schemas';
+import { DATA_CHANNEL_LABEL, PROTOCOL_VERSION, type SdpFragment } from 'kb-voice/schemas';
 import { RealtimeOfferError } from './errors.js';
 import { ANSWER_GATHER_MS, SessionIce } from './ice.js';
 import { preferOpusDtx } from './sdp-answer.js';
-import type { ClientEvent } from 'kb-voice/schemas';
 import type { EmulatorContext } from '../context.js';
-import { OUTPUT_SAMPLE_RATE, PacedAudioOutput, type Playback } from './audio-out.js';
+import { OUTPUT_SAMPLE_RATE, PacedAudioOutput } from './audio-out.js';
 import type { Brain } from './brain.js';
 import type { Dialect, DialectFactory } from './dialect.js';
 import { resample, toMono } from './pcm.js';
-import { encodeServerEvent, parseClientMessage, type OutgoingEvent } from './protocol.js';
 import type { Recorder } from './recorder.js';
-import { runTurn, type TurnInput } from './turn.js';
+import { runTurn } from './turn.js';
+import { TurnController } from './turn-controller.js';
 import { releaseBeforeExit } from './wrtc-exit.js';
-import { VAD_SAMPLE_RATE, VoiceActivityDetector, type VadOptions, type VadEvent } from './vad.js';
+import { VAD_SAMPLE_RATE, VoiceActivityDetector, type VadOptions } from './vad.js';
 
 const { RTCAudioSink, RTCAudioSource } = wrtc.nonstandard;
-
-
 
 export { RealtimeOfferError };
 
@@ -31,8 +28,6 @@ export interface ConnectionOptions {
   language: string;
   /** Number of the first turn of this connection (turns continue across reconnections). */
   firstTurnId: number;
-  /** `session.ready`'s `resumed`: set when the offer named a session (true: its state was known). */
-  resumed?: boolean;
   vad?: VadOptions;
   /**
    * Barge-in (signaling's `interruptions`): `auto` (default) lets speech or a typed question cut the
@@ -41,22 +36,15 @@ export interface ConnectionOptions {
   interruptions?: 'auto' | 'off';
   /** How long to wait for ICE gathering before giving up on the answer (ms). */
   answerTimeoutMs?: number;
-  /** Speaks another data-channel dialect than v1 (e.g. OpenAI's `oai-events`). */
-  dialect?: DialectFactory;
+  /** What the data channel speaks: kb-voice v1 (./v1-dialect.ts) or OpenAI's `oai-events`. */
+  dialect: DialectFactory;
   onClosed(conn: RealtimeConnection): void;
 }
 
-/** A turn being answered: what barge-in, `response.interrupt` and session end act on. */
-export interface ActiveTurn {
-  readonly id: number;
-  readonly abort: AbortController;
-  interrupted: boolean;
-  playback?: Playback;
-}
-
 /**
- * One answering peer: simple-peer on @roamhq/wrtc with the caller's audio in (RTCAudioSink → VAD)
- * and synthesized speech out (RTCAudioSource), plus the caller-created `kb-voice` data channel.
+ * One answering peer and its media: simple-peer on @roamhq/wrtc with the caller's audio in
+ * (RTCAudioSink → VAD → the dialect) and synthesized speech out (RTCAudioSource), the data channel
+ * handed to the dialect, and the peer's lifecycle. The turns are the {@link TurnController}'s.
  */
 export class RealtimeConnection {
   readonly sessionId: string;
@@ -69,24 +57,16 @@ export class RealtimeConnection {
   readonly #vad: VoiceActivityDetector;
   readonly #openedAt = performance.now();
   #sink: InstanceType<typeof RTCAudioSink> | undefined;
-  #nextTurnId: number;
-  #listeningTurn: number | undefined;
-  /** The scripted words taken for the utterance being heard (QA script), if any. */
-  #scripted: string | undefined;
-  #current: ActiveTurn | undefined;
-  /** Inputs heard while an answer ran with interruptions off: the next turns, in order. */
-  readonly #queued: TurnInput[] = [];
-  readonly #running = new Set<Promise<void>>();
+  readonly #turns: TurnController;
   #closed = false;
   #ready = false;
-  readonly #dialect: Dialect | undefined;
+  readonly #dialect: Dialect;
   #ice!: SessionIce;
 
   private constructor(opts: ConnectionOptions, vad: VoiceActivityDetector) {
     this.#opts = opts;
     this.sessionId = opts.sessionId;
     this.robotId = opts.robotId;
-    this.#nextTurnId = opts.firstTurnId;
     this.#vad = vad;
     releaseBeforeExit(this.#source);
     this.#track = this.#source.createTrack();
@@ -107,21 +87,36 @@ export class RealtimeConnection {
     });
     this.#peer.on('track', (track: MediaStreamTrack) => this.#attachSink(track));
     this.#peer.on('connect', () => this.#onConnect());
-    this.#peer.on('data', (data: unknown) => this.#onMessage(data));
+    this.#peer.on('data', (data: unknown) => this.#dialect.message(data));
     this.#peer.on('close', () => void this.close());
     this.#peer.on('error', () => void this.close());
-    this.#dialect = opts.dialect?.({
+    this.#turns = new TurnController({
+      firstTurnId: opts.firstTurnId,
+      ...(opts.interruptions ? { interruptions: opts.interruptions } : {}),
+      run: (input, turn) =>
+        runTurn(input, turn, {
+          brain: opts.brain,
+          recorder: opts.recorder,
+          agents: opts.ctx.agents,
+          robotId: this.robotId,
+          sessionId: this.sessionId,
+          language: opts.language,
+          send: (e) => this.#dialect.event(e),
+          isOpen: () => !this.#closed,
+          stream: (hooks) => (turn.playback = this.#output.stream(hooks)),
+          outputSampleRate: OUTPUT_SAMPLE_RATE,
+        }),
+      failed: (input, err) => {
+        const message = err instanceof Error ? err.message : String(err);
+        this.#dialect.event({ v: PROTOCOL_VERSION, type: 'error', code: 'turn_failed', message, turn_id: input.turnId });
+      },
+    });
+    this.#dialect = opts.dialect({
       sessionId: this.sessionId,
       robotId: this.robotId,
       now: () => this.#now(),
       sendText: (text) => this.#sendText(text),
-      nextTurnId: () => this.#nextTurnId++,
-      startTurn: (input) => this.#start(input),
-      interrupt: () => {
-        if (!this.#current) return false;
-        this.#interrupt(this.#current);
-        return true;
-      },
+      turns: this.#turns,
       end: () => this.end(),
     });
   }
@@ -193,12 +188,6 @@ export class RealtimeConnection {
     return Math.round(performance.now() - this.#openedAt);
   }
 
-  /** Sends a server event; silently dropped once the channel is gone. */
-  send(event: OutgoingEvent): void {
-    if (this.#dialect) return this.#dialect.event({ v: PROTOCOL_VERSION, ...event } as ServerEvent);
-    this.#sendText(encodeServerEvent(event));
-  }
-
   #sendText(text: string): void {
     // `#ready` (set on 'connect') rather than simple-peer's `connected`: that getter reads the
     // channel's readyState from libwebrtc, a blocking call to its signaling thread on every send.
@@ -213,14 +202,7 @@ export class RealtimeConnection {
   #onConnect(): void {
     if (this.#ready || this.#closed) return;
     this.#ready = true;
-    if (this.#dialect) return this.#dialect.open();
-    this.send({
-      type: 'session.ready',
-      session_id: this.sessionId,
-      language: this.#opts.language,
-      agent_ready: this.#opts.ctx.agents.isBuilt(this.robotId),
-      ...(this.#opts.resumed !== undefined ? { resumed: this.#opts.resumed } : {}),
-    });
+    this.#dialect.open();
   }
 
   #attachSink(track: MediaStreamTrack): void {
@@ -229,107 +211,9 @@ export class RealtimeConnection {
     sink.ondata = (data: { samples: Int16Array; sampleRate: number; bitsPerSample?: number; channelCount?: number }) => {
       if (this.#closed || (data.bitsPerSample ?? 16) !== 16) return;
       const mono = toMono(data.samples, data.channelCount ?? 1);
-      for (const event of this.#vad.push(resample(mono, data.sampleRate, VAD_SAMPLE_RATE))) this.#onVad(event);
+      for (const event of this.#vad.push(resample(mono, data.sampleRate, VAD_SAMPLE_RATE))) this.#dialect.vad(event);
     };
     this.#sink = sink;
-  }
-
-  #onVad(event: VadEvent): void {
-    if (this.#dialect) return this.#dialect.vad(event);
-    if (event.type === 'start') {
-      const turnId = this.#nextTurnId++;
-      this.#listeningTurn = turnId;
-      this.#scripted = this.#opts.ctx.script.take(this.sessionId);
-      this.send({ type: 'input.speech_started', turn_id: turnId, at_ms: this.#now() });
-      // Barge-in: the user talks over the assistant (unless interruptions are off).
-      if (this.#current && this.#bargeIn) this.#interrupt(this.#current);
-      return;
-    }
-    const turnId = this.#listeningTurn ?? this.#nextTurnId++;
-    this.#listeningTurn = undefined;
-    const scripted = this.#scripted;
-    this.#scripted = undefined;
-    const endOfInput = performance.now();
-    this.send({ type: 'input.speech_stopped', turn_id: turnId, at_ms: this.#now(), duration_ms: Math.round(event.speechMs) });
-    this.#start({ kind: 'voice', turnId, audio: event.audio, sampleRate: VAD_SAMPLE_RATE, speechMs: event.speechMs, endOfInput, ...(scripted !== undefined ? { scripted } : {}) });
-  }
-
-  #onMessage(data: unknown): void {
-    if (this.#dialect) return this.#dialect.message(data);
-    const parsed = parseClientMessage(data);
-    if (parsed.kind === 'ignored') return;
-    if (parsed.kind === 'invalid') {
-      this.send({ type: 'error', code: 'protocol_error', message: parsed.message });
-      return;
-    }
-    this.#handle(parsed.event);
-  }
-
-  #handle(event: ClientEvent): void {
-    switch (event.type) {
-      case 'ping':
-        this.send({ type: 'pong', t: event.t });
-        return;
-      case 'input.text': {
-        // A typed question replaces an answer in progress, like speaking over it would (unless
-        // interruptions are off: then it waits its turn).
-        if (this.#current && this.#bargeIn) this.#interrupt(this.#current);
-        const turnId = this.#nextTurnId++;
-        this.#start({ kind: 'text', turnId, text: event.text, endOfInput: performance.now() });
-        return;
-      }
-      case 'response.interrupt':
-        if (this.#current) this.#interrupt(this.#current);
-        return;
-      case 'session.end':
-        void this.end();
-        return;
-    }
-  }
-
-  #interrupt(turn: ActiveTurn): void {
-    turn.interrupted = true;
-    turn.abort.abort();
-    turn.playback?.stop('interrupted');
-  }
-
-  get #bargeIn(): boolean {
-    return this.#opts.interruptions !== 'off';
-  }
-
-  #start(input: TurnInput): void {
-    if (this.#current && !this.#bargeIn) {
-      this.#queued.push(input);
-      return;
-    }
-    const turn: ActiveTurn = { id: input.turnId, abort: new AbortController(), interrupted: false };
-    this.#current = turn;
-    const run = runTurn(input, turn, {
-      brain: this.#opts.brain,
-      recorder: this.#opts.recorder,
-      agents: this.#opts.ctx.agents,
-      robotId: this.robotId,
-      sessionId: this.sessionId,
-      language: this.#opts.language,
-      send: (e) => this.send(e),
-      isOpen: () => !this.#closed,
-      stream: (hooks) => {
-        const playback = this.#output.stream(hooks);
-        turn.playback = playback;
-        return playback;
-      },
-      outputSampleRate: OUTPUT_SAMPLE_RATE,
-    })
-      .catch((err: unknown) => {
-        this.send({ type: 'error', code: 'turn_failed', message: err instanceof Error ? err.message : String(err), turn_id: input.turnId });
-      })
-      .finally(() => {
-        if (this.#current === turn) this.#current = undefined;
-        this.#running.delete(run);
-        const next = this.#queued.shift();
-        if (next && !this.#closed && !this.#current) this.#start(next);
-      });
-    this.#running.add(run);
   }
 
   /**
@@ -338,12 +222,8 @@ export class RealtimeConnection {
    */
   async end(): Promise<void> {
     if (this.#closed) return;
-    if (this.#current) {
-      this.#current.abort.abort();
-      this.#current.playback?.stop('ended');
-    }
     // Let the turn record itself and send its last events before the channel goes away.
-    await settleWithin([...this.#running], 2000);
+    await this.#turns.end();
     await this.close();
   }
 
@@ -352,7 +232,7 @@ export class RealtimeConnection {
     if (this.#closed) return;
     this.#closed = true;
     this.#output.stop('ended');
-    this.#current?.abort.abort();
+    const settled = this.#turns.end();
     this.#sink?.stop();
     this.#sink = undefined;
     this.#track.stop();
@@ -361,19 +241,11 @@ export class RealtimeConnection {
     this.#opts.recorder.addDuration(this.sessionId, performance.now() - this.#openedAt, true);
     this.#opts.onClosed(this);
     // Pending turns finish on their own (their sends are dropped); wait so callers can rely on the store.
-    await settleWithin([...this.#running], 2000);
+    await settled;
   }
 
   /** The next turn number (for a reconnection continuing this session). */
   get nextTurnId(): number {
-    return this.#nextTurnId;
+    return this.#turns.nextTurnId;
   }
-}
-
-/** Waits for `promises` to settle, at most `ms` (a turn stuck in a slow brain must not block closing). */
-async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
-  if (promises.length === 0) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.allSettled(promises), new Promise((r) => { timer = setTimeout(r, ms); })]);
-  clearTimeout(timer);
 }

@@ -1,12 +1,13 @@
 import type { ServerEvent } from 'kb-voice/schemas';
-import type { TurnInput } from './turn.js';
+import type { TurnController } from './turn-controller.js';
 import type { VadEvent } from './vad.js';
 
 /**
- * A data-channel dialect other than the built-in v1 protocol (the OpenAI Realtime one, in ./openai).
- * The connection keeps the media, the VAD, the turns (recognize → answer → speech → record) and the
- * recording; a dialect decides what the client says and hears: it parses client messages, decides
- * when a turn starts, and retells the turns' v1 events in its own vocabulary.
+ * A data-channel dialect: the kb-voice v1 protocol (./v1-dialect.ts) or OpenAI's Realtime one
+ * (./openai). The connection keeps the media and the VAD; the turn controller keeps the turns; a
+ * dialect decides what the client says and hears: it parses client messages, decides when a turn
+ * starts or is cut, and retells the turns' events (kb-voice v1, src/schemas/turn-events.ts) in its
+ * own vocabulary.
  */
 export interface Dialect {
   /** The data channel is open. */
@@ -19,6 +20,9 @@ export interface Dialect {
   event(event: ServerEvent): void;
 }
 
+/** The turn controller's operations a dialect uses. */
+export type TurnControl = Pick<TurnController, 'allocate' | 'start' | 'interrupt' | 'bargeIn' | 'active' | 'whenIdle'>;
+
 /** What a dialect may do with its connection. */
 export interface DialectHost {
   readonly sessionId: string;
@@ -27,12 +31,8 @@ export interface DialectHost {
   now(): number;
   /** Sends one text message on the data channel (dropped once it is closed). */
   sendText(text: string): void;
-  /** Allocates the next turn number of the session. */
-  nextTurnId(): number;
-  /** Starts answering `input` (the caller interrupts a turn in progress first if it wants to). */
-  startTurn(input: TurnInput): void;
-  /** Interrupts the turn being answered; false when there is none. */
-  interrupt(): boolean;
+  /** The call's turns. */
+  readonly turns: TurnControl;
   /** Ends the call gracefully (the turn in progress is recorded). */
   end(): Promise<void>;
 }

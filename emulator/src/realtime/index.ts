@@ -6,7 +6,9 @@ import type { Store } from '../store.js';
 import { createDefaultBrain, type Brain, type VoiceChoice } from './brain.js';
 import type { FliteVoice } from './tts-flite.js';
 import { RealtimeConnection, RealtimeOfferError } from './connection.js';
+import type { DialectFactory } from './dialect.js';
 import { openAIDialect } from './openai/dialect.js';
+import { v1Dialect } from './v1-dialect.js';
 import type { SessionState } from './openai/session-config.js';
 import { Recorder } from './recorder.js';
 import type { VadOptions } from './vad.js';
@@ -22,22 +24,24 @@ export { speechSentences } from './speech.js';
 export { VoiceActivityDetector, VAD_SAMPLE_RATE, type VadOptions, type VadEvent } from './vad.js';
 export type { Pcm } from './pcm.js';
 
-/** The emulator's realtime voice side, called by the HTTP signaling route. */
+/**
+ * An offer to answer: kb-voice v1 signaling (`POST /v1/robots/{ai_id}/realtime/sessions`, the
+ * `kb-voice` channel) or an OpenAI-dialect call (`POST /v1/realtime/calls`, the `oai-events` channel).
+ */
+export type RealtimeOffer = RealtimeSessionIn | ({ type: 'oai-call' } & RealtimeCallIn);
+
+/** The emulator's realtime voice side, called by the HTTP signaling routes. */
 export interface RealtimeService {
   /**
-   * Answers a caller's offer. Session ids: an existing session of the robot is continued (a live
-   * connection of it is closed first; `session.ready` says `resumed: true`, and turn numbers go on
-   * from the session's stored messages), an unknown id creates that session (`resumed: false`,
-   * turns from 1), no id creates a UUID. Rejects with {@link RealtimeOfferError} (`status` 422 bad
+   * Answers an offer, in either dialect. kb-voice v1 session ids: an existing session of the robot
+   * is continued (a live connection of it is closed first; `session.ready` says `resumed: true`,
+   * and turn numbers go on from the session's stored messages), an unknown id creates that session
+   * (`resumed: false`, turns from 1), no id creates a UUID. An OpenAI call is a new session whose id
+   * is `session.id` (409 when in use). Rejects with {@link RealtimeOfferError} (`status` 422 bad
    * offer, 409 session of another robot or being deleted, 503 `maxSessions` reached, 504 no answer
    * in time).
    */
-  handleOffer(robotId: string, body: RealtimeSessionIn): Promise<RealtimeSessionOut>;
-  /**
-   * Answers an OpenAI-dialect call (`POST /v1/realtime/calls`): a new session whose id is
-   * `session.id`, spoken on the `oai-events` channel. Rejects like {@link handleOffer}.
-   */
-  handleCall(robotId: string, call: RealtimeCallIn): Promise<{ sdp: string }>;
+  handleOffer(robotId: string, offer: RealtimeOffer): Promise<RealtimeSessionOut>;
   /**
    * Applies a PATCH of the session resource: trickled candidates and end-of-candidates (null: 204),
    * or an ICE restart when the fragment brings new credentials (the answer fragment: 200). Throws
@@ -132,79 +136,88 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
     }
   };
 
+  /** What differs between the dialects' offers; everything else is {@link answer}'s. */
+  interface Prepared {
+    sessionId: string;
+    language: string;
+    userIdentifier: string | null;
+    firstTurnId: number;
+    dialect: DialectFactory;
+    interruptions?: 'auto' | 'off';
+  }
+
+  /** kb-voice v1: continues a named session of the robot (closing its live connection first). */
+  const prepareV1 = async (robotId: string, body: RealtimeSessionIn): Promise<Prepared> => {
+    const sessionId = body.session_id ?? randomUUID();
+    const existing = ctx.store.sessions.get(sessionId);
+    if (existing && existing.robot_id !== robotId) throw new RealtimeOfferError('session_conflict', 409, 'session_id names a session of another robot');
+    if (existing?.deleting) throw new RealtimeOfferError('session_conflict', 409, 'the session is being deleted');
+    const language = body.language ?? existing?.language ?? 'ja';
+    const previous = live.get(sessionId);
+    if (previous) {
+      nextTurn.set(sessionId, previous.nextTurnId);
+      await previous.close();
+    }
+    // Only a reconnection (the offer named the session) says whether its state was still known.
+    const resumed = body.session_id === undefined ? undefined : existing !== undefined || previous !== undefined;
+    return {
+      sessionId, language,
+      userIdentifier: body.user_identifier ?? existing?.user_identifier ?? null,
+      firstTurnId: nextTurn.get(sessionId) ?? nextTurnFromStore(ctx.store, sessionId),
+      dialect: v1Dialect({
+        language,
+        agentReady: () => ctx.agents.isBuilt(robotId),
+        ...(resumed !== undefined ? { resumed } : {}),
+        takeScript: () => ctx.script.take(sessionId),
+      }),
+      ...(body.interruptions ? { interruptions: body.interruptions } : {}),
+    };
+  };
+
+  /** OpenAI: always a new session. */
+  const prepareCall = (call: RealtimeCallIn): Prepared => {
+    const sessionId = call.session.id;
+    if (ctx.store.sessions.get(sessionId) || live.has(sessionId)) throw new RealtimeOfferError('session_conflict', 409, 'the call id is already in use');
+    return {
+      sessionId,
+      language: call.session.transcription?.language ?? 'ja',
+      userIdentifier: call.userIdentifier,
+      firstTurnId: 1,
+      dialect: openAIDialect({ session: call.session, usageOf: (messageId) => ctx.store.usage.where('message_id', messageId)[0] }),
+    };
+  };
+
+  /** The one offer path: the peer, the session record, the live map. */
+  const answer = async (robotId: string, offer: RealtimeOffer): Promise<RealtimeSessionOut> => {
+    if (closed) throw new RealtimeOfferError('signaling_timeout', 503, 'the realtime service is closed');
+    const p = offer.type === 'oai-call' ? prepareCall(offer) : await prepareV1(robotId, offer);
+    // Warm the default voice while the call connects, so the first answer does not pay it.
+    if (!options.brain?.synthesize) void defaults.prepare(p.language).catch(() => {});
+    const { connection, sdp } = await RealtimeConnection.open(
+      {
+        ctx, brain, recorder, robotId, sessionId: p.sessionId, language: p.language, firstTurnId: p.firstTurnId, dialect: p.dialect,
+        ...(options.vad ? { vad: options.vad } : {}),
+        ...(p.interruptions ? { interruptions: p.interruptions } : {}),
+        onClosed: (conn) => {
+          nextTurn.set(conn.sessionId, conn.nextTurnId);
+          if (live.get(conn.sessionId) === conn) live.delete(conn.sessionId);
+        },
+      },
+      offer.sdp,
+    );
+    // The session exists from the first answered offer on.
+    recorder.openSession({ id: p.sessionId, robotId, language: p.language, userIdentifier: p.userIdentifier });
+    if (closed) {
+      await connection.close();
+      throw new RealtimeOfferError('signaling_timeout', 503, 'the realtime service is closed');
+    }
+    live.set(p.sessionId, connection);
+    return { session_id: p.sessionId, type: 'answer', sdp };
+  };
+
   const service: RealtimeService = {
-    async handleOffer(robotId, body) {
-      if (closed) throw new RealtimeOfferError('signaling_timeout', 503, 'the realtime service is closed');
-      const sessionId = body.session_id ?? randomUUID();
-      const existing = ctx.store.sessions.get(sessionId);
-      if (existing && existing.robot_id !== robotId) {
-        throw new RealtimeOfferError('session_conflict', 409, 'session_id names a session of another robot');
-      }
-      if (existing?.deleting) throw new RealtimeOfferError('session_conflict', 409, 'the session is being deleted');
-      const language = body.language ?? existing?.language ?? 'ja';
-      // Warm the default voice while the call connects, so the first answer does not pay it.
-      if (!options.brain?.synthesize) void defaults.prepare(language).catch(() => {});
-
-      const previous = live.get(sessionId);
-      if (previous) {
-        nextTurn.set(sessionId, previous.nextTurnId);
-        await previous.close();
-      }
-      const firstTurnId = nextTurn.get(sessionId) ?? nextTurnFromStore(ctx.store, sessionId);
-      // Only a reconnection (the offer named the session) says whether its state was still known.
-      const resumed = body.session_id === undefined ? undefined : existing !== undefined || previous !== undefined;
-
-      const { connection, sdp } = await RealtimeConnection.open(
-        {
-          ctx, brain, recorder, robotId, sessionId, language, firstTurnId,
-          ...(resumed !== undefined ? { resumed } : {}),
-          ...(options.vad ? { vad: options.vad } : {}),
-          ...(body.interruptions ? { interruptions: body.interruptions } : {}),
-          onClosed: (conn) => {
-            nextTurn.set(conn.sessionId, conn.nextTurnId);
-            if (live.get(conn.sessionId) === conn) live.delete(conn.sessionId);
-          },
-        },
-        body.sdp,
-      );
-      // The session exists from the first answered offer on.
-      recorder.openSession({ id: sessionId, robotId, language, userIdentifier: body.user_identifier ?? existing?.user_identifier ?? null });
-      if (closed) {
-        await connection.close();
-        throw new RealtimeOfferError('signaling_timeout', 503, 'the realtime service is closed');
-      }
-      live.set(sessionId, connection);
-      return { session_id: sessionId, type: 'answer', sdp };
-    },
-
-    async handleCall(robotId, call) {
-      if (closed) throw new RealtimeOfferError('signaling_timeout', 503, 'the realtime service is closed');
-      const sessionId = call.session.id;
-      if (ctx.store.sessions.get(sessionId) || live.has(sessionId)) throw new RealtimeOfferError('session_conflict', 409, 'the call id is already in use');
-      const language = call.session.transcription?.language ?? 'ja';
-      if (!options.brain?.synthesize) void defaults.prepare(language).catch(() => {});
-      const { connection, sdp } = await RealtimeConnection.open(
-        {
-          ctx, brain, recorder, robotId, sessionId, language, firstTurnId: 1,
-          ...(options.vad ? { vad: options.vad } : {}),
-          dialect: openAIDialect({
-            session: call.session,
-            usageOf: (messageId) => ctx.store.usage.where('message_id', messageId)[0],
-          }),
-          onClosed: (conn) => {
-            if (live.get(conn.sessionId) === conn) live.delete(conn.sessionId);
-          },
-        },
-        call.sdp,
-      );
-      recorder.openSession({ id: sessionId, robotId, language, userIdentifier: call.userIdentifier });
-      if (closed) {
-        await connection.close();
-        throw new RealtimeOfferError('signaling_timeout', 503, 'the realtime service is closed');
-      }
-      live.set(sessionId, connection);
-      return { sdp };
-    },
+    // Within the session cap; a v1 reconnection of a connected session replaces it and is not refused.
+    handleOffer: (robotId, offer) => admit(offer.type === 'offer' ? offer.session_id : undefined, () => answer(robotId, offer)),
 
     async handlePatch(robotId, sessionId, fragment) {
       const connection = live.get(sessionId);
@@ -222,9 +235,5 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
       live.clear();
     },
   };
-  const answerOffer = service.handleOffer;
-  service.handleOffer = (robotId, body) => admit(body.session_id, () => answerOffer(robotId, body));
-  const answerCall = service.handleCall;
-  service.handleCall = (robotId, call) => admit(undefined, () => answerCall(robotId, call));
   return service;
 }

@@ -1,10 +1,10 @@
+import { deltaPieces, turnEvents, type ServerEvent } from 'kb-voice/schemas';
 import type { AgentBuilder } from '../context.js';
 import type { PlaybackHooks, StreamingPlayback } from './audio-out.js';
 import { speechPlaceholder, type Brain } from './brain.js';
-import type { ActiveTurn } from './connection.js';
+import type { ActiveTurn, TurnInput } from './turn-controller.js';
 import { concat } from './pcm.js';
 import { SYNTHESIS_LEAD_MS, speakSentences } from './speech.js';
-import type { OutgoingEvent } from './protocol.js';
 import type { Recorder } from './recorder.js';
 
 /**
@@ -16,14 +16,6 @@ import type { Recorder } from './recorder.js';
  * stops (`interrupted`) or never starts, and the turn is recorded with `interrupted: true`.
  */
 
-export type TurnInput =
-  | {
-      kind: 'voice'; turnId: number; audio: Int16Array; sampleRate: number; speechMs: number; endOfInput: number;
-      /** The words QA scripted for this utterance (`PUT /_emulator/script`): used instead of recognition. */
-      scripted?: string;
-    }
-  | { kind: 'text'; turnId: number; text: string; endOfInput: number };
-
 export interface TurnDeps {
   brain: Brain;
   recorder: Recorder;
@@ -32,21 +24,18 @@ export interface TurnDeps {
   sessionId: string;
   language: string;
   outputSampleRate: number;
-  send(event: OutgoingEvent): void;
+  /** Tells the caller one of the turn's events (the dialect retells it). */
+  send(event: ServerEvent): void;
   isOpen(): boolean;
   /** Starts the answer's audio; sentences are appended to it as they are synthesized. */
   stream(hooks: PlaybackHooks): StreamingPlayback;
-}
-
-/** Splits an answer into the pieces sent as deltas; joined, they give the answer back exactly. */
-export function deltaPieces(text: string): string[] {
-  return text.match(/[\u3000-\u303f\u3040-\u30ff\u3400-\u9fff\uff00-\uffef]|[^\s\u3000-\u303f\u3040-\u30ff\u3400-\u9fff\uff00-\uffef]+\s*|\s+/gu) ?? [];
 }
 
 export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps): Promise<void> {
   const { brain, recorder, send } = deps;
   const signal = turn.abort.signal;
   const turnId = input.turnId;
+  const events = turnEvents(turnId);
 
   // 1. The question.
   let question: string;
@@ -75,10 +64,7 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
   } else {
     question = input.text;
   }
-  send({
-    type: 'transcript.final', turn_id: turnId, role: 'user', text: question,
-    ...(placeholder ? { placeholder: true } : {}), ...(scripted ? { scripted: true } : {}),
-  });
+  send(events.question(question, { placeholder, scripted }));
 
   // 2. The first task of a cold robot pays the agent build.
   const { paidMs } = await deps.agents.ensureBuilt(deps.robotId);
@@ -111,14 +97,14 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
         if (all || sentSamples >= span.to) target += span.pieces.length;
         else if (sentSamples > span.from) target += Math.floor(((sentSamples - span.from) / (span.to - span.from)) * span.pieces.length);
       }
-      for (; flushed < target; flushed++) send({ type: 'transcript.delta', turn_id: turnId, role: 'assistant', delta: pieces[flushed]! });
+      for (; flushed < target; flushed++) send(events.answerDelta(pieces[flushed]!));
     };
     let playback: StreamingPlayback | undefined;
     try {
       for await (const sentence of speakSentences(brain.synthesize, answer.answer, deps.language, deps.outputSampleRate, signal)) {
         if (signal.aborted || !deps.isOpen()) break;
         if (!playback) {
-          send({ type: 'output.speech_started', turn_id: turnId });
+          send(events.answerStarted());
           playback = deps.stream({
             onFirstFrame: (at) => { firstFrameAt = at; },
             onSent: (samples) => flushTo(samples),
@@ -137,7 +123,7 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
       // A later sentence failed to synthesize: what is playing stops, and the turn fails (turn_failed).
       if (playback) {
         playback.stop('interrupted');
-        send({ type: 'output.speech_stopped', turn_id: turnId, reason: 'interrupted' });
+        send(events.answerStopped('interrupted'));
       }
       throw err;
     }
@@ -147,12 +133,12 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
       reason = result.reason;
       outputMs = result.sentMs;
       if (reason === 'completed') flushTo(appended, true);
-      send({ type: 'output.speech_stopped', turn_id: turnId, reason });
+      send(events.answerStopped(reason));
       const spoken = concat(chunks, Math.round((outputMs / 1000) * deps.outputSampleRate));
       await recorder.recordAudio(deps.sessionId, 'assistant', spoken, deps.outputSampleRate);
     }
   }
-  send({ type: 'transcript.final', turn_id: turnId, role: 'assistant', text: answer.answer });
+  send(events.answer(answer.answer));
 
   // 5. The record.
   await userAudio;
@@ -175,9 +161,7 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
     ...(answer.outputTokens !== undefined ? { outputTextTokens: answer.outputTokens } : {}),
     interrupted,
   });
-  send({
-    type: 'turn.completed',
-    turn_id: turnId,
+  send(events.completed({
     message_id: message?.id ?? '',
     input: input.kind,
     question,
@@ -188,5 +172,5 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
     input_duration_ms: input.kind === 'voice' ? Math.round(input.speechMs) : 0,
     output_duration_ms: Math.round(outputMs),
     interrupted,
-  });
+  }));
 }

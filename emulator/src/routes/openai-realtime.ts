@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import * as z from 'zod/mini';
-import { OaiClientSecretIn, OaiClientSecretOut, OaiSessionConfigIn, type OaiSessionConfigIn as SessionConfigIn } from 'kb-voice/schemas';
+import { OaiClientSecretIn, OaiClientSecretOut, OaiSessionConfigIn, OfferBodyError, openaiEndpoints, readOfferBody, type OaiSessionConfigIn as SessionConfigIn } from 'kb-voice/schemas';
 import type { ServerContext } from '../http/server-context.js';
 import { RealtimeOfferError } from '../realtime/index.js';
 import { ClientSecretStore } from '../realtime/openai/secrets.js';
@@ -24,7 +24,7 @@ function chosenSessionId(c: Context): string | undefined {
   return id;
 }
 
-const CALLS_PATH = '/v1/realtime/calls';
+const CALLS_PATH = openaiEndpoints.OAI_CALLS.path;
 const CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'POST, OPTIONS',
@@ -75,41 +75,30 @@ function applyOrThrow(state: SessionState, config: SessionConfigIn): SessionStat
   }
 }
 
-/** The caller's offer and optional session part, from an `application/sdp` or multipart body. */
+/** What the shared reader's refusals are in OpenAI's error codes. */
+const OFFER_ERRORS: Record<OfferBodyError['code'], { status: number; code: string }> = {
+  unsupported_type: { status: 415, code: 'unsupported_media_type' },
+  unreadable: { status: 400, code: 'invalid_body' },
+  missing_sdp: { status: 400, code: 'missing_required_parameter' },
+  invalid_json: { status: 400, code: 'invalid_json' },
+  invalid_session: { status: 400, code: 'invalid_value' },
+};
+
+/** The caller's offer and optional session part, from an `application/sdp` or multipart body (kb-voice's one reader, as the relay's). */
 async function readCallBody(c: Context): Promise<{ sdp: string; session: SessionConfigIn | undefined }> {
   // The body is read whole before its size is judged (the app's own body limit bounds it): answering
   // before reading would make the client see a reset instead of the 413.
-  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/sdp') {
-    const sdp = await c.req.text();
-    if (sdp.length > MAX_CALL_BODY_BYTES) throw new OaiRequestError(413, 'body_too_large', `the body exceeds ${MAX_CALL_BODY_BYTES} bytes`);
-    return { sdp, session: undefined };
+  const text = await c.req.text();
+  let offer: { sdp: string; session: SessionConfigIn | undefined };
+  try {
+    offer = await readOfferBody(text, c.req.header('content-type') ?? '');
+  } catch (error) {
+    if (!(error instanceof OfferBodyError)) throw error;
+    const { status, code } = OFFER_ERRORS[error.code];
+    throw new OaiRequestError(status, code, error.message, error.param === 'body' ? null : error.param);
   }
-  if (type === 'multipart/form-data') {
-    let form: FormData;
-    try {
-      form = await c.req.raw.formData();
-    } catch {
-      throw new OaiRequestError(400, 'invalid_body', 'the multipart body could not be parsed');
-    }
-    const part = async (name: string) => {
-      const v = form.get(name);
-      return v === null ? undefined : typeof v === 'string' ? v : await v.text();
-    };
-    const sdp = await part('sdp');
-    if (sdp === undefined) throw new OaiRequestError(400, 'missing_required_parameter', 'the multipart body needs an "sdp" part', 'sdp');
-    if (sdp.length > MAX_CALL_BODY_BYTES) throw new OaiRequestError(413, 'body_too_large', `the offer exceeds ${MAX_CALL_BODY_BYTES} bytes`, 'sdp');
-    const sessionText = await part('session');
-    if (sessionText === undefined) return { sdp, session: undefined };
-    let json: unknown;
-    try {
-      json = JSON.parse(sessionText);
-    } catch {
-      throw new OaiRequestError(400, 'invalid_json', 'the "session" part is not valid JSON', 'session');
-    }
-    return { sdp, session: configFrom(json, 'session') };
-  }
-  throw new OaiRequestError(415, 'unsupported_media_type', 'send the offer as application/sdp, or multipart/form-data with "sdp" and "session" parts');
+  if (offer.sdp.length > MAX_CALL_BODY_BYTES) throw new OaiRequestError(413, 'body_too_large', `the offer exceeds ${MAX_CALL_BODY_BYTES} bytes`, 'sdp');
+  return offer;
 }
 
 /**
@@ -128,7 +117,7 @@ export function registerOpenAIRealtimeRoutes(app: Hono, sc: ServerContext): Clie
     return robotId;
   };
 
-  app.post('/v1/realtime/client_secrets', async (c) => {
+  app.post(openaiEndpoints.OAI_CLIENT_SECRETS.path, async (c) => {
     try {
       if (sc.faults.latencyMs > 0) await sleep(sc.faults.latencyMs);
       if (bearer(c) !== sc.apiKey) throw new OaiRequestError(401, 'invalid_api_key', 'Incorrect API key provided.');
@@ -201,7 +190,7 @@ export function registerOpenAIRealtimeRoutes(app: Hono, sc: ServerContext): Clie
       if (body.session) state = applyOrThrow(state, body.session);
       let answer: { sdp: string };
       try {
-        answer = await sc.realtime.handleCall(robotId, { sdp: body.sdp, session: state, userIdentifier });
+        answer = await sc.realtime.handleOffer(robotId, { type: 'oai-call', sdp: body.sdp, session: state, userIdentifier });
       } catch (err) {
         if (!(err instanceof RealtimeOfferError)) throw err;
         const failure = new OaiRequestError(err.status === 422 ? 400 : err.status, err.code, err.message, err.status === 422 ? 'sdp' : null, err.status >= 500 ? 'server_error' : 'invalid_request_error');

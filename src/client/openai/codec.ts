@@ -3,7 +3,7 @@ import { ValidationError } from '../../api/errors.js';
 import { ClientEvent, PROTOCOL_VERSION, type ServerEvent } from '../../schemas/realtime-events.js';
 import { toValidationDetail } from '../../schemas/validation.js';
 import { VoiceSessionError } from '../errors.js';
-import type { DialectCodec } from '../transport.js';
+import type { RealtimeProtocolCodec } from '../realtime-protocol.js';
 
 /**
  * The OpenAI Realtime dialect for {@link VoiceSession}: retells OpenAI's `oai-events` in kb-voice v1
@@ -43,13 +43,13 @@ interface OaiTurn {
   speechMs: number;
   responseId?: string;
   /** The server said response.done (status), and whether the answer's audio is over. */
-  done?: { status: string; messageId: string };
+  done?: { status: string; messageId: string; agentBuildMs: number | null };
   playing: boolean;
   interrupted: boolean;
   started: number;
 }
 
-export interface OpenAICodec extends DialectCodec {
+export interface OpenAICodec extends RealtimeProtocolCodec {
   /** Messages the codec wants sent after the last decode (a deferred `response.create`). */
   takeReplies(): string[];
 }
@@ -82,7 +82,9 @@ export function openaiCodec(now: () => number = () => performance.now()): OpenAI
       v, type: 'turn.completed', turn_id: turn.id, message_id: turn.done.messageId, input: turn.input,
       question: turn.question, answer: turn.answer,
       first_response_ms: turn.firstAudio === undefined ? null : Math.round(turn.firstAudio - turn.inputEnd),
-      agent_build_ms: 0,
+      // OpenAI's events carry no build time; kb-voice's emulator puts it in response.metadata. Unknown
+      // (null) otherwise: never a made-up 0.
+      agent_build_ms: turn.done.agentBuildMs,
       input_duration_ms: Math.round(turn.speechMs),
       output_duration_ms: turn.firstAudio === undefined ? 0 : Math.round(now() - turn.firstAudio),
       interrupted,
@@ -201,7 +203,12 @@ export function openaiCodec(now: () => number = () => performance.now()): OpenAI
           }
           if (!turn) break;
           const messageId = e.response?.metadata?.['message_id'];
-          turn.done = { status: e.response?.status ?? 'completed', messageId: typeof messageId === 'string' ? messageId : '' };
+          const buildMs = Number(e.response?.metadata?.['agent_build_ms'] ?? Number.NaN);
+          turn.done = {
+            status: e.response?.status ?? 'completed',
+            messageId: typeof messageId === 'string' ? messageId : '',
+            agentBuildMs: Number.isFinite(buildMs) && buildMs >= 0 ? buildMs : null,
+          };
           complete(turn, out);
           break;
         }

@@ -1,5 +1,5 @@
 import { VoiceSessionError } from '../errors.js';
-import type { Dialect, SignalingRequest } from '../transport.js';
+import type { RealtimeProtocol, SignalingRequest } from '../realtime-protocol.js';
 import { openaiCodec } from './codec.js';
 
 /** Options of {@link openaiProtocol}. */
@@ -61,7 +61,7 @@ function sessionConfig(request: SignalingRequest): object {
  *   protocol: openaiProtocol({ relayUrl: '/api/voice' }),
  * });
  */
-export function openaiProtocol(options: OpenAIProtocolOptions): Dialect {
+export function openaiProtocol(options: OpenAIProtocolOptions): RealtimeProtocol {
   const base = options.relayUrl.replace(/\/+$/, '');
   if (options.signaling === 'client_secret' && !options.callsUrl) throw new TypeError('openaiProtocol: signaling "client_secret" needs callsUrl');
   return {

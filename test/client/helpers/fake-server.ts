@@ -1,7 +1,7 @@
 import wrtc from '@roamhq/wrtc';
 import SimplePeer from 'simple-peer';
 import type { VoiceSessionApi } from '../../../src/client/index.js';
-import type { RealtimeSessionIn } from '../../../src/schemas/index.js';
+import { turnSequence, type RealtimeSessionIn, type TurnScript } from '../../../src/schemas/index.js';
 
 /** One answering peer of the fake service. */
 export interface FakeCall {
@@ -10,6 +10,8 @@ export interface FakeCall {
   received: Array<Record<string, unknown>>;
   send(event: Record<string, unknown>): void;
   sendRaw(text: string): void;
+  /** Sends one whole turn, every event in the service's order (kb-voice/schemas `turnSequence`). */
+  turn(script: TurnScript): void;
 }
 
 /**
@@ -57,6 +59,9 @@ export class FakeServer {
       peer, sessionId, received: [],
       send: (event) => peer.send(JSON.stringify({ v: 1, ...event })),
       sendRaw: (text) => peer.send(text),
+      turn: (script) => {
+        for (const event of turnSequence(script)) peer.send(JSON.stringify(event));
+      },
     };
     this.calls.push(call);
     peer.on('connect', () => {

@@ -43,14 +43,20 @@ class OpenAIDialect implements Dialect {
   #buffer: { audio: Int16Array; speechMs: number }[] = [];
   /** Server VAD: the item of the utterance being spoken. */
   #speakingItemId: string | undefined;
+  /** The responses whose turn has not completed, by turn number (the turns are the controller's). */
   readonly #responses = new Map<number, ResponseTurn>();
-  #active: ResponseTurn | undefined;
   #lastResponseId: string | undefined;
 
   constructor(host: DialectHost, options: OpenAIDialectOptions) {
     this.#host = host;
     this.#session = options.session;
     this.#usageOf = options.usageOf;
+  }
+
+  /** The response in progress: the one of the controller's active turn, until its response.done. */
+  get #active(): ResponseTurn | undefined {
+    const turnId = this.#host.turns.active?.id;
+    return turnId === undefined ? undefined : this.#responses.get(turnId);
   }
 
   #send(event: OaiOutgoing): void {
@@ -117,7 +123,7 @@ class OpenAIDialect implements Dialect {
       return;
     }
     this.#pending = [];
-    const turnId = this.#host.nextTurnId();
+    const turnId = this.#host.turns.allocate();
     const response = new ResponseTurn(
       {
         send: (e) => this.#send(e),
@@ -125,28 +131,27 @@ class OpenAIDialect implements Dialect {
         lastItemId: () => this.#lastItemId,
         storeItem: (item) => this.#storeItem(item),
         transcribed: (itemId, words, speechMs) => this.#transcribed(itemId, words, speechMs),
-        finished: (r) => {
+        finished: () => {
           this.#responses.delete(turnId);
-          if (this.#active !== r) return;
-          this.#active = undefined;
-          // An utterance that ended while this response was still running is answered now.
-          const detection = this.#session.turnDetection;
-          if (detection && detection.create_response !== false && this.#pending.at(-1)?.kind === 'voice') this.#respond();
+          // An utterance that ended while this response was still running is answered once its turn is over.
+          void this.#host.turns.whenIdle().then(() => {
+            const detection = this.#session.turnDetection;
+            if (detection && detection.create_response !== false && !this.#active && this.#pending.at(-1)?.kind === 'voice') this.#respond();
+          });
         },
       },
       this.#conversationId,
       last.kind === 'voice' ? { userItemId: last.itemId, speechMs: last.speechMs } : {},
     );
     this.#responses.set(turnId, response);
-    this.#active = response;
     this.#lastResponseId = response.id;
     response.start();
     const endOfInput = performance.now();
     if (last.kind === 'voice') {
-      this.#host.startTurn({ kind: 'voice', turnId, audio: last.audio, sampleRate: VAD_SAMPLE_RATE, speechMs: last.speechMs, endOfInput });
+      this.#host.turns.start({ kind: 'voice', turnId, audio: last.audio, sampleRate: VAD_SAMPLE_RATE, speechMs: last.speechMs, endOfInput });
     } else {
       const text = pending.filter((p) => p.kind === 'text').map((p) => p.text).join('\n');
-      this.#host.startTurn({ kind: 'text', turnId, text, endOfInput });
+      this.#host.turns.start({ kind: 'text', turnId, text, endOfInput });
     }
   }
 
@@ -154,7 +159,7 @@ class OpenAIDialect implements Dialect {
     const active = this.#active;
     if (!active) return false;
     active.cancelReason = reason;
-    return this.#host.interrupt();
+    return this.#host.turns.interrupt();
   }
 
   #transcribed(itemId: string, words: string | null, speechMs: number): void {

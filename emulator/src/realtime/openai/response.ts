@@ -24,7 +24,8 @@ export interface ResponseDeps {
  * One response of the OpenAI dialect: retells the v1 events of one turn (transcript, speech,
  * deltas, `turn.completed`) as OpenAI's `response.*`, `conversation.item.*` and
  * `output_audio_buffer.*` events. Usage in `response.done` is the turn's recorded usage record, so
- * the numbers are those E11–E13 report.
+ * the numbers are those E11–E13 report; its `metadata` carries the turn's `message_id` and the
+ * agent build time it paid (`agent_build_ms`, in ms, as a string: OpenAI's metadata is strings).
  */
 export class ResponseTurn {
   readonly id = oaiId('resp');
@@ -106,7 +107,7 @@ export class ResponseTurn {
         if (event.reason === 'interrupted') send({ type: 'output_audio_buffer.cleared', response_id: this.id });
         return;
       case 'turn.completed':
-        return this.#finish(event.interrupted, event.message_id);
+        return this.#finish(event.interrupted, event.message_id, undefined, event.agent_build_ms);
       case 'error':
         send(oaiError(event.code, event.message, { type: 'server_error' }));
         return this.#finish(true, '', { type: 'server_error', code: event.code, message: event.message });
@@ -129,11 +130,17 @@ export class ResponseTurn {
     send({ type: 'conversation.item.done', item: this.#item, previous_item_id: this.#previousItemId });
   }
 
-  #finish(interrupted: boolean, messageId: string, failure?: { type: string; code: string; message: string }): void {
+  #finish(interrupted: boolean, messageId: string, failure?: { type: string; code: string; message: string }, agentBuildMs?: number | null): void {
     if (this.#done) return;
     this.#done = true;
     const usage = toUsage(messageId ? this.#deps.usageOf(messageId) : undefined);
-    const extra = { usage, ...(messageId ? { metadata: { message_id: messageId } } : {}) };
+    // OpenAI's response metadata is string → string: the turn's message id and the agent build time
+    // it paid (ms), which kb-voice's OpenAI codec reports as the turn's agentBuildMs.
+    const metadata: Record<string, string> = {
+      ...(messageId ? { message_id: messageId } : {}),
+      ...(typeof agentBuildMs === 'number' ? { agent_build_ms: String(Math.round(agentBuildMs)) } : {}),
+    };
+    const extra = { usage, ...(Object.keys(metadata).length > 0 ? { metadata } : {}) };
     let response: OaiResponse;
     if (failure) response = this.#response('failed', { status_details: { type: 'failed', error: failure }, ...extra });
     else if (interrupted) {

@@ -1,0 +1,10 @@
+/**
+ * kb-voice-emulator/lab — a user-space network lab: UDP paths with loss (random and bursty),
+ * delay, jitter, reordering, a bandwidth cap, outages and path switches, named profiles of real
+ * networks, and a media path that puts the emulator's realtime calls behind them. docs/quality.md.
+ */
+export { NetworkLab, type NetworkLabOptions, type LabClock, type LabCounters } from './forwarder.js';
+export { LinkImpairment, checkConditions, type LinkConditions, type LinkCounters } from './link.js';
+export { NETWORK_PROFILES, PROFILE_NAMES, resolveProfile, type NetworkProfile, type NetworkProfileName } from './profiles.js';
+export { seededRandom, normal, type Random } from './random.js';
+export { LabRoute, routeRealtime, stripCandidates, hostCandidate, replaceCandidate, type MediaPath, type LabRouteOptions } from './route.js';

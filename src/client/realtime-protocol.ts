@@ -1,0 +1,55 @@
+/**
+ * A realtime protocol: how a session signals and what its data-channel messages look like. The
+ * option `protocol` of VoiceSession takes one; the default is kb-voice v1 (`v1Protocol`),
+ * `openaiProtocol()` speaks OpenAI's. (The wire transport is transport.ts; the API client's HTTP
+ * transport is api/transport.ts.)
+ */
+import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
+import type { VoiceSessionError } from './errors.js';
+import type { VoiceSessionApi } from './report.js';
+import type { SignalingAnswer } from './transport.js';
+
+/** What a protocol's signaling needs for one attempt. */
+export interface SignalingRequest {
+  aiId: string;
+  api: VoiceSessionApi;
+  language: string;
+  userIdentifier?: string;
+  /** Set when the attempt continues an existing session (reconnection). */
+  sessionId?: string;
+  interruptions?: 'auto' | 'off';
+  signal: AbortSignal;
+}
+
+/** Reads and writes one session's protocol messages; it may keep state (it lives as long as the session). */
+export interface RealtimeProtocolCodec {
+  /** The events a message means, in kb-voice v1 terms (none: ignore it), or the protocol_error to report. */
+  decode(text: string): readonly ServerEvent[] | VoiceSessionError;
+  /**
+   * The message(s) for one client event, sent in order (undefined or none: this protocol has no such
+   * message, nothing is sent); throws a local ValidationError for bad input.
+   */
+  encode(event: ClientEvent): string | readonly string[] | undefined;
+  /** Messages the codec wants sent after decoding one (a protocol's deferred request); optional. */
+  takeReplies?(): readonly string[];
+}
+
+/** A realtime protocol: signaling, data-channel label and message format. The default is kb-voice v1. */
+export interface RealtimeProtocol {
+  readonly channel: string;
+  /** false: the protocol has no ping/pong, so the session's heartbeat is off (default true). */
+  readonly heartbeat?: boolean;
+  /** Exchanges the offer for the answer; failures are thrown as they come (the session maps them to codes). */
+  signal(offer: { sdp: string }, request: SignalingRequest): Promise<SignalingAnswer>;
+  /**
+   * Sends an sdpfrag to the session's resource (trickle ICE, ICE restart); see
+   * {@link SignalingResource.patch}. A protocol without it gets offers that carry their candidates.
+   */
+  patch?(sessionId: string, fragment: string, request: SignalingRequest): Promise<string | null>;
+  codec(): RealtimeProtocolCodec;
+}
+
+/** @deprecated The old name of {@link RealtimeProtocol} (the type of the option `protocol`). */
+export type Dialect = RealtimeProtocol;
+/** @deprecated The old name of {@link RealtimeProtocolCodec}. */
+export type DialectCodec = RealtimeProtocolCodec;

@@ -1,0 +1,38 @@
+import type { RelayContext } from './context.js';
+import type { Reply } from './message.js';
+import type { Answer } from './upstream.js';
+
+/**
+ * What a stage hands back: a reply the relay made, or an upstream answer that the `guard` stage
+ * turns into the caller's reply (scanned for secrets on its way out).
+ */
+export type Outcome = Reply | Answer;
+export type Next = () => Promise<Outcome>;
+
+/**
+ * One step of the relay's pipeline (CORS, match, authorize, …): it may answer by itself (return or
+ * throw a `RelayError`), or call `next()` for the rest of the pipeline and work on its outcome.
+ */
+export type Stage = (ctx: RelayContext, next: Next) => Promise<Outcome>;
+
+/** Whether an outcome is an upstream answer still to be guarded. */
+export const isAnswer = (o: Outcome): o is Answer => 'settle' in o;
+
+/**
+ * The stages as one function, each stage running the rest through `next()` (the onion model of
+ * hono's `compose`, after koa-compose). The last stage must answer: calling `next()` past it, or
+ * twice from one stage, is a bug and rejects.
+ */
+export function compose(stages: readonly Stage[]): (ctx: RelayContext) => Promise<Outcome> {
+  const n = stages.length;
+  return (ctx) => {
+    let index = -1;
+    const dispatch = (i: number): Promise<Outcome> => {
+      if (i <= index) return Promise.reject(new Error('next() called twice by one relay stage'));
+      index = i;
+      if (i === n) return Promise.reject(new Error('the last relay stage called next()'));
+      return stages[i]!(ctx, () => dispatch(i + 1));
+    };
+    return dispatch(0);
+  };
+}

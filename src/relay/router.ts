@@ -1,0 +1,104 @@
+import { endpoints, openaiEndpoints, openaiRelayEndpoints } from '../schemas/index.js';
+import type { RelayEndpointId, RelayRoute } from './routes.js';
+
+/**
+ * Matching a raw request path to the route table: canonical paths only, literal segments and
+ * methods compared exactly, parameters never taking a reserved literal.
+ */
+
+type Segment = { literal: string } | { param: string };
+
+const compile = (template: string): Segment[] =>
+  template
+    .split('/')
+    .filter((s) => s !== '')
+    .map((s) => (s.startsWith('{') && s.endsWith('}') ? { param: s.slice(1, -1) } : { literal: s }));
+
+/** A route table ready for matching. */
+export type RouteTable = { route: RelayRoute; segments: Segment[] }[];
+
+export const compileRoutes = (routes: readonly RelayRoute[]): RouteTable => routes.map((r) => ({ route: r, segments: compile(r.endpoint.path) }));
+
+/**
+ * Every literal segment of every endpoint path (lower case). A parameter may not take one of these
+ * values, so a path like `/v1/robots/session.messages` can never be read by the upstream as another
+ * endpoint than the one the relay matched.
+ */
+const RESERVED = new Set([...Object.values(endpoints), ...Object.values(openaiEndpoints), ...Object.values(openaiRelayEndpoints)].flatMap((e) => compile(e.path).flatMap((s) => ('literal' in s ? [s.literal.toLowerCase()] : []))));
+
+/**
+ * Characters a decoded path segment may hold. Anything else (`/`, `\`, `%`, NUL, spaces...) means the
+ * segment was crafted to be re-interpreted somewhere downstream, so it matches no route.
+ */
+const SAFE_SEGMENT = /^[A-Za-z0-9._~-]{1,200}$/;
+
+/**
+ * Splits a raw (still percent-encoded) URL pathname into decoded segments. Returns null for any
+ * non-canonical path: empty segments (`//`, trailing `/`), `.`/`..` in any encoding, encoded `/` or
+ * `\`, double encoding, control characters. Only canonical paths can match the allowlist.
+ */
+export function canonicalSegments(rawPath: string): string[] | null {
+  if (!rawPath.startsWith('/')) return null;
+  if (rawPath === '/') return [];
+  const out: string[] = [];
+  for (const part of rawPath.slice(1).split('/')) {
+    let decoded = part;
+    try {
+      if (part.includes('%')) decoded = decodeURIComponent(part);
+    } catch {
+      return null;
+    }
+    if (decoded === '.' || decoded === '..' || !SAFE_SEGMENT.test(decoded)) return null;
+    out.push(decoded);
+  }
+  return out;
+}
+
+/** Normalises a configured prefix to `''` or `/a/b` (no trailing slash); throws when it is not canonical. */
+export function normalizePrefix(prefix: string): string {
+  const trimmed = prefix.replace(/\/+$/, '');
+  if (trimmed === '') return '';
+  const segments = canonicalSegments(trimmed.startsWith('/') ? trimmed : `/${trimmed}`);
+  if (!segments) throw new TypeError(`Invalid relay prefix: ${JSON.stringify(prefix)}`);
+  return `/${segments.join('/')}`;
+}
+
+/** A request path matched to an allowed route, with its decoded path parameters. */
+export interface RouteMatch {
+  id: RelayEndpointId;
+  route: RelayRoute;
+  params: Record<string, string>;
+}
+
+
+/** Whether the raw path lies under `prefix` (segment-wise). */
+export const underPrefix = (rawPath: string, prefix: string) => prefix === '' || rawPath === prefix || rawPath.startsWith(`${prefix}/`);
+
+/**
+ * Matches `method` and the raw pathname against the allowlist under `prefix`. Literal segments and
+ * methods compare case-sensitively, so `/V1/Robots/...` or `patch` match nothing.
+ */
+export function matchRoute(method: string, rawPath: string, prefix: string, table: RouteTable): RouteMatch | null {
+  if (!underPrefix(rawPath, prefix)) return null;
+  const rest = canonicalSegments(rawPath.slice(prefix.length) || '/');
+  if (!rest) return null;
+  for (const { route, segments: template } of table) {
+    if (route.endpoint.method !== method || template.length !== rest.length) continue;
+    // A null-prototype record: parameter names come from the table, values from the caller.
+    const params: Record<string, string> = Object.create(null);
+    let i = 0;
+    for (; i < template.length; i++) {
+      const seg = template[i]!;
+      const value = rest[i]!;
+      if ('literal' in seg ? seg.literal !== value : RESERVED.has(value.toLowerCase())) break;
+      if ('param' in seg) params[seg.param] = value;
+    }
+    if (i === template.length) return { id: route.endpoint.id as RelayEndpointId, route, params: { ...params } };
+  }
+  return null;
+}
+
+/** The methods allowed on a path, for CORS preflight answers. */
+export function allowedMethods(rawPath: string, prefix: string, table: RouteTable): string[] {
+  return [...new Set(table.map((r) => r.route.endpoint.method))].filter((m) => matchRoute(m, rawPath, prefix, table) !== null);
+}

@@ -1,0 +1,42 @@
+import { isAnswer, type Stage } from '../compose.js';
+import { errorReply, RelayError } from '../errors.js';
+import type { Reply } from '../message.js';
+import { matchRoute } from '../router.js';
+import { describe } from '../upstream.js';
+
+/**
+ * The outermost stage: every refusal or failure thrown by a later stage becomes its `{ detail }`
+ * reply here (500 for anything but a `RelayError`), and every request is logged once: `info` when
+ * answered (only when a logger was given: without one the entry is not even built), `warn` for a
+ * refusal, `error` for a failure.
+ */
+export const log: Stage = async (ctx, next) => {
+  const started = Date.now();
+  let reply: Reply;
+  let reason: string | undefined;
+  try {
+    const out = await next();
+    if (isAnswer(out)) throw new Error('an upstream answer left the pipeline unguarded');
+    reply = out;
+  } catch (error) {
+    reply = errorReply(error, ctx.headers);
+    reason = error instanceof RelayError ? error.reason : `internal error: ${describe(error)}`;
+  }
+  const { status } = reply;
+  const { config, request } = ctx;
+  if (status < 400 && !config.logsInfo) return reply;
+  // A refusal before the match stage (CORS) still names the endpoint the request was for.
+  const endpoint = ctx.match?.id ?? (status >= 400 ? matchRoute(request.method, ctx.rawPath, config.prefix, config.table)?.id : undefined);
+  config.log({
+    level: status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info',
+    message: status >= 500 ? 'failed' : status >= 400 ? 'refused' : 'request',
+    requestId: ctx.requestId,
+    method: request.method,
+    ...(endpoint ? { endpoint } : {}),
+    status,
+    durationMs: Date.now() - started,
+    ...(ctx.role ? { role: ctx.role } : {}),
+    ...(reason ? { reason } : {}),
+  });
+  return reply;
+};

@@ -1,0 +1,37 @@
+import { parseRequest, queryFromUrl, type Endpoint } from '../../schemas/index.js';
+import { readBoundedBody } from '../body.js';
+import type { Stage } from '../compose.js';
+import type { Input } from '../context.js';
+import { describeDetail, RelayError } from '../errors.js';
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const NO_QUERY = new URLSearchParams();
+
+/**
+ * Path, query and body of the request, parsed with the shared `parseRequest` (the API client's and
+ * the emulator's), so a bad request gets the service's own 422. The body is read under the size cap
+ * (413); it must be JSON, or one of the route's `textBody` types, kept as received (415 otherwise;
+ * requiring them also forces a CORS preflight on cross-site browser requests).
+ */
+export const parse: Stage = async (ctx, next) => {
+  const { route, params } = ctx.match!;
+  const { endpoint, textBody } = route;
+  const type = ctx.request.header('content-type') ?? '';
+  let bodyText: string | undefined;
+  if (endpoint.body || textBody) {
+    bodyText = await readBoundedBody(ctx.request, ctx.config.maxBodyBytes);
+    const mediaType = type.split(';')[0]!.trim().toLowerCase();
+    const accepted = textBody ? textBody.contentTypes.includes(mediaType) : JSON_TYPE.test(type);
+    const expected = textBody ? textBody.contentTypes.join(' or ') : 'application/json';
+    if (bodyText.trim() !== '' && !accepted) throw new RelayError(415, `Content-Type must be ${expected}`, `content-type ${JSON.stringify(type || '(none)')} is not ${expected}`);
+  }
+  const query = queryFromUrl(endpoint, ctx.search ? new URLSearchParams(ctx.search) : NO_QUERY);
+  const parsed = parseRequest(endpoint as Endpoint, { params, query, ...(endpoint.body && bodyText !== undefined ? { bodyText } : {}) });
+  const detail = parsed.ok ? [] : [...parsed.detail];
+  if (textBody && !bodyText?.trim()) detail.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
+  if (!parsed.ok || detail.length) throw new RelayError(422, detail, describeDetail(detail));
+  const value = parsed.value as Pick<Input, 'params' | 'query' | 'body'>;
+  // The content type as sent, parameters included (a multipart body needs its boundary).
+  ctx.input = { params: value.params, query: value.query, body: value.body, text: textBody && bodyText !== undefined ? { type: type.trim(), text: bodyText } : undefined };
+  return next();
+};

@@ -1,0 +1,120 @@
+import { readFileSync } from 'node:fs';
+import wrtc from '@roamhq/wrtc';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/index.js';
+import { VoiceSession, type QualityReport, type SessionStatus, type Turn } from '../../src/client/index.js';
+import { startEmulator } from 'kb-voice-emulator';
+import { LabRoute, type NetworkProfileName } from 'kb-voice-emulator/lab';
+import { sinkLevelMeter } from '../client/helpers/level-meter.js';
+import { FakeMicrophone } from '../client/helpers/microphone.js';
+import { nextTurn } from '../client/helpers/turns.js';
+
+// Real calls (Node caller on @roamhq/wrtc, VoiceSession) through the network lab to the emulator,
+// one per profile, all at once (short, and every profile meets the same machine load). Each asks
+// one spoken and one typed question.
+
+const QUESTION = readFileSync(new URL('../fixtures/audio/boil-time.wav', import.meta.url));
+/** Best first: each one's MOS must be below the one before. */
+const ORDER: NetworkProfileName[] = ['wifi', '4g', 'congested-wifi', 'satellite', '3g-poor'];
+
+interface CallResult {
+  quality: QualityReport;
+  turns: Turn[];
+  statuses: SessionStatus[];
+  /** What the lab dropped of each direction (%), outages included. */
+  injected: { up: number; down: number };
+}
+
+async function call(profile: NetworkProfileName, seed: number, during?: (route: LabRoute, session: VoiceSession) => Promise<void>): Promise<CallResult> {
+  const route = new LabRoute({ profile, seed });
+  // the built-in voice: the cheapest answers, so the calls load the machine least
+  const emu = await startEmulator({ port: 0, agentBuildMs: 0, network: route, realtime: { voice: 'builtin' } });
+  const mic = new FakeMicrophone();
+  const session = new VoiceSession({
+    aiId: emu.fixtures.robotId, api: createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey }), wrtc: wrtc as never,
+    microphone: mic.open, language: 'en', levelMeter: sinkLevelMeter, quality: { intervalMs: 500, windowMs: 2000 },
+    // a 650 ms round trip losing 6 % can take several DTLS retransmissions to connect
+    connectTimeoutMs: 45_000,
+  });
+  const statuses: SessionStatus[] = [];
+  session.on('state', (s) => statuses.push(s.status));
+  try {
+    await session.start();
+    const turns: Turn[] = [];
+    session.on('turn', (t) => turns.push(t));
+    const spoken = nextTurn(session, 40_000);
+    await mic.playWav(QUESTION);
+    await spoken;
+    await during?.(route, session);
+    // (loss can split the spoken question in two turns: the typed one is the one to wait for)
+    const typed = new Promise<void>((resolve) => session.on('turn', (t) => t.input === 'text' && resolve()));
+    session.sendText('How do I descale it?');
+    await typed;
+    const quality = (await session.report()).quality;
+    const sum = (dir: 'up' | 'down') => route.labs.reduce((a, l) => ({ packets: a.packets + l.counters[dir].packets, dropped: a.dropped + l.counters[dir].dropped }), { packets: 0, dropped: 0 });
+    const share = (c: { packets: number; dropped: number }) => (c.packets ? (100 * c.dropped) / c.packets : 0);
+    return { quality, turns, statuses, injected: { up: share(sum('up')), down: share(sum('down')) } };
+  } finally {
+    await session.end({ mode: 'immediate' });
+    mic.close();
+    await emu.close();
+  }
+}
+
+const results = new Map<string, CallResult>();
+
+beforeAll(async () => {
+  const outage = () => call('4g', 99, async (route, session) => {
+    // the path dies for 4 s between two turns; the call must come back and lose no turn
+    const back = new Promise<void>((resolve) => session.on('state', (s, prev) => prev.status === 'reconnecting' && s.status === 'connected' && resolve()));
+    route.outage(4000);
+    await back;
+  });
+  // All at once: the machine's load (which the in-process lab adds to every profile's delay and
+  // jitter) then weighs on every profile alike, so their order holds even on a busy machine.
+  const all = await Promise.all([...ORDER.map((p, i) => call(p, i + 1)), outage()]);
+  ORDER.forEach((p, i) => results.set(p, all[i]!));
+  results.set('outage', all.at(-1)!);
+}, 150_000);
+
+describe('calls through the network lab', () => {
+  it.each(ORDER)('%s: connects, completes both turns and measures the loss the lab injected', (profile) => {
+    const r = results.get(profile)!;
+    expect(r.statuses).toContain('connected');
+    expect(r.turns[0]!.input).toBe('voice');
+    expect(r.turns.at(-1)!.input).toBe('text');
+    expect(r.turns.every((t) => t.answer.length > 0)).toBe(true);
+    expect(r.quality.samples).toBeGreaterThan(5);
+    expect(r.quality.rttMs.p50).not.toBeNull();
+    // packetLossPct is the worse direction of each window; a direction counts only while it
+    // carries audio (mostly the answer: the caller is silent but for its question, Opus DTX).
+    // So the measure lies within ±50 % of what the lab dropped in one direction or the other.
+    const low = Math.min(r.injected.up, r.injected.down);
+    const high = Math.max(r.injected.up, r.injected.down);
+    const measured = r.quality.packetLossPct.mean!;
+    // below 1 % a short call loses a handful of packets: only "about none" is checkable
+    if (high < 1) expect(measured).toBeLessThan(1);
+    else {
+      expect(measured).toBeGreaterThanOrEqual(low * 0.5);
+      expect(measured).toBeLessThanOrEqual(high * 1.5);
+    }
+  });
+
+  it('estimates a lower MOS for every worse profile', () => {
+    const mos = ORDER.map((p) => results.get(p)!.quality.mos.mean!);
+    for (let i = 1; i < mos.length; i++) expect(mos[i], `${ORDER[i]} below ${ORDER[i - 1]}: ${mos.join(', ')}`).toBeLessThan(mos[i - 1]!);
+  });
+
+  it('loses no turn over a 4 s outage', () => {
+    const r = results.get('outage')!;
+    expect(r.statuses).toContain('reconnecting');
+    // (each attempt reports `reconnecting` again)
+    expect(r.statuses.slice(r.statuses.indexOf('reconnecting')).find((s) => s !== 'reconnecting')).toBe('connected');
+    expect(r.statuses).not.toContain('failed');
+    expect(r.turns[0]!.input).toBe('voice');
+    expect(r.turns.at(-1)!.input).toBe('text');
+    expect(r.quality.reconnects).toBeGreaterThanOrEqual(1);
+    // the outage shows in the measured loss
+    expect(r.quality.packetLossPct.max).toBeGreaterThan(0);
+  });
+});

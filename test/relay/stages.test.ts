@@ -1,0 +1,278 @@
+import { describe, expect, it, vi } from 'vitest';
+import { endpoints, openaiRelayEndpoints } from '../../src/schemas/index.js';
+import { compose, type Outcome, type Stage } from '../../src/relay/compose.js';
+import { RelayContext, type RelayConfig } from '../../src/relay/context.js';
+import { Cors } from '../../src/relay/cors.js';
+import { RelayError } from '../../src/relay/errors.js';
+import { SessionGrants } from '../../src/relay/grant.js';
+import type { Reply, Transport } from '../../src/relay/message.js';
+import { compileRoutes } from '../../src/relay/router.js';
+import { RELAY_ROUTES, type RelayRoute } from '../../src/relay/routes.js';
+import { authorize, LOCAL_ADMIN } from '../../src/relay/stages/authorize.js';
+import { cors } from '../../src/relay/stages/cors.js';
+import { forward, type Routed } from '../../src/relay/stages/forward.js';
+import { guard } from '../../src/relay/stages/guard.js';
+import { log } from '../../src/relay/stages/log.js';
+import { match } from '../../src/relay/stages/match.js';
+import { parse } from '../../src/relay/stages/parse.js';
+import { policy } from '../../src/relay/stages/policy.js';
+import { rateLimit } from '../../src/relay/stages/rate-limit.js';
+import type { RelayLogEntry } from '../../src/relay/types.js';
+import { Upstream } from '../../src/relay/upstream.js';
+import { fromRequest } from '../../src/relay/web.js';
+import { KEY, ROBOT } from './helpers.js';
+
+// Each stage of the relay on its own: a context built by hand, a `next` that records whether the
+// rest of the pipeline ran, and an upstream transport that records what was asked.
+
+const OK: Reply = { status: 299, headers: {}, body: null };
+const BASE = 'http://relay.test/api/voice';
+
+function setup(options: Partial<RelayConfig> & { routes?: readonly RelayRoute[] } = {}) {
+  const asked: { url: string; method: string; headers: Record<string, string>; body?: string | Uint8Array | undefined }[] = [];
+  const transport: Transport = async (request) => {
+    asked.push(request);
+    return { status: 200, headers: new Headers({ 'content-type': 'application/json' }), body: new TextEncoder().encode('{"ok":true}'), cancel() {} };
+  };
+  const logs: RelayLogEntry[] = [];
+  const config: RelayConfig = {
+    prefix: '/api/voice',
+    table: compileRoutes(options.routes ?? RELAY_ROUTES),
+    cors: new Cors(['http://app.test']),
+    maxBodyBytes: 100,
+    grants: new SessionGrants('stage-secret'),
+    upstream: new Upstream({ base: 'http://up.test', apiKey: KEY, secrets: [KEY], timeoutMs: 1000, transport, onLeak: () => {} }),
+    log: (e) => logs.push(e),
+    logsInfo: true,
+    authorize: undefined,
+    rateLimit: undefined,
+    ...options,
+  };
+  const context = (path: string, init: RequestInit = {}) => new RelayContext(config, fromRequest(new Request(`${BASE}${path}`, init), undefined), 'req-1');
+  return { config, context, asked, logs };
+}
+
+/** Runs one stage with a `next` that answers OK (or what `rest` returns), and says whether `next` ran. */
+async function run(stage: Stage, ctx: RelayContext, rest: () => Promise<Outcome> = async () => OK) {
+  const next = vi.fn(rest);
+  const out = await stage(ctx, next);
+  return { out, nextCalled: next.mock.calls.length > 0 };
+}
+
+const usage = `/v1/robots/${ROBOT}/realtime-usage`;
+
+describe('compose', () => {
+  it('runs stages in order, each around the rest (onion)', async () => {
+    const order: string[] = [];
+    const stage = (name: string): Stage => async (_ctx, next) => {
+      order.push(`${name} in`);
+      const out = await next();
+      order.push(`${name} out`);
+      return out;
+    };
+    const { context } = setup();
+    const out = await compose([stage('a'), stage('b'), async () => OK])(context(usage));
+    expect(out).toBe(OK);
+    expect(order).toEqual(['a in', 'b in', 'b out', 'a out']);
+  });
+
+  it('rejects next() called twice and next() past the last stage', async () => {
+    const { context } = setup();
+    await expect(compose([async (_c, next) => (await next(), next()), async () => OK])(context(usage))).rejects.toThrow(/twice/);
+    await expect(compose([async (_c, next) => next()])(context(usage))).rejects.toThrow(/last relay stage/);
+  });
+});
+
+describe('cors stage', () => {
+  it('adds the CORS headers of an allowed origin once, for every answer, and goes on', async () => {
+    const { context } = setup();
+    const ctx = context(usage, { headers: { origin: 'http://app.test' } });
+    const { nextCalled } = await run(cors, ctx);
+    expect(nextCalled).toBe(true);
+    expect(ctx.headers).toMatchObject({ 'access-control-allow-origin': 'http://app.test', vary: 'Origin', 'x-request-id': 'req-1' });
+  });
+
+  it('lets the relay own origin and no origin through without CORS headers', async () => {
+    const { context } = setup();
+    for (const headers of [{ origin: 'http://relay.test' }, {}] as Record<string, string>[]) {
+      const ctx = context(usage, { headers });
+      expect((await run(cors, ctx)).nextCalled).toBe(true);
+      expect(ctx.headers['access-control-allow-origin']).toBeUndefined();
+    }
+  });
+
+  it('refuses a foreign origin with 403 before the rest runs', async () => {
+    const { context } = setup();
+    await expect(run(cors, context(usage, { headers: { origin: 'http://evil.test' } }))).rejects.toMatchObject({ status: 403 });
+  });
+
+  it('answers preflights itself: 204 with the allowed methods, 404 off the allowlist, 403 for a foreign origin', async () => {
+    const { context } = setup();
+    const pre = (origin: string, method: string, path = usage) => context(path, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method } });
+    const { out, nextCalled } = await run(cors, pre('http://app.test', 'GET'));
+    expect(nextCalled).toBe(false);
+    expect(out).toMatchObject({ status: 204, headers: { 'access-control-allow-methods': 'GET', 'access-control-allow-origin': 'http://app.test' } });
+    await expect(run(cors, pre('http://app.test', 'PUT'))).rejects.toMatchObject({ status: 404 });
+    await expect(run(cors, pre('http://evil.test', 'GET'))).rejects.toMatchObject({ status: 403 });
+  });
+});
+
+describe('match stage', () => {
+  it('finds the route and its decoded params', async () => {
+    const { context } = setup();
+    const ctx = context(usage);
+    expect((await run(match, ctx)).nextCalled).toBe(true);
+    expect(ctx.match).toMatchObject({ id: 'E13', params: { ai_id: ROBOT } });
+  });
+
+  it('404 off the allowlist (path or method), nothing further runs', async () => {
+    const { context } = setup();
+    await expect(run(match, context('/v1/ais/gen_prompt', { method: 'POST' }))).rejects.toMatchObject({ status: 404 });
+    await expect(run(match, context(usage, { method: 'DELETE' }))).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('authorize stage', () => {
+  const routed = (s: ReturnType<typeof setup>) => {
+    const ctx = s.context(usage);
+    ctx.match = { id: 'E13', route: RELAY_ROUTES[5], params: { ai_id: ROBOT } };
+    return ctx;
+  };
+
+  it('takes the caller from the hook, or the local admin without one', async () => {
+    const withHook = setup({ authorize: () => ({ userIdentifier: 'alice', role: 'user' }) });
+    const ctx = routed(withHook);
+    await run(authorize, ctx);
+    expect(ctx.caller).toEqual({ userIdentifier: 'alice', role: 'user' });
+    const none = routed(setup());
+    await run(authorize, none);
+    expect(none.caller).toBe(LOCAL_ADMIN);
+  });
+
+  it('401 when the hook says null; a malformed caller is a bug (TypeError)', async () => {
+    await expect(run(authorize, routed(setup({ authorize: () => null })))).rejects.toMatchObject({ status: 401 });
+    await expect(run(authorize, routed(setup({ authorize: () => ({ userIdentifier: '', role: 'user' }) })))).rejects.toThrow(TypeError);
+  });
+});
+
+describe('rateLimit stage', () => {
+  const routed = (s: ReturnType<typeof setup>) => {
+    const ctx = s.context(usage);
+    ctx.match = { id: 'E13', route: RELAY_ROUTES[5], params: { ai_id: ROBOT } };
+    ctx.caller = { userIdentifier: 'alice', role: 'user' };
+    return ctx;
+  };
+
+  it('passes with no hook or an allowed decision; 429 with Retry-After when refused', async () => {
+    expect((await run(rateLimit, routed(setup()))).nextCalled).toBe(true);
+    const hook = vi.fn(() => true);
+    expect((await run(rateLimit, routed(setup({ rateLimit: hook })))).nextCalled).toBe(true);
+    expect(hook.mock.calls[0]!.slice(1)).toEqual([{ userIdentifier: 'alice', role: 'user' }, 'E13']);
+    const refused = run(rateLimit, routed(setup({ rateLimit: () => ({ allowed: false, retryAfterSeconds: 2.5 }) })));
+    await expect(refused).rejects.toMatchObject({ status: 429, headers: { 'retry-after': '3' } });
+  });
+});
+
+describe('parse stage', () => {
+  const at = async (s: ReturnType<typeof setup>, path: string, init: RequestInit = {}) => {
+    const ctx = s.context(path, init);
+    await run(match, ctx, async () => OK);
+    return ctx;
+  };
+
+  it('validates path, query and JSON body with the shared schemas', async () => {
+    const s = setup();
+    const ctx = await at(s, `${usage}?start_time=2026-01-01T00:00:00Z`);
+    expect((await run(parse, ctx)).nextCalled).toBe(true);
+    expect(ctx.input).toMatchObject({ params: { ai_id: ROBOT }, query: { start_time: '2026-01-01T00:00:00Z' }, body: undefined });
+  });
+
+  it('422 for a bad query, 415 for a non-JSON body, 413 over the cap: the rest never runs', async () => {
+    const s = setup();
+    await expect(run(parse, await at(s, `${usage}?nope=1`))).rejects.toMatchObject({ status: 422 });
+    const rs = `/v1/robots/${ROBOT}/realtime/sessions`;
+    await expect(run(parse, await at(s, rs, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }))).rejects.toMatchObject({ status: 415 });
+    await expect(run(parse, await at(s, rs, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(101) }))).rejects.toMatchObject({ status: 413 });
+  });
+});
+
+describe('policy, forward and guard stages', () => {
+  const routedCtx = async (s: ReturnType<typeof setup>, role: 'user' | 'admin', path = usage) => {
+    const ctx = s.context(path);
+    await run(match, ctx);
+    ctx.caller = { userIdentifier: 'alice', role };
+    await run(parse, ctx);
+    return ctx as Routed;
+  };
+
+  it('an admin gets the request forwarded as validated (one upstream call, key added)', async () => {
+    const s = setup();
+    const out = await policy(await routedCtx(s, 'admin'), async () => OK);
+    expect('settle' in out).toBe(true);
+    expect(s.asked).toHaveLength(1);
+    expect(s.asked[0]).toMatchObject({ method: 'GET', url: `http://up.test${usage}`, headers: { authorization: `Bearer ${KEY}` } });
+  });
+
+  it('a user gets the route user policy; the route admin policy serves admins when it has one', async () => {
+    const user = vi.fn(async (ctx: Routed) => forward(ctx, { query: new URLSearchParams({ a: '1' }) }));
+    const admin = vi.fn(async () => OK);
+    const routes: RelayRoute[] = [{ endpoint: RELAY_ROUTES[5].endpoint, user, admin }];
+    const s = setup({ routes });
+    await policy(await routedCtx(s, 'user'), async () => OK);
+    expect(user).toHaveBeenCalledOnce();
+    expect(s.asked[0]!.url).toBe(`http://up.test${usage}?a=1`);
+    expect(await policy(await routedCtx(s, 'admin'), async () => OK)).toBe(OK);
+    expect(admin).toHaveBeenCalledOnce();
+  });
+
+  it('forward reaches another endpoint of the table at its upstream path, without the request query or body', async () => {
+    const s = setup();
+    const ctx = await routedCtx(s, 'admin', `${usage}?start_time=2026-01-01T00:00:00Z`);
+    await forward(ctx, { endpoint: endpoints.E12 });
+    await forward(ctx, { endpoint: openaiRelayEndpoints.OAI_SECRET, json: {} });
+    expect(s.asked.map((a) => [a.method, a.url, a.body])).toEqual([
+      ['GET', `http://up.test/v1/robots/${ROBOT}/realtime-cost/sessions`, undefined],
+      ['POST', 'http://up.test/v1/realtime/client_secrets', '{}'],
+    ]);
+  });
+
+  it('guard turns an upstream answer into the caller reply with the request headers; relay-made replies pass', async () => {
+    const s = setup();
+    const ctx = await routedCtx(s, 'admin');
+    ctx.headers.location = '/x';
+    const reply = (await guard(ctx, () => policy(ctx, async () => OK))) as Reply;
+    expect(reply).toMatchObject({ status: 200, headers: { 'x-request-id': 'req-1', location: '/x', 'content-type': 'application/json' } });
+    expect(new TextDecoder().decode(reply.body as Uint8Array)).toBe('{"ok":true}');
+    expect(await guard(ctx, async () => OK)).toBe(OK);
+  });
+});
+
+describe('log stage', () => {
+  it('answers a thrown RelayError with its { detail } and logs one warn entry', async () => {
+    const s = setup();
+    const ctx = s.context(usage);
+    const reply = (await log(ctx, async () => {
+      throw new RelayError(418, 'No tea', 'the pot is empty');
+    })) as Reply;
+    expect(reply.status).toBe(418);
+    expect(JSON.parse(new TextDecoder().decode(reply.body as Uint8Array))).toEqual({ detail: 'No tea' });
+    expect(s.logs).toEqual([expect.objectContaining({ level: 'warn', status: 418, endpoint: 'E13', reason: 'the pot is empty', requestId: 'req-1' })]);
+  });
+
+  it('answers anything else with 500 without its message, and never lets an unguarded answer out', async () => {
+    const s = setup();
+    const reply = (await log(s.context(usage), async () => {
+      throw new Error(`boom ${KEY}`);
+    })) as Reply;
+    expect(reply.status).toBe(500);
+    expect(new TextDecoder().decode(reply.body as Uint8Array)).not.toContain(KEY);
+    const leaked = (await log(s.context(usage), async () => ({ status: 200, headers: new Headers(), body: null, cancel() {}, settle() {}, requestId: 'r' }))) as Reply;
+    expect(leaked.status).toBe(500);
+  });
+
+  it('logs answered requests only when a logger was given', async () => {
+    const s = setup({ logsInfo: false });
+    await log(s.context(usage), async () => OK);
+    expect(s.logs).toEqual([]);
+  });
+});
