@@ -33,27 +33,33 @@ interface VoiceTestFixtures {
 /** The worker option of `test`, for a typed config: `defineConfig<{}, VoiceWorkerOptions>({ use: { voice } })`. */
 export interface VoiceWorkerOptions {
   voice: VoiceOptions;
+  /**
+   * Emulator only: every call's media goes through kb-voice-emulator's network lab under this
+   * profile (`wifi`, `4g`, `congested-wifi`, `satellite`, `3g-poor`; `PROFILE_NAMES` of
+   * `kb-voice-emulator/lab`). Unset: loopback as it is.
+   */
+  network: string | undefined;
 }
 
-interface VoiceWorkerFixtures {
-  /** Where calls go: `{ relayUrl, aiId, language? }` or `{ emulator: true }` (default). */
-  voice: VoiceOptions;
+interface VoiceWorkerFixtures extends VoiceWorkerOptions {
   _kbVoiceService: VoiceService;
 }
 
 /** Playwright's `test` with the `voice` option and the `voiceCall` fixture. */
 export const test = base.extend<VoiceTestFixtures, VoiceWorkerFixtures>({
   voice: [{ emulator: true }, { option: true, scope: 'worker' }],
+  network: [undefined, { option: true, scope: 'worker' }],
 
   _kbVoiceService: [
-    async ({ voice }, use) => {
+    async ({ voice, network }, use) => {
       if ('emulator' in voice) {
-        const service = await startEmulatorService(voice.emulator === true ? {} : voice.emulator);
+        const service = await startEmulatorService({ ...(voice.emulator === true ? {} : voice.emulator), ...(network ? { network } : {}) });
         await use(service);
         await service.close();
         return;
       }
       if (!voice.relayUrl || !voice.aiId) throw new Error('kb-voice-qa: the voice option needs { relayUrl, aiId } or { emulator: true }');
+      if (network) throw new Error(`kb-voice-qa: network: '${network}' applies to calls on the local emulator only (voice: { emulator: true })`);
       await use({ relayUrl: voice.relayUrl, aiId: voice.aiId, emulatorUrl: voice.emulatorUrl, close: async () => undefined });
     },
     { scope: 'worker' },

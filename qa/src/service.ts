@@ -1,3 +1,4 @@
+import type { NetworkProfileName } from 'kb-voice-emulator/lab';
 import type { WorkerEmulatorOptions } from './types.js';
 
 /** Where calls go: a relay (and, with `emulator: true`, the emulator behind it). */
@@ -25,6 +26,8 @@ export async function startEmulatorService(options: WorkerEmulatorOptions = {}):
     port: 0,
     ...(options.agentBuildMs === undefined ? {} : { agentBuildMs: options.agentBuildMs }),
     ...(options.voice === undefined ? {} : { realtime: { voice: options.voice } }),
+    // Checked by the emulator: an unknown profile is a RangeError naming the known ones.
+    ...(options.network === undefined ? {} : { network: options.network as NetworkProfileName }),
   });
   try {
     const relay = createRelay({

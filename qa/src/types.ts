@@ -1,31 +1,18 @@
-import type { SessionReport, Turn } from 'kb-voice';
+import type { CallQuality, QualityLevel, QualityReport, SessionReport, Turn } from 'kb-voice';
+
+export type { QualityLevel, QualityReport };
 
 /** Call quality as `VoiceSession` measures it (CONTRACT.md "Call quality"). */
-export type QualityLevel = 'excellent' | 'good' | 'fair' | 'poor' | 'unknown';
+export type Quality = CallQuality;
 
-export interface Quality {
-  level: QualityLevel;
-  mos: number | null;
-  rttMs: number | null;
-  jitterMs: number | null;
-  packetLossPct: number | null;
-}
+/**
+ * A finished turn as the test sees it. `perceivedLatencyMs` is null where not measured (and
+ * absent from pages whose kb-voice predates it: read it as "not measured").
+ */
+export type CallTurn = Turn;
 
-/** `report().quality` (CONTRACT.md): null where the kb-voice in the page does not measure quality. */
-export interface QualityReport {
-  samples: number;
-  mos: { min: number | null; mean: number | null };
-  rttMs: { p50: number | null; p95: number | null };
-  jitterMs: { p50: number | null; p95: number | null };
-  packetLossPct: { mean: number | null; max: number | null };
-  reconnects: number;
-}
-
-/** A finished turn as the test sees it; `perceivedLatencyMs` is null where not measured. */
-export type CallTurn = Turn & { perceivedLatencyMs?: number | null };
-
-/** What `call.end()` resolves with: `VoiceSession.report()`, quality included (null when absent). */
-export type CallReport = Omit<SessionReport, 'turns'> & { turns: CallTurn[]; quality: QualityReport | null };
+/** What `call.end()` resolves with: `VoiceSession.report()`, `quality` null where the page's kb-voice does not measure it. */
+export type CallReport = Omit<SessionReport, 'quality'> & { quality: QualityReport | null };
 
 /** `call.session`: the session's latest snapshot, as JSON (errors as `{ code, message }`). */
 export interface CallSnapshot {
@@ -70,6 +57,8 @@ export interface WorkerEmulatorOptions {
   agentBuildMs?: number;
   /** The emulator's answer voice (default `auto`: Flite for English). */
   voice?: 'auto' | 'flite' | 'espeak' | 'builtin';
+  /** A network profile of kb-voice-emulator/lab for every call's media (the `network` fixture option sets it). */
+  network?: string;
 }
 
 /** `voiceCall.start(options)`: the `VoiceSession` options that make sense in a harness page. */

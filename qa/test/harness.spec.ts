@@ -13,6 +13,8 @@ test('a spoken and a typed question are answered, with evidence attached', async
   expect(call.lastTurn?.scripted).toBe(true);
   expect(call.lastTurn?.question).toBe('How long is the warranty?');
   await expect(call).toRespondWithin(15_000);
+  // A spoken question whose answer played in the page: the caller's perceived latency is measured.
+  expect(call.lastTurn?.perceivedLatencyMs).toEqual(expect.any(Number));
 
   await call.type('How much do replacement filters cost?');
   const turn = await call.nextTurn();
