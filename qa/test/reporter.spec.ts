@@ -32,13 +32,10 @@ test('two shards merged: summary.json and index.html over both', async ({ page, 
   const env = { KB_VOICE_QA_WORK: work, KB_VOICE_QA_RELAY: voiceCall.relayUrl, KB_VOICE_QA_ROBOT: voiceCall.aiId, KB_VOICE_QA_EMULATOR: voiceCall.emulatorUrl! };
   const all = path.join(work, 'all-blob-reports');
   await mkdir(all);
-  // Both shards at once, as on two CI machines (each with its own blob-report folder).
-  const shards = await Promise.all([1, 2].map(async (shard) => {
+  for (const shard of [1, 2]) {
     const blobs = path.join(work, `blob-${shard}`);
-    return { shard, blobs, ...(await playwright(['test', '--config', 'playwright.config.ts', `--shard=${shard}/2`], { ...env, KB_VOICE_QA_BLOB_DIR: blobs })) };
-  }));
-  for (const { shard, blobs, code, output } of shards) {
-    expect(code, `shard ${shard}/2:\n${output}`).toBe(0);
+    const run = await playwright(['test', '--config', 'playwright.config.ts', `--shard=${shard}/2`], { ...env, KB_VOICE_QA_BLOB_DIR: blobs });
+    expect(run.code, `shard ${shard}/2:\n${run.output}`).toBe(0);
     // What a CI job does: download every shard's blob-report artifact into one folder.
     for (const file of await readdir(blobs)) await copyFile(path.join(blobs, file), path.join(all, file));
   }
