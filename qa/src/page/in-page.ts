@@ -100,7 +100,11 @@ export function installInPage(binding: string): void {
     async play(file: string): Promise<number> {
       const { context: ctx, destination: node } = audio();
       const buffer = await ctx.decodeAudioData(bytesOf(file).buffer as ArrayBuffer);
-      await ctx.resume();
+      // Without a user gesture in the page, the browser may keep audio suspended: say so instead of hanging.
+      const resumed = await Promise.race([ctx.resume().then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 3000))]);
+      if (!resumed || ctx.state !== 'running') {
+        throw new Error('kb-voice-qa: the page keeps its audio suspended (no user gesture): start the call with a click, e.g. locator.click()');
+      }
       const source = ctx.createBufferSource();
       source.buffer = buffer;
       source.connect(node);
