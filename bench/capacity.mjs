@@ -41,6 +41,12 @@ const EMULATOR_MAX_SESSIONS = MAX_SESSIONS + 8;
 // The callers (this process) are the limit when they keep this share of the machine's cores busy:
 // their lag then delays the speech they send and the answers they read, whatever the emulator does.
 const CALLER_BOUND_SHARE = 0.9;
+// The lighter caller: BENCH_CAPACITY_SPEAKERS=k makes only k sessions of each level (spread evenly)
+// ask a question; the others stay connected with their microphones streaming silence (sent as DTX,
+// a few packets a second) and hear no answer. The callers' process then does far less (fewer answers
+// to decode, fewer WAVs to play), so a callers-bound ramp can go on to find the emulator's limit.
+const SPEAKERS = process.env.BENCH_CAPACITY_SPEAKERS ? Number(process.env.BENCH_CAPACITY_SPEAKERS) : Infinity;
+if (!(SPEAKERS >= 1)) throw new Error(`BENCH_CAPACITY_SPEAKERS must be a number >= 1, got ${process.env.BENCH_CAPACITY_SPEAKERS}`);
 // Ramp time: at most 300 s, and a minute less than run.mjs gives this process (teardown, Flite cost, report).
 const BUDGET_MS = Math.min(
   Number(process.env.BENCH_CAPACITY_BUDGET_MS ?? 300_000),
@@ -147,7 +153,7 @@ export async function main() {
     async function level(side, n) {
       const rounds = [];
       do rounds.push(await runRound(side, n));
-      while (rounds.length * n < MIN_LEVEL_SAMPLES);
+      while (rounds.length * Math.min(n, SPEAKERS) < MIN_LEVEL_SAMPLES);
       if (rounds.length === 1) return rounds[0];
       const samples = rounds.flatMap((r) => r.samples);
       return {
@@ -171,8 +177,10 @@ export async function main() {
         const live = sessions.map((s, i) => ({ s, mic: mics[i] })).filter((_, i) => connected[i].status === 'fulfilled');
         const samples = [];
         const failures = [];
+        // Every session speaks, or (lighter caller) SPEAKERS of them spread evenly over the level.
+        const speakers = live.length <= SPEAKERS ? live : Array.from({ length: SPEAKERS }, (_, k) => live[Math.floor((k * live.length) / SPEAKERS)]);
         const results = await Promise.allSettled(
-          live.map(({ s, mic }, i) => converse(side, s, mic, fixtures[fixtureCursor++ % fixtures.length], Math.round((i * STAGGER_MS) / Math.max(1, live.length)) + 300)),
+          speakers.map(({ s, mic }, i) => converse(side, s, mic, fixtures[fixtureCursor++ % fixtures.length], Math.round((i * STAGGER_MS) / Math.max(1, speakers.length)) + 300)),
         );
         for (const r of results) {
           // An interrupted turn still has its first_response_ms (taken at the first answer frame).
@@ -236,7 +244,7 @@ export async function main() {
             : `${n} sessions: median first answer ${ratio.toFixed(2)}× the 1-session baseline`;
           if (r.callerBound) {
             side.callerBound = true;
-            side.stopReason += ` — the bench's callers were the limit (their process kept ${r.callerCpuShare} cores busy, the emulator ${r.emulatorCpuShare ?? 'n/a'})`;
+            side.stopReason += ` — the bench's callers were the limit (their process kept ${r.callerCpuShare} cores busy, the emulator ${r.emulatorCpuShare ?? 'n/a'})${SPEAKERS === Infinity ? '; BENCH_CAPACITY_SPEAKERS=8 measures with a lighter caller' : ''}`;
           }
           side.done = true;
         } else {
@@ -260,8 +268,10 @@ export async function main() {
       label: `Concurrent sessions with audio both ways, first answer <= 2× the 1-session baseline — ${side.voice === 'flite' ? 'Flite voice' : 'formant voice'}`,
       value: `${shown(side)} (baseline ${fmtMs(side.base, 0)}; emulator CPU ${cpuAtCapacity(side) ?? 'n/a'} cores there; stopped: ${side.stopReason})`,
       target: `>= ${TARGET_SESSIONS}${side.voice === 'flite' ? ' and >= formant voice (same run)' : ''}`,
-      // A ramp stopped by its own callers has not found the emulator's limit: no verdict below the target.
-      met: side.capacity >= TARGET_SESSIONS ? (side.voice !== 'flite' || side.capacity >= sides[0].capacity) : side.callerBound ? null : false,
+      // A ramp stopped by its own callers, its time budget or a lowered top (BENCH_CAPACITY_MAX) has not found the emulator's limit: no verdict below the target.
+      met: side.capacity >= TARGET_SESSIONS
+        ? side.voice !== 'flite' || side.capacity >= sides[0].capacity
+        : side.callerBound || side.stopReason.startsWith('time budget') || MAX_SESSIONS < TARGET_SESSIONS ? null : false,
     });
     return {
       name: 'capacity',
@@ -282,10 +292,10 @@ export async function main() {
       details: {
         voices: Object.fromEntries(sides.map((side) => [side.voice, { capacity: side.capacity, callerBound: side.callerBound ?? false, emulatorCpuAtCapacity: cpuAtCapacity(side), reachedMax: side.stopReason.startsWith('reached'), baselineMs: side.base, stopReason: side.stopReason, levels: side.levels }])),
         synthesis,
-        config: { LEVELS, MAX_SESSIONS, TARGET_SESSIONS, CALLER_BOUND_SHARE, EMULATOR_MAX_SESSIONS, STAGGER_MS, BASELINE_RUNS, MIN_LEVEL_SAMPLES, ANSWER_PLAY_MS, voices: VOICES, agentBuildMs: 10, fliteWorkers: process.env.KB_VOICE_FLITE_WORKERS ?? 'default' },
+        config: { LEVELS, MAX_SESSIONS, SPEAKERS: SPEAKERS === Infinity ? 'all' : SPEAKERS, TARGET_SESSIONS, CALLER_BOUND_SHARE, EMULATOR_MAX_SESSIONS, STAGGER_MS, BASELINE_RUNS, MIN_LEVEL_SAMPLES, ANSWER_PLAY_MS, voices: VOICES, agentBuildMs: 10, fliteWorkers: process.env.KB_VOICE_FLITE_WORKERS ?? 'default' },
       },
       notes: [
-        `one emulator process per voice (warm robot), callers (Node wrtc VoiceSessions with FakeMicrophones playing WAV fixtures with scripted transcripts) in this process; levels alternate between the voices (ABAB); speech onsets staggered over ${STAGGER_MS} ms; each answer plays ${ANSWER_PLAY_MS} ms, then is interrupted; baseline: ${BASELINE_RUNS} fresh 1-session runs per voice`,
+        `${SPEAKERS === Infinity ? 'every session of a level asks a question' : `lighter caller: ${SPEAKERS} sessions of each level ask a question, the others listen with silent (DTX) microphones`}; one emulator process per voice (warm robot), callers (Node wrtc VoiceSessions with FakeMicrophones playing WAV fixtures with scripted transcripts) in this process; levels alternate between the voices (ABAB); speech onsets staggered over ${STAGGER_MS} ms; each answer plays ${ANSWER_PLAY_MS} ms, then is interrupted; baseline: ${BASELINE_RUNS} fresh 1-session runs per voice`,
         ...sides.map((side) => `CPU share (cores busy) by level, ${side.voice} emulator / callers: ${side.levels.map((l) => `${l.sessions}: ${l.emulatorCpuShare ?? 'n/a'} / ${l.callerCpuShare}${l.callerBound ? ' (callers-bound)' : ''}`).join(', ')}`),
         `a level is callers-bound when this process (every caller) kept >= ${CALLER_BOUND_SHARE} cores busy: past it, a slower first answer is the callers' lag, and the emulator's figure is a lower bound`,
         `machine load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} at the end (other work on the machine shares the cores)`,

@@ -22,6 +22,7 @@ export interface HeartbeatOptions {
 export class Heartbeat {
   private timer: unknown;
   private missed = 0;
+  private lastTick = 0;
   private readonly maxMissed: number;
 
   constructor(private readonly options: HeartbeatOptions) {
@@ -36,6 +37,7 @@ export class Heartbeat {
     this.stop();
     this.missed = 0;
     if (!(this.options.intervalMs > 0)) return; // 0 turns the heartbeat off (kb-voice/testing)
+    this.lastTick = this.options.clock.now();
     this.schedule();
   }
 
@@ -55,6 +57,11 @@ export class Heartbeat {
 
   private tick(): void {
     this.timer = undefined;
+    const now = this.options.clock.now();
+    // This side's own event loop stood still (a busy tab, a loaded machine): answers could not be
+    // read meanwhile, so the pings of that stretch say nothing about the path.
+    if (now - this.lastTick > 2 * this.options.intervalMs) this.missed = 0;
+    this.lastTick = now;
     if (this.missed >= this.maxMissed) {
       this.stop();
       this.options.onDead();
@@ -63,7 +70,7 @@ export class Heartbeat {
     this.missed++;
     this.schedule();
     try {
-      this.options.send(this.options.clock.now());
+      this.options.send(now);
     } catch {
       // A send that throws is just another ping without pong.
     }

@@ -89,3 +89,29 @@ describe('dead path detection with the default settings', () => {
     await session.end();
   });
 });
+
+describe('Heartbeat and a stalled event loop', () => {
+  it('does not count pings whose answers this side could not read while its own timers were late', async () => {
+    let now = 0;
+    const timers: Array<() => void> = [];
+    // A clock whose timers fire only when the test says, at whatever time the test sets.
+    const clock = { now: () => now, setTimeout: (cb: () => void) => timers.push(cb), clearTimeout: () => undefined };
+    const onDead = vi.fn();
+    const hb = new Heartbeat({ clock, intervalMs: 250, send: vi.fn(), onDead });
+    hb.start();
+    const tickAt = (t: number) => {
+      now = t;
+      timers.shift()!();
+    };
+    tickAt(250);
+    tickAt(500);
+    tickAt(750); // three unanswered pings
+    tickAt(3000); // the loop stalled 2.25 s: that stretch is not counted
+    tickAt(3250);
+    tickAt(3500);
+    expect(onDead).not.toHaveBeenCalled();
+    tickAt(3750);
+    tickAt(4000);
+    expect(onDead).toHaveBeenCalledTimes(1);
+  });
+});

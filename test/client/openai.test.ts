@@ -2,7 +2,7 @@ import wrtc from '@roamhq/wrtc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from 'kb-voice-emulator';
 import { createApiClient } from '../../src/api/index.js';
-import { openaiProtocol, VoiceSession, type Turn, type TranscriptUpdate, type VoiceSessionError } from '../../src/client/index.js';
+import { openaiProtocol, simplePeerTransport, VoiceSession, type TransportProvider, type Turn, type TranscriptUpdate, type VoiceSessionError } from '../../src/client/index.js';
 import { openaiCodec } from '../../src/client/openai/codec.js';
 import { createRelay, serveRelay, type RelayServer } from '../../src/relay/index.js';
 import { fixture48k } from '../realtime/helpers.js';
@@ -29,9 +29,33 @@ describe('VoiceSession with openaiProtocol', () => {
     await emu?.close();
   });
 
+  /** The default transport, counting the answers to the session's liveness pings as they arrive. */
+  const countingPongs = () => {
+    const inner = simplePeerTransport({ wrtc: wrtc as never });
+    let pongs = 0;
+    const waiters: Array<[number, () => void]> = [];
+    const transport: TransportProvider = {
+      ...inner,
+      open: (options, events) => inner.open(options, {
+        ...events,
+        message: (text) => {
+          if (text.includes('kbv_ping_')) {
+            pongs++;
+            for (const [n, wake] of waiters) if (pongs >= n) wake();
+          }
+          events.message(text);
+        },
+      }),
+    };
+    const pongsAfter = (more: number) => new Promise<void>((resolve) => waiters.push([pongs + more, resolve]));
+    return { transport, pongsAfter };
+  };
+
   const call = (signaling: 'unified' | 'client_secret') => {
     const mic = new FakeMicrophone();
+    const { transport, pongsAfter } = countingPongs();
     const session = new VoiceSession({
+      transport,
       aiId: emu.fixtures.robotId,
       api: createApiClient({ baseUrl: base }),
       protocol: openaiProtocol({ relayUrl: base, signaling, ...(signaling === 'client_secret' ? { callsUrl: `${emu.url}/v1/realtime/calls` } : {}) }),
@@ -41,12 +65,12 @@ describe('VoiceSession with openaiProtocol', () => {
     const transcripts: TranscriptUpdate[] = [];
     session.on('error', (e) => errors.push(e));
     session.on('transcript', (t) => transcripts.push(t));
-    return { session, mic, errors, transcripts };
+    return { session, mic, errors, transcripts, pongsAfter };
   };
   const nextTurn = (session: VoiceSession) => new Promise<Turn>((resolve) => session.once('turn', resolve));
 
   it('unified interface: a typed question gets a spoken answer stating the warranty, a turn with latency, snapshots and the report', async () => {
-    const { session, mic, errors, transcripts } = call('unified');
+    const { session, mic, errors, transcripts, pongsAfter } = call('unified');
     await session.start();
     expect(session.state.status).toBe('connected');
     expect(session.sessionId).toMatch(/^[0-9a-f-]{36}$/);
@@ -60,8 +84,9 @@ describe('VoiceSession with openaiProtocol', () => {
     expect(transcripts.some((t) => t.role === 'assistant' && !t.final)).toBe(true);
     expect(session.getSnapshot().turns).toHaveLength(1);
 
-    // Heartbeat pings are answered over the data channel: the call stays up.
-    await new Promise((r) => setTimeout(r, 1200));
+    // Heartbeat pings are answered over the data channel: the call stays up (more answered pings
+    // than the heartbeat's limit of 4 unanswered ones).
+    await pongsAfter(6);
     expect(session.state.status).toBe('connected');
     await session.end();
     mic.close();

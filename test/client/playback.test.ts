@@ -71,8 +71,9 @@ describe('resumePlayback and level meters', () => {
     const { session } = setup();
     const levels: AudioLevels[] = [];
     session.on('level', (l) => levels.push(l));
+    const twoLevels = new Promise<void>((resolve) => session.on('level', () => levels.length >= 2 && resolve()));
     await session.start();
-    await new Promise((r) => setTimeout(r, 350));
+    await twoLevels;
     expect(levels.length).toBeGreaterThan(1);
     expect(levels.every((l) => l.input === null && l.output === null)).toBe(true);
   });

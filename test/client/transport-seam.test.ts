@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VoiceSession, VoiceSessionError, v1Protocol, type RealtimeProtocol, type TransportProvider } from '../../src/index.js';
 import type { ServerEvent } from '../../src/schemas/index.js';
-import { ScriptedService } from '../../src/testing/index.js';
+import { FakeClock, ScriptedService } from '../../src/testing/index.js';
 
 // The seam of issue 11 item 7: VoiceSession reaches the service only through the transport it is
 // given and the dialect it is given. A made-up dialect (its own signaling, channel label and
@@ -25,7 +25,8 @@ describe('transport seam', () => {
   });
 
   it('a dialect brings its own signaling and wire format; heartbeat false sends no pings', async () => {
-    const scripted = new ScriptedService({ autoReady: false });
+    const clock = new FakeClock();
+    const scripted = new ScriptedService({ autoReady: false, clock });
     const signaled: string[] = [];
     const sentLines: string[] = [];
     // "Line protocol": `kind|json`; the service sends `created|{}` when ready.
@@ -56,7 +57,7 @@ describe('transport seam', () => {
     };
     const session = new VoiceSession({ aiId: 'robot-1', ...scripted.sessionOptions, protocol: lines, heartbeatIntervalMs: 10 });
     const starting = session.start();
-    await new Promise((r) => setTimeout(r, 0));
+    await clock.settle();
     scripted.sendRaw('created|{}');
     await starting;
     expect(session.sessionId).toBe('line-session');
@@ -65,7 +66,7 @@ describe('transport seam', () => {
     scripted.sendRaw('said|hello');
     scripted.sendRaw('noise|');
     expect(session.getSnapshot().live).toEqual({ turnId: 1, user: 'hello', assistant: '' });
-    await new Promise((r) => setTimeout(r, 50));
+    await clock.advance(50); // five heartbeat ticks: this protocol has no ping message, so nothing is sent
     session.sendText('question');
     expect(sentLines).toEqual(['input.text|{"v":1,"type":"input.text","text":"question"}']);
     expect(v1Protocol.channel).toBe('kb-voice');

@@ -4,7 +4,7 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { VoiceSessionOptions } from '../../src/client/index.js';
 import { useVoiceSession, type VoiceSessionControls } from '../../src/react/index.js';
-import { ScriptedService, type ScriptedServiceOptions, type SignalingFailure } from '../../src/testing/index.js';
+import { FakeClock, ScriptedService, type ScriptedServiceOptions, type SignalingFailure } from '../../src/testing/index.js';
 
 // useVoiceSession with kb-voice/testing's scripted service in a DOM (happy-dom): StrictMode's
 // double mount, unmount mid-call, start after end, every error code, mute, and no re-render from
@@ -174,5 +174,24 @@ describe('useVoiceSession', () => {
     const { ui } = scriptedCall();
     expect(() => ui.voice.sendText('hi')).toThrow(expect.objectContaining({ code: 'not_connected' }));
     await expect(ui.voice.report()).rejects.toMatchObject({ code: 'not_connected' });
+  });
+
+  it("shows 'ending' while the assistant finishes its sentence, then 'ended'", async () => {
+    const clock = new FakeClock();
+    const { scripted, ui } = scriptedCall({ clock });
+    await act(() => ui.voice.start());
+    act(() => scripted.send({ type: 'output.speech_started', turn_id: 1 }));
+    let ending!: Promise<void>;
+    act(() => {
+      ending = ui.voice.end();
+    });
+    expect(ui.voice.status).toBe('ending');
+    expect(ui.container.textContent).toBe('ending');
+    act(() => scripted.send({ type: 'output.speech_stopped', turn_id: 1, reason: 'completed' }));
+    await act(async () => {
+      await clock.advance(150);
+      await ending;
+    });
+    expect(ui.voice.status).toBe('ended');
   });
 });
