@@ -1,6 +1,7 @@
 import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import type * as Zlib from 'node:zlib';
+import { BodyFailed } from './body-failed.js';
 import type { HeaderList, Transport } from './message.js';
 import type { UpstreamFetch } from './upstream.js';
 import { toFetch } from './web.js';
@@ -27,6 +28,8 @@ function load(): Promise<NodeModules> {
 }
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
+/** Bodies of a declared length up to this are read whole before the answer is handed over (see `nodeTransport`). */
+const SMALL_BODY_BYTES = 65_536;
 
 /** Node's parsed response headers as a `HeaderList` (names are lower case already). */
 class NodeHeaders implements HeaderList {
@@ -44,7 +47,8 @@ class NodeHeaders implements HeaderList {
  * The relay's upstream transport in Node: `node:http`/`node:https` with keep-alive agents (a
  * fraction of the CPU of the global fetch per request). As fetch does, it decodes `gzip`, `deflate`
  * and `br` bodies (keeping the `Content-Encoding` header); the body is the response stream itself
- * (backpressure for free); an early close is an error; `abort` destroys the connection.
+ * (backpressure for free), except a small body of a declared length, read whole into bytes; an early
+ * close is an error; `abort` destroys the connection.
  */
 export const nodeTransport: Transport = async (request, control) => {
   const m = loaded ?? (await load());
@@ -75,12 +79,22 @@ export const nodeTransport: Transport = async (request, control) => {
     res.on('close', () => !res.complete && decoder.destroy(new Error('upstream connection closed')));
     res.pipe(decoder);
   }
-  if (!decoder && res.complete) {
-    // The whole body came with the headers (usual for small answers): handed over as bytes.
-    const parts: Buffer[] = [];
-    for (let c = res.read() as Buffer | null; c !== null; c = res.read() as Buffer | null) parts.push(c);
-    const all = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-    return { status, headers: new NodeHeaders(res.headers), body: new Uint8Array(all.buffer, all.byteOffset, all.byteLength), cancel };
+  const declared = res.headers['content-length'] === undefined ? -1 : Number(res.headers['content-length']);
+  if (!decoder && declared >= 0 && declared <= SMALL_BODY_BYTES) {
+    // A small body of a declared length (most JSON answers) is read whole and handed over as bytes:
+    // no stream machinery per request. The caller's time limit still covers it (abort destroys).
+    const bytes = await new Promise<Uint8Array>((resolve, reject) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.once('end', () => {
+        const all = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+        resolve(new Uint8Array(all.buffer, all.byteOffset, all.byteLength));
+      });
+      const fail = (cause?: unknown) => reject(new BodyFailed(cause));
+      res.once('error', fail);
+      res.once('close', () => res.complete || fail());
+    });
+    return { status, headers: new NodeHeaders(res.headers), body: bytes, cancel };
   }
   return { status, headers: new NodeHeaders(res.headers), body: decoder ?? res, cancel: () => (decoder?.destroy(), cancel()) };
 };

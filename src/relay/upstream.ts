@@ -3,6 +3,7 @@ import { HTTPValidationError } from '../schemas/index.js';
 import { RelayError } from './errors.js';
 import { containsSecret, guardBody, SecretScanner, Secrets, SecretWithheld } from './guard.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from './headers.js';
+import { BodyFailed } from './body-failed.js';
 import { concat, type Incoming, type Reply, type Transport, type UpstreamReply } from './message.js';
 
 /** How the relay reaches the upstream when given a `fetch`: the standard `fetch(url, init)` signature (the global `fetch` fits). */
@@ -90,6 +91,7 @@ export class Upstream {
       if (ended === 'timeout') throw new RelayError(504, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`, {}, error);
       // 499 (as nginx logs it): nobody reads this answer, and it is no upstream failure.
       if (ended === 'caller') throw new RelayError(499, 'Client closed request', 'the caller went away before the upstream answered', {}, error);
+      if (error instanceof BodyFailed) throw new RelayError(502, 'Upstream response failed', `upstream body failed (${describe(error)})`, {}, error);
       throw new RelayError(502, 'Upstream unreachable', `upstream unreachable (${describe(error)})`, {}, error);
     }
     if (ended) {

@@ -45,6 +45,8 @@ const id = z.string().check(z.minLength(1));
 const aiId = z.strictObject({ ai_id: id });
 const aiUuid = z.strictObject({ ai_id: Uuid });
 const none = z.strictObject({});
+/** A text body or answer (SDP), made once: a call inside a table entry would keep the entry in every bundle. */
+const text = z.string();
 
 const define = <const T extends Record<string, Endpoint>>(t: T) => t;
 
@@ -80,10 +82,12 @@ export type EndpointId = keyof typeof endpoints;
  * bodies as OpenAI's, errors in OpenAI's `{ error }` shape. `OAI_CALLS` takes `application/sdp`, or
  * multipart with `sdp` and `session` parts (`readOfferForm`); its 201 names the call in `Location`.
  */
-export const openaiEndpoints = define({
-  OAI_CLIENT_SECRETS: { id: 'OAI_CLIENT_SECRETS', method: 'POST', path: '/v1/realtime/client_secrets', summary: 'Mint an ephemeral client secret (ek_) for one robot', params: none, body: openai.OaiClientSecretIn, response: openai.OaiClientSecretOut, status: 200, auth: true },
-  OAI_CALLS: { id: 'OAI_CALLS', method: 'POST', path: '/v1/realtime/calls', summary: 'Unified interface: SDP offer in, SDP answer out (Location names the call)', params: none, contentType: 'application/sdp', body: z.string().check(z.minLength(1)), response: z.string(), status: 201, auth: true },
-});
+// Plain literals and identifiers (no call), so bundlers drop these tables
+// from apps that never use them (the OpenAI dialect ships only when imported).
+const OAI_CLIENT_SECRETS = { id: 'OAI_CLIENT_SECRETS', method: 'POST', path: '/v1/realtime/client_secrets', summary: 'Mint an ephemeral client secret (ek_) for one robot', params: none, body: openai.OaiClientSecretIn, response: openai.OaiClientSecretOut, status: 200, auth: true } as const satisfies Endpoint;
+// The offer's non-emptiness is checked by its readers (the relay's text body, `readOfferBody`).
+const OAI_CALLS = { id: 'OAI_CALLS', method: 'POST', path: '/v1/realtime/calls', summary: 'Unified interface: SDP offer in, SDP answer out (Location names the call)', params: none, contentType: 'application/sdp', body: text, response: text, status: 201, auth: true } as const satisfies Endpoint;
+export const openaiEndpoints = { OAI_CLIENT_SECRETS, OAI_CALLS } as const;
 
 const robot = z.strictObject({ ai_id: id });
 
@@ -91,16 +95,16 @@ const robot = z.strictObject({ ai_id: id });
  * The relay's two OpenAI-dialect routes (CONTRACT.md, "Relay"): the robot in the path, mapped to the
  * service's `openaiEndpoints` with `session.model` set to it.
  */
-export const openaiRelayEndpoints = define({
+export const openaiRelayEndpoints = {
   OAI_SECRET: {
     id: 'OAI_SECRET', method: 'POST', path: '/v1/robots/{ai_id}/realtime/client_secrets', summary: 'Mint an OpenAI-dialect client secret (ek_) for the caller',
-    params: robot, body: openai.OaiRelaySecretIn, bodyRequired: false, response: openai.OaiClientSecretOut, status: 200, auth: true, upstream: openaiEndpoints.OAI_CLIENT_SECRETS,
+    params: robot, body: openai.OaiRelaySecretIn, bodyRequired: false, response: openai.OaiClientSecretOut, status: 200, auth: true, upstream: OAI_CLIENT_SECRETS,
   },
   OAI_CALL: {
     id: 'OAI_CALL', method: 'POST', path: '/v1/robots/{ai_id}/realtime/calls', summary: 'OpenAI-dialect call, unified interface: SDP offer in, SDP answer out',
-    params: robot, response: z.string(), status: 201, auth: true, upstream: openaiEndpoints.OAI_CALLS,
+    params: robot, response: text, status: 201, auth: true, upstream: OAI_CALLS,
   },
-});
+} as const satisfies Record<string, Endpoint>;
 
 /** Fills a path template: `{name}` becomes the URI-encoded parameter. */
 export function fillPath(template: string, params: Record<string, string>): string {

@@ -60,6 +60,8 @@ export class WidgetView {
   };
   private readonly captionNodes = new Map<string, HTMLElement>();
   private shownLevel: number | null = -1;
+  /** Focus was dropped by a control that got disabled and awaits a control to take it (see update). */
+  private focusToHandOver = false;
 
   constructor(private readonly root: ShadowRoot, actions: ViewActions) {
     root.innerHTML = TEMPLATE;
@@ -113,9 +115,18 @@ export class WidgetView {
     this.renderCaptions(snapshot);
     this.renderLatency(snapshot?.turns ?? []);
     // A control that just got disabled or hidden would drop keyboard focus to the page: hand it on.
+    // While the call is `ending` both Start and End are disabled: the hand-over waits for Start to
+    // come back, unless the user has put the focus somewhere else meanwhile.
     const lost = focused instanceof HTMLElement && ((focused as HTMLButtonElement).disabled === true || focused.hidden);
-    if (lost) {
-      (live ? el.end : el.start).focus();
+    const doc = this.root.ownerDocument;
+    const nowhere = doc.activeElement === null || doc.activeElement === doc.body;
+    this.focusToHandOver = lost || (this.focusToHandOver && nowhere);
+    if (this.focusToHandOver) {
+      const target = live ? el.end : el.start;
+      if (!target.disabled) {
+        target.focus();
+        this.focusToHandOver = false;
+      }
     }
   }
 

@@ -21,6 +21,8 @@ interface CallResult {
   quality: QualityReport;
   turns: Turn[];
   statuses: SessionStatus[];
+  /** Times the spoken question had to be asked again because no turn came of it. */
+  spokenRetries: number;
   /** What the lab dropped of each direction (%), outages included. */
   injected: { up: number; down: number };
 }
@@ -35,16 +37,32 @@ async function call(profile: NetworkProfileName, seed: number, during?: (route: 
     microphone: mic.open, language: 'en', levelMeter: sinkLevelMeter, quality: { intervalMs: 500, windowMs: 2000 },
     // a 650 ms round trip losing 6 % can take several DTLS retransmissions to connect
     connectTimeoutMs: 45_000,
+    // Not the default (250 ms pings, dead after 4 missed): on 3g-poor the data channel's
+    // retransmissions (SCTP, 650 ms RTT, 6 % bursty loss) often hold every message back > 1 s, and
+    // the default then declares a live path dead again and again — the call loops through
+    // `reconnecting` and never completes a turn. Found by this lab; see the quality branch's report.
+    heartbeatIntervalMs: 1000,
   });
   const statuses: SessionStatus[] = [];
+  let spokenRetries = 0;
   session.on('state', (s) => statuses.push(s.status));
   try {
     await session.start();
     const turns: Turn[] = [];
     session.on('turn', (t) => turns.push(t));
-    const spoken = nextTurn(session, 40_000);
-    await mic.playWav(QUESTION);
-    await spoken;
+    // The spoken question; on a loaded machine with a lossy path its audio can be lost before the
+    // service hears speech at all, so it is asked once more (never a third time).
+    for (let tries = 1; ; tries++) {
+      const spoken = nextTurn(session, 30_000);
+      await mic.playWav(QUESTION);
+      try {
+        await spoken;
+        break;
+      } catch (error) {
+        if (tries === 2) throw error;
+        spokenRetries++;
+      }
+    }
     await during?.(route, session);
     // (loss can split the spoken question in two turns: the typed one is the one to wait for)
     const typed = new Promise<void>((resolve) => session.on('turn', (t) => t.input === 'text' && resolve()));
@@ -53,7 +71,9 @@ async function call(profile: NetworkProfileName, seed: number, during?: (route: 
     const quality = (await session.report()).quality;
     const sum = (dir: 'up' | 'down') => route.labs.reduce((a, l) => ({ packets: a.packets + l.counters[dir].packets, dropped: a.dropped + l.counters[dir].dropped }), { packets: 0, dropped: 0 });
     const share = (c: { packets: number; dropped: number }) => (c.packets ? (100 * c.dropped) / c.packets : 0);
-    return { quality, turns, statuses, injected: { up: share(sum('up')), down: share(sum('down')) } };
+    return { quality, turns, statuses, spokenRetries, injected: { up: share(sum('up')), down: share(sum('down')) } };
+  } catch (error) {
+    throw new Error(`${profile} call: ${(error as Error).message} (states ${statuses.join(' > ')})`, { cause: error });
   } finally {
     await session.end({ mode: 'immediate' });
     mic.close();
@@ -92,12 +112,9 @@ describe('calls through the network lab', () => {
     const low = Math.min(r.injected.up, r.injected.down);
     const high = Math.max(r.injected.up, r.injected.down);
     const measured = r.quality.packetLossPct.mean!;
-    // below 1 % a short call loses a handful of packets: only "about none" is checkable
-    if (high < 1) expect(measured).toBeLessThan(1);
-    else {
-      expect(measured).toBeGreaterThanOrEqual(low * 0.5);
-      expect(measured).toBeLessThanOrEqual(high * 1.5);
-    }
+    // Below 1 % a short call loses a handful of packets, so the bounds are taken of at least 1 %.
+    expect(measured).toBeLessThanOrEqual(1.5 * Math.max(high, 1));
+    if (low >= 1) expect(measured).toBeGreaterThanOrEqual(0.5 * low);
   });
 
   it('estimates a lower MOS for every worse profile', () => {

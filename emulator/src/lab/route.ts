@@ -126,8 +126,9 @@ export class LabRoute implements MediaPath {
 export function routeRealtime(service: RealtimeService, path: MediaPath): RealtimeService {
   return {
     ...service,
-    async handleOffer(robotId, body) {
-      const out = await service.handleOffer(robotId, { ...body, sdp: path.offer(body.sdp) });
+    async handleOffer(robotId, offer) {
+      // either dialect: both carry the caller's SDP and get an answer SDP with the session id
+      const out = await service.handleOffer(robotId, { ...offer, sdp: path.offer(offer.sdp) });
       return { ...out, sdp: await path.answer(out.sdp, out.session_id) };
     },
     async handlePatch(robotId, sessionId, fragment) {
