@@ -1,5 +1,6 @@
 import { defineConfig, devices } from '@playwright/test';
 import { chromiumLaunchOptions } from './scripts/chromium.mjs';
+import type { VoiceWorkerOptions } from 'kb-voice-qa';
 
 // Browser end-to-end tests (test/e2e). Chromium: $CHROMIUM_PATH, else Debian's /usr/bin/chromium,
 // else Playwright's own (`npx playwright install chromium`); with none, globalSetup stops the run
@@ -8,7 +9,13 @@ import { chromiumLaunchOptions } from './scripts/chromium.mjs';
 // A project that needs more Chromium flags (e.g. a WAV as the fake microphone) must pass the whole
 // list, because a project's `launchOptions` replaces this one:
 //   use: { launchOptions: chromiumLaunchOptions(['--use-file-for-fake-audio-capture=...']) }
-export default defineConfig({
+/** Only what a root user in a container needs: no media flags (kb-voice-qa fakes the microphone in the page). */
+function qaLaunchOptions() {
+  const { executablePath } = chromiumLaunchOptions() as { executablePath?: string };
+  return { ...(executablePath ? { executablePath } : {}), args: ['--no-sandbox'] };
+}
+
+export default defineConfig<{}, Partial<VoiceWorkerOptions>>({
   testDir: 'test/e2e',
   globalSetup: './scripts/playwright-global-setup.mjs',
   // Artifacts (screenshots, traces) of failed tests; gitignored. Playwright empties it per run, so
@@ -29,5 +36,17 @@ export default defineConfig({
     trace: 'retain-on-failure',
     launchOptions: chromiumLaunchOptions(),
   },
-  projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], launchOptions: chromiumLaunchOptions() } }],
+  projects: [
+    { name: 'chromium', use: { ...devices['Desktop Chrome'], launchOptions: chromiumLaunchOptions() } },
+    // kb-voice-qa's own suite (qa/test): the built package, in a Chromium WITHOUT the fake-media
+    // flags — its fake microphone is put into the page, which is what this project proves.
+    {
+      name: 'kb-voice-qa',
+      testDir: 'qa/test',
+      testIgnore: '**/fixtures/**',
+      // One emulator + relay for the whole project (a test.use() per file would mean a worker, an
+      // emulator and a browser per file); a short agent build keeps first turns quick.
+      use: { ...devices['Desktop Chrome'], launchOptions: { ...qaLaunchOptions() }, voice: { emulator: { agentBuildMs: 300 }, language: 'en' } },
+    },
+  ],
 });

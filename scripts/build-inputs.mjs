@@ -12,12 +12,12 @@ const record = path.join(root, 'node_modules', '.cache', 'kb-voice', 'build-inpu
 
 /** Folders and files the build reads (its sources, shims, configs and the installed versions). */
 const INPUTS = [
-  'src', 'emulator/src', 'scripts/build.mjs', 'scripts/shims', 'scripts/vendor',
-  'tsconfig.json', 'tsconfig.build.json', 'emulator/tsconfig.json',
-  'package.json', 'emulator/package.json', 'package-lock.json',
+  'src', 'emulator/src', 'qa/src', 'scripts/build.mjs', 'scripts/shims', 'scripts/vendor',
+  'tsconfig.json', 'tsconfig.build.json', 'emulator/tsconfig.json', 'qa/tsconfig.json',
+  'package.json', 'emulator/package.json', 'qa/package.json', 'package-lock.json',
 ];
 /** What the build writes: a skipped build needs all of it present. */
-const OUTPUTS = ['dist/index.js', 'dist/vendor/simple-peer.js', 'dist/kb-voice-widget.js', 'dist/cli/main.js', 'emulator/dist/index.js', 'emulator/dist/bin.js'];
+const OUTPUTS = ['dist/index.js', 'dist/vendor/simple-peer.js', 'dist/kb-voice-widget.js', 'dist/cli/main.js', 'emulator/dist/index.js', 'emulator/dist/bin.js', 'qa/dist/index.js', 'qa/dist/harness.bundle.js'];
 
 function files(relative) {
   const full = path.join(root, relative);

@@ -26,6 +26,10 @@
 // 6. The workspace package kb-voice-emulator: `tsc -p emulator/tsconfig.json` emits emulator/dist
 //    (its `kb-voice/schemas` imports resolve to the dist/ just built, through node_modules/kb-voice)
 //    and emulator/dist/bin.js (the `kb-voice-emulator` bin) is made executable.
+// 7. The workspace package kb-voice-qa: `tsc -p qa/tsconfig.json` emits qa/dist (Node side), and
+//    esbuild bundles its harness page script (qa/src/browser/harness.ts) with kb-voice's built
+//    browser entry (dist/index.js, simple-peer vendored) into one module, qa/dist/harness.bundle.js, which
+//    the fixture serves to the page (a test page has no bundler).
 //
 // Only JavaScript is rewritten: the .d.ts files still name 'simple-peer' for types (see the
 // package checks in scripts/check-package.mjs).
@@ -40,6 +44,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const vendorFile = path.join(dist, 'vendor', 'simple-peer.js');
 const emulatorDir = path.join(root, 'emulator');
+const qaDir = path.join(root, 'qa');
 
 /** Node built-ins the vendored bundle must never reference (checked after building). */
 const NODE_BUILTIN_IMPORT = /\brequire\(\s*["'](?:node:)?[a-z_/]+["']\s*\)|\bfrom\s*["']node:/;
@@ -50,6 +55,7 @@ async function main() {
   const inputs = buildInputsHash();
   await rm(dist, { recursive: true, force: true });
   await rm(path.join(emulatorDir, 'dist'), { recursive: true, force: true });
+  await rm(path.join(qaDir, 'dist'), { recursive: true, force: true });
 
   runTsc('tsconfig.build.json');
   await bundleSimplePeer();
@@ -58,10 +64,12 @@ async function main() {
   await chmod(path.join(dist, 'cli', 'main.js'), 0o755);
   runTsc(path.join('emulator', 'tsconfig.json'));
   await chmod(path.join(emulatorDir, 'dist', 'bin.js'), 0o755);
+  runTsc(path.join('qa', 'tsconfig.json'));
+  await bundleQaHarness();
   recordBuild(inputs);
 
   console.log(
-    `build: dist/ and emulator/dist/ ready in ${((Date.now() - started) / 1000).toFixed(1)} s ` +
+    `build: dist/, emulator/dist/ and qa/dist/ ready in ${((Date.now() - started) / 1000).toFixed(1)} s ` +
       `(simple-peer vendored; ${rewritten} module(s) re-pointed)`,
   );
 }
@@ -119,25 +127,37 @@ async function bundleSimplePeer() {
 }
 
 async function bundleWidget() {
-  const outfile = path.join(dist, 'kb-voice-widget.js');
+  await bundleStandalone(path.join(dist, 'widget', 'index.js'), path.join(dist, 'kb-voice-widget.js'), { sourcemap: true, legalComments: 'eof' });
+}
+
+/** qa/dist/harness.bundle.js: the harness page's script with kb-voice's browser entry, self-contained. */
+async function bundleQaHarness() {
+  await bundleStandalone(path.join(qaDir, 'src', 'browser', 'harness.ts'), path.join(qaDir, 'dist', 'harness.bundle.js'), {
+    // kb-voice as built (its vendored simple-peer), not its sources through tsconfig paths.
+    tsconfigRaw: { compilerOptions: { paths: {} } },
+    alias: { 'kb-voice': path.join(dist, 'index.js') },
+  });
+}
+
+/** One self-contained, minified browser module (checked: no import left, no Node built-in). */
+async function bundleStandalone(entry, outfile, extra) {
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: [path.join(dist, 'widget', 'index.js')],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     platform: 'browser',
     format: 'esm',
     target: 'es2022',
     minify: true,
-    sourcemap: true,
-    legalComments: 'eof',
     logLevel: 'warning',
     metafile: true,
+    ...extra,
   });
+  const name = path.relative(root, outfile);
   const leftover = Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
-  const code = await readFile(outfile, 'utf8');
-  if (leftover.length > 0) fail(`dist/kb-voice-widget.js still imports ${leftover.join(', ')}`);
-  if (NODE_BUILTIN_IMPORT.test(code)) fail('dist/kb-voice-widget.js imports a Node built-in');
+  if (leftover.length > 0) fail(`${name} still imports ${leftover.join(', ')}`);
+  if (NODE_BUILTIN_IMPORT.test(await readFile(outfile, 'utf8'))) fail(`${name} imports a Node built-in`);
 }
 
 /**

@@ -24,6 +24,8 @@
 //                      `kb-voice emulator` bin there says in one line how to install the emulator
 //   9. emulator        the packed kb-voice-emulator, installed beside kb-voice, starts on port 0,
 //                      serves /_emulator/fixtures; `kb-voice-emulator --help` and `kb-voice emulator`
+//  10. kb-voice-qa     its tarball (publint, attw too), and a fresh app installing the three tarballs
+//                      offline runs an example Playwright suite (scripts/lib/qa-package-checks.mjs)
 // Prints one line per check and a closing "package checks: N passed, N failed"; writes the same
 // to test-results/package-checks.json for scripts/test.mjs.
 import { spawnSync } from 'node:child_process';
@@ -38,6 +40,7 @@ import { publint } from 'publint';
 import { relativeLinks } from './check-doc-links.mjs';
 import { docPages } from './lib/doc-pages.mjs';
 import { measureInstall } from './lib/install-footprint.mjs';
+import { checkQaTarball, runExampleSuite } from './lib/qa-package-checks.mjs';
 import { formatMessage } from 'publint/utils';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -123,6 +126,7 @@ async function main() {
 
   let tarball = '';
   let emulatorTarball = '';
+  let qaTarball = '';
   let files = [];
   let emulatorFiles = [];
   try {
@@ -165,6 +169,14 @@ async function main() {
       return `${names.length} files, ${kb(info.size)} packed, ${kb(info.unpackedSize)} unpacked`;
     });
 
+    await check('npm pack (kb-voice-qa)', async () => {
+      const info = pack(path.join(root, 'qa'), work);
+      qaTarball = path.join(work, info.filename);
+      const names = info.files.map((f) => f.path);
+      checkQaTarball(names, JSON.parse(await readFile(path.join(root, 'qa', 'package.json'), 'utf8')));
+      return `${names.length} files, ${kb(info.size)} packed, ${kb(info.unpackedSize)} unpacked; no native binary, no install script`;
+    });
+
     await check('README links work from the package', async () => {
       // Outside the repository (the registry's page, an unpacked tarball) a relative link works only
       // when its file ships in the same package: kb-voice's README may point at its packed docs;
@@ -202,7 +214,7 @@ async function main() {
     });
     if (!existsSync(installed)) throw new Error('kb-voice is not installed in the consumer app: the remaining checks cannot run');
 
-    for (const [label, file] of [['kb-voice', tarball], ['kb-voice-emulator', emulatorTarball]]) {
+    for (const [label, file] of [['kb-voice', tarball], ['kb-voice-emulator', emulatorTarball], ['kb-voice-qa', qaTarball]]) {
       await check(`publint (${label})`, async () => {
         const bytes = await readFile(file);
         const { messages, pkg: linted } = await publint({
@@ -373,6 +385,11 @@ async function main() {
       if (viaMain.status !== 0 || !viaMain.stdout.includes('Usage: kb-voice-emulator')) throw new Error(`kb-voice emulator --help: ${viaMain.stderr}`);
       const footprint = await measureInstall(path.join(qa, 'node_modules'));
       return `served /_emulator/fixtures; both bins; QA install ${kb(footprint.bytes)}, ${footprint.packages.length} packages, ${footprint.nativeBinaries.length} native binaries`;
+    });
+
+    await check('kb-voice-qa: a fresh app with the three packed packages runs an example suite', async () => {
+      const playwrightVersion = JSON.parse(await readFile(path.join(root, 'node_modules', '@playwright', 'test', 'package.json'), 'utf8')).version;
+      return runExampleSuite({ app: path.join(work, 'voice-qa-app'), tarballs: [tarball, emulatorTarball, qaTarball], playwrightVersion, run });
     });
   } catch (error) {
     results.push({ name: 'setup', ok: false, detail: String(error) });

@@ -9,7 +9,9 @@
 //                  docs/*.md, each top-level folder's README.md) run, type-checked or skipped with a reason
 //   6. doc links   scripts/check-doc-links.mjs: every relative link of those pages reaches a file and heading
 //   7. package     scripts/check-package.mjs (pack, publint, attw, browser bundles, size budget)
-//   8. e2e         Playwright, test/e2e, in Chromium (see scripts/chromium.mjs)
+//   8. e2e         Playwright in Chromium (see scripts/chromium.mjs): test/e2e, and kb-voice-qa's own suite
+//                  (qa/test, project kb-voice-qa: harness calls, an app page attached, failure messages,
+//                  two shards merged through its reporter)
 // A failed build stops the run (nothing after it is meaningful); any other failed step is
 // reported and the remaining steps still run, so one run shows every problem. Ends with
 // "total: N passed, N failed" counting tests and checks, and exits non-zero if anything failed.

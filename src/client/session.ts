@@ -178,6 +178,8 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       iceSignaling: this._iceSignaling, quality: this.quality.quality, devices: this.devices.current, resumed: this._resumed,
     }));
     options.signal?.addEventListener('abort', this.onAbort, { once: true });
+    // QA hook (CONTRACT.md, kb-voice-qa): a page under test registers every session it creates.
+    (globalThis as { __KB_VOICE_HOOK__?: { register(session: VoiceSession): void } }).__KB_VOICE_HOOK__?.register(this);
   }
 
   /**

@@ -41,9 +41,9 @@ const close = (server: Server) => new Promise<void>((resolve) => {
 /** The two calls every recipe must serve, through `base` (the host's origin). */
 async function exercise(base: string, init: { origin?: string } = {}) {
   const headers: Record<string, string> = init.origin ? { origin: init.origin } : {};
-  const get = await fetch(`${base}/api/voice/v1/robots/${ROBOT}/realtime-usage`, { headers, signal: AbortSignal.timeout(5000) });
+  const get = await fetch(`${base}/api/voice/v1/robots/${ROBOT}/realtime-usage`, { headers, signal: AbortSignal.timeout(20_000) });
   const post = await fetch(`${base}/api/voice/v1/robots/${ROBOT}/realtime/sessions`, {
-    method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ type: 'offer', sdp: 'v=0 offer' }), signal: AbortSignal.timeout(5000),
+    method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ type: 'offer', sdp: 'v=0 offer' }), signal: AbortSignal.timeout(20_000),
   });
   return { get: { status: get.status, body: await get.json() }, post: { status: post.status, body: await post.json() } };
 }
@@ -98,7 +98,7 @@ describe('Mount the relay: recipes', () => {
     const base = await listen(server).catch(() => `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     try {
       const started = Date.now();
-      const res = await fetch(`${base}/api/voice/v1/robots/${ROBOT}/realtime/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"offer","sdp":"v=0"}', signal: AbortSignal.timeout(5000) });
+      const res = await fetch(`${base}/api/voice/v1/robots/${ROBOT}/realtime/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"offer","sdp":"v=0"}', signal: AbortSignal.timeout(20_000) });
       expect(res.status).toBe(500);
       expect((await res.json()).detail).toMatch(/request body was consumed before the relay/);
       expect(Date.now() - started).toBeLessThan(2000);

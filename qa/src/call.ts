@@ -1,0 +1,170 @@
+import type { Page, TestInfo } from '@playwright/test';
+import type { SessionMirror } from './bridge.js';
+import { transcriptSoFar } from './describe.js';
+import { attachEvidence } from './evidence.js';
+import { scriptTranscript } from './service.js';
+import { prepareUtterance } from './speech.js';
+import type { CallReport, CallSnapshot, CallTurn, Utterance } from './types.js';
+
+/** Default wait of `nextTurn()` and of a call's connection (ms). */
+export const DEFAULT_TURN_TIMEOUT_MS = 30_000;
+
+interface QaPageApi {
+  play(file: string): Promise<number>;
+  invoke(id: string, method: 'sendText' | 'end' | 'report', arg?: unknown): Promise<unknown>;
+}
+type QaGlobal = typeof globalThis & { __KB_VOICE_QA__: QaPageApi };
+
+/** How a call was made, for evidence and scripting. */
+export interface CallContext {
+  testInfo: TestInfo;
+  /** The call's number within its test, from 1. */
+  number: number;
+  /** The emulator to script transcripts on; undefined for a real service. */
+  emulatorUrl: string | undefined;
+}
+
+/**
+ * One voice call in a page, driven by the test: speak or type questions, wait for turns, end it
+ * for its report. Made by `voiceCall.start()` (harness page) or `voiceCall.attach(page)` (an
+ * app's own page); expectations: `expect(call).toAnswer(...)`, `toRespondWithin`, `toHaveQuality`.
+ */
+export class Call {
+  /** Turns already taken by nextTurn() or an expectation. */
+  #taken = 0;
+  /** say() calls speak one after the other. */
+  #speaking: Promise<unknown> = Promise.resolve();
+  #ended: Promise<CallReport> | undefined;
+
+  /** @internal */
+  constructor(
+    /** The Playwright page the call runs in. */
+    readonly page: Page,
+    private readonly mirror: SessionMirror,
+    private readonly context: CallContext,
+  ) {}
+
+  /** The session's latest snapshot (`VoiceSession.getSnapshot()` as JSON). */
+  get session(): CallSnapshot {
+    return this.mirror.snapshot ?? {
+      status: 'idle', state: { status: 'idle' }, warmup: 'idle', muted: false, turns: [], live: null,
+      userSpeaking: false, assistantSpeaking: false, playbackBlocked: false,
+    };
+  }
+
+  /** Every finished turn so far, in order. */
+  get turns(): readonly CallTurn[] {
+    return this.mirror.turns;
+  }
+
+  /** The last turn taken by nextTurn() or an expectation; undefined before the first. */
+  get lastTurn(): CallTurn | undefined {
+    return this.#taken > 0 ? this.mirror.turns[this.#taken - 1] : undefined;
+  }
+
+  /** What was heard so far (finished turns, the turn in progress, the call's status), for messages. */
+  describe(): string {
+    return transcriptSoFar(this.mirror.turns, this.mirror.snapshot);
+  }
+
+  /**
+   * Speaks into the call's fake microphone: text through the built-in TTS (Flite, English; on the
+   * emulator also scripted as the words it recognizes), or a WAV file (`{ wav, transcript? }`;
+   * `transcript` is scripted on the emulator). Resolves once the audio has played; calls queue.
+   */
+  say(utterance: Utterance): Promise<void> {
+    const prepared = prepareUtterance(utterance);
+    const run = this.#speaking.then(async () => {
+      const { wav, transcript } = await prepared;
+      const sessionId = await this.#connected('say()');
+      if (transcript !== undefined && this.context.emulatorUrl) await scriptTranscript(this.context.emulatorUrl, sessionId, transcript);
+      const file = Buffer.from(wav).toString('base64');
+      await this.page.evaluate((clip) => (globalThis as QaGlobal).__KB_VOICE_QA__.play(clip), file);
+    });
+    this.#speaking = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Types a question (`VoiceSession.sendText`). */
+  async type(text: string): Promise<void> {
+    await this.#connected('type()');
+    await this.#invoke('sendText', text);
+  }
+
+  /** Resolves with the next finished turn not yet taken (waits up to `timeout`, default 30 s). */
+  async nextTurn(options: { timeout?: number } = {}): Promise<CallTurn> {
+    const timeout = options.timeout ?? DEFAULT_TURN_TIMEOUT_MS;
+    const wanted = this.#taken + 1;
+    await this.mirror.until(
+      () => this.mirror.turns.length >= wanted || this.#over(),
+      timeout,
+      () => `kb-voice-qa: no finished turn within ${timeout} ms\n${this.describe()}`,
+    );
+    if (this.mirror.turns.length < wanted) throw new Error(`kb-voice-qa: the call is over (${this.session.status}) and turn ${wanted} never came\n${this.describe()}`);
+    this.#taken = wanted;
+    return this.mirror.turns[wanted - 1]!;
+  }
+
+  /**
+   * Ends the call (gracefully: the robot finishes its sentence), fetches `VoiceSession.report()`
+   * and attaches the evidence to the test (`voice-call.json`, recorded audio). Idempotent.
+   */
+  end(options: { mode?: 'graceful' | 'immediate' } = {}): Promise<CallReport> {
+    this.#ended ??= this.#finish(options.mode ?? 'graceful');
+    return this.#ended;
+  }
+
+  /** @internal Resolves once `predicate` holds after some event of the session; rejects after `timeout` ms. */
+  until(predicate: () => boolean, timeout: number): Promise<void> {
+    return this.mirror.until(predicate, timeout, () => `kb-voice-qa: timed out after ${timeout} ms\n${this.describe()}`);
+  }
+
+  /** @internal Ends the call if the test did not (fixture teardown); never throws. */
+  async settle(): Promise<void> {
+    await this.end({ mode: 'immediate' }).catch(() => undefined);
+  }
+
+  async #finish(mode: 'graceful' | 'immediate'): Promise<CallReport> {
+    let report: CallReport | null = null;
+    let problem: string | undefined;
+    try {
+      await this.#speaking;
+      await this.#invoke('end', { mode });
+      const raw = (await this.#invoke('report')) as Omit<CallReport, 'quality'> & { quality?: CallReport['quality'] };
+      report = { ...raw, quality: raw.quality ?? null };
+    } catch (error) {
+      problem = `report not available: ${(error as Error).message.split('\n')[0]}`;
+    }
+    await attachEvidence(this.context.testInfo, this.context.number, report, this.mirror.turns, problem);
+    if (!report) throw new Error(`kb-voice-qa: ${problem}\n${this.describe()}`);
+    return report;
+  }
+
+  /** @internal Waits until the call is connected (or fails); resolves with the session id. */
+  async waitConnected(timeout: number): Promise<string> {
+    await this.mirror.until(
+      () => this.session.status !== 'idle' && this.session.status !== 'connecting' && this.session.status !== 'reconnecting',
+      timeout,
+      () => `kb-voice-qa: the call did not connect within ${timeout} ms\n${this.describe()}`,
+    );
+    return this.#connected('start()');
+  }
+
+  async #connected(what: string): Promise<string> {
+    const { status, sessionId, error } = this.session;
+    if (status === 'connected' && sessionId) return sessionId;
+    const why = error ? ` (${error.code ?? 'error'}: ${error.message})` : '';
+    throw new Error(`kb-voice-qa: ${what} needs a connected call; it is ${status}${why}\n${this.describe()}`);
+  }
+
+  #over(): boolean {
+    return this.session.status === 'ended' || this.session.status === 'failed';
+  }
+
+  #invoke(method: 'sendText' | 'end' | 'report', arg?: unknown): Promise<unknown> {
+    return this.page.evaluate(
+      ([id, name, value]) => (globalThis as QaGlobal).__KB_VOICE_QA__.invoke(id, name, value),
+      [this.mirror.id, method, arg] as const,
+    );
+  }
+}

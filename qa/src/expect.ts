@@ -1,0 +1,107 @@
+import { expect as base, type ExpectMatcherState } from '@playwright/test';
+import { Call } from './call.js';
+import { heard, latencyOf, ms } from './describe.js';
+import type { CallTurn, QualityLevel } from './types.js';
+
+/** Quality levels from worst to best (`unknown`: not measured yet). */
+const LEVELS: readonly QualityLevel[] = ['poor', 'fair', 'good', 'excellent'];
+
+function requireCall(received: unknown, matcher: string): Call {
+  if (received instanceof Call) return received;
+  throw new TypeError(`kb-voice-qa: expect(call).${matcher}() takes a Call (from voiceCall.start() or voiceCall.attach(page))`);
+}
+
+function matches(answer: string, expected: RegExp | string): boolean {
+  if (typeof expected === 'string') return answer.toLowerCase().includes(expected.toLowerCase());
+  expected.lastIndex = 0;
+  return expected.test(answer);
+}
+
+function header(state: ExpectMatcherState, matcher: string, expected: string): string {
+  return `${state.utils.matcherHint(matcher, 'call', expected, { isNot: state.isNot })}\n\n`;
+}
+
+/** The turn a latency expectation is about: the last one taken, else the next one. */
+async function turnForLatency(call: Call, timeout: number): Promise<CallTurn> {
+  return call.lastTurn ?? (await call.nextTurn({ timeout }));
+}
+
+/**
+ * Playwright's `expect` with the voice-call matchers:
+ * - `toAnswer(expected, { within })`: the next finished turn's answer matches `expected` (a RegExp,
+ *   or a string it contains, ignoring case), waiting up to `within` ms (default: the expect timeout).
+ * - `toRespondWithin(ms)`: the last checked turn (else the next) was answered within `ms`: the
+ *   perceived latency where the page measured it, else the service's first response.
+ * - `toHaveQuality(level)`: the call's measured quality reaches `level` (`poor` < `fair` < `good` <
+ *   `excellent`) within the expect timeout.
+ * Failures say what was heard: the answer, the transcript so far and the latency.
+ */
+export const expect = base.extend({
+  async toAnswer(this: ExpectMatcherState, received: Call, expected: RegExp | string, options: { within?: number } = {}) {
+    const call = requireCall(received, 'toAnswer');
+    const within = options.within ?? this.timeout;
+    const wanted = typeof expected === 'string' ? JSON.stringify(expected) : String(expected);
+    let turn: CallTurn | undefined;
+    let waitError: string | undefined;
+    try {
+      turn = await call.nextTurn({ timeout: within });
+    } catch (error) {
+      waitError = (error as Error).message.split('\n')[0];
+    }
+    const pass = turn !== undefined && matches(turn.answer, expected);
+    const message = () =>
+      header(this, 'toAnswer', wanted) +
+      `Expected: ${this.isNot ? 'an answer not matching' : 'an answer matching'} ${wanted} within ${within} ms\n` +
+      (turn ? `${heard(turn)}\n\n` : `Received: ${waitError ?? 'no answer'}\n\n`) +
+      call.describe();
+    return { pass, message, name: 'toAnswer', expected, actual: turn?.answer };
+  },
+
+  async toRespondWithin(this: ExpectMatcherState, received: Call, limitMs: number) {
+    const call = requireCall(received, 'toRespondWithin');
+    let turn: CallTurn | undefined;
+    let waitError: string | undefined;
+    try {
+      turn = await turnForLatency(call, this.timeout);
+    } catch (error) {
+      waitError = (error as Error).message.split('\n')[0];
+    }
+    const perceived = turn?.perceivedLatencyMs;
+    const latency = typeof perceived === 'number' ? perceived : turn?.firstResponseMs ?? null;
+    const measure = typeof perceived === 'number' ? 'perceived latency' : 'first response';
+    const pass = latency !== null && latency <= limitMs;
+    const message = () =>
+      header(this, 'toRespondWithin', `${limitMs}`) +
+      `Expected: a response ${this.isNot ? 'slower than' : 'within'} ${limitMs} ms\n` +
+      (turn ? `Received: ${measure} ${ms(latency)} (${latencyOf(turn)})\n${heard(turn)}\n\n` : `Received: ${waitError ?? 'no turn'}\n\n`) +
+      call.describe();
+    return { pass, message, name: 'toRespondWithin', expected: limitMs, actual: latency };
+  },
+
+  async toHaveQuality(this: ExpectMatcherState, received: Call, level: Exclude<QualityLevel, 'unknown'>) {
+    const call = requireCall(received, 'toHaveQuality');
+    if (!LEVELS.includes(level)) throw new TypeError(`kb-voice-qa: toHaveQuality(level): level is one of ${LEVELS.join(', ')}`);
+    const reaches = () => {
+      const current = call.session.quality?.level;
+      return current !== undefined && LEVELS.indexOf(current) >= LEVELS.indexOf(level);
+    };
+    const measured = () => call.session.quality !== undefined;
+    let waited = true;
+    // Quality needs a few seconds of statistics: wait for the level (or for its opposite with .not).
+    try {
+      await call.until(() => !measured() || reaches() !== this.isNot, this.timeout);
+    } catch {
+      waited = false;
+    }
+    const quality = call.session.quality;
+    const pass = reaches();
+    const message = () =>
+      header(this, 'toHaveQuality', JSON.stringify(level)) +
+      `Expected: quality ${this.isNot ? 'below' : 'at least'} ${level}${waited ? '' : ` (waited ${this.timeout} ms)`}\n` +
+      (quality === undefined
+        ? 'Received: no quality in the session snapshot (the kb-voice in the page does not measure call quality)\n\n'
+        : `Received: ${quality === null ? 'null' : `${quality.level} (MOS ${quality.mos ?? '–'}, RTT ${ms(quality.rttMs)}, jitter ${ms(quality.jitterMs)}, loss ${quality.packetLossPct ?? '–'} %)`}\n\n`) +
+      call.describe();
+    return { pass, message, name: 'toHaveQuality', expected: level, actual: quality?.level };
+  },
+});

@@ -1,0 +1,69 @@
+import type { CallReport, VoiceCallEvidence } from '../types.js';
+
+/** Latency percentiles (ms, nearest rank); null when nothing was measured. */
+export interface Percentiles {
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+}
+
+/** One call in `summary.json`. */
+export interface SummaryCall {
+  /** The test's title path, `file › describe › title`. */
+  test: string;
+  /** The test's final status (`passed`, `failed`, `timedOut`, `skipped`, `interrupted`). */
+  status: string;
+  /** Finished turns of the call. */
+  turns: number;
+  /** `VoiceSession.report()` of the call (quality included), null when it could not be fetched. */
+  report: CallReport | null;
+}
+
+/** `summary.json` (CONTRACT.md, "QA with Playwright"). */
+export interface Summary {
+  calls: SummaryCall[];
+  overall: { calls: number; turns: number; firstResponseMs: Percentiles; perceivedLatencyMs: Percentiles };
+}
+
+/** A test's calls as the reporter collected them from its attachments. */
+export interface CollectedTest {
+  test: string;
+  status: string;
+  /** Whether the status is what the test expected (a `test.fail()` that failed is expected). */
+  expected: boolean;
+  file: string;
+  errors: string[];
+  calls: Array<{ evidence: VoiceCallEvidence; audio: Array<{ name: string; href: string }> }>;
+}
+
+/** Nearest-rank percentiles of `values` (ms, rounded). */
+export function percentiles(values: readonly number[]): Percentiles {
+  if (values.length === 0) return { p50: null, p95: null, p99: null };
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p: number) => Math.round(sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!);
+  return { p50: at(50), p95: at(95), p99: at(99) };
+}
+
+/** Latencies of a set of calls (only measured values count). */
+export function latencies(evidence: readonly VoiceCallEvidence[]): { firstResponseMs: number[]; perceivedLatencyMs: number[] } {
+  return {
+    firstResponseMs: evidence.flatMap((e) => e.latency.firstResponseMs),
+    perceivedLatencyMs: evidence.flatMap((e) => e.latency.perceivedLatencyMs),
+  };
+}
+
+export function buildSummary(tests: readonly CollectedTest[]): Summary {
+  const calls = tests.flatMap((t) =>
+    t.calls.map(({ evidence }) => ({ test: t.test, status: t.status, turns: evidence.turns.length, report: evidence.report })),
+  );
+  const all = latencies(tests.flatMap((t) => t.calls.map((c) => c.evidence)));
+  return {
+    calls,
+    overall: {
+      calls: calls.length,
+      turns: calls.reduce((sum, c) => sum + c.turns, 0),
+      firstResponseMs: percentiles(all.firstResponseMs),
+      perceivedLatencyMs: percentiles(all.perceivedLatencyMs),
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import type { NetworkProfileName } from 'kb-voice-emulator/lab';
+import type { WorkerEmulatorOptions } from './types.js';
+
+/** Where calls go: a relay (and, with `emulator: true`, the emulator behind it). */
+export interface VoiceService {
+  relayUrl: string;
+  aiId: string;
+  /** Set when the service is an emulator this package may script (`PUT /_emulator/script`). */
+  emulatorUrl: string | undefined;
+  close(): Promise<void>;
+}
+
+const HOST = '127.0.0.1';
+
+/** An emulator and a relay (admin role, as the QA page) on ephemeral loopback ports. */
+export async function startEmulatorService(options: WorkerEmulatorOptions = {}): Promise<VoiceService> {
+  let emulatorModule: typeof import('kb-voice-emulator');
+  try {
+    emulatorModule = await import('kb-voice-emulator');
+  } catch (cause) {
+    throw new Error('kb-voice-qa: voice: { emulator: true } needs kb-voice-emulator: npm install -D kb-voice-emulator', { cause });
+  }
+  const { createRelay, serveRelay } = await import('kb-voice/relay');
+  const emulator = await emulatorModule.startEmulator({
+    host: HOST,
+    port: 0,
+    ...(options.agentBuildMs === undefined ? {} : { agentBuildMs: options.agentBuildMs }),
+    ...(options.voice === undefined ? {} : { realtime: { voice: options.voice } }),
+    // Checked by the emulator: an unknown profile is a RangeError naming the known ones.
+    ...(options.network === undefined ? {} : { network: options.network as NetworkProfileName }),
+  });
+  try {
+    const relay = createRelay({
+      upstream: emulator.url,
+      apiKey: emulator.apiKey,
+      prefix: '/api/voice',
+      // Test pages are served on the relay's own origin (page.route), so no other origin is allowed.
+      authorize: async () => ({ role: 'admin', userIdentifier: 'kb-voice-qa' }),
+    });
+    const server = await serveRelay(relay, { host: HOST, port: 0 });
+    return {
+      relayUrl: `${server.url.replace(/\/+$/, '')}/api/voice`,
+      aiId: emulator.fixtures.robotId,
+      emulatorUrl: emulator.url,
+      async close() {
+        await server.close().catch(() => undefined);
+        await emulator.close();
+      },
+    };
+  } catch (error) {
+    await emulator.close();
+    throw error;
+  }
+}
+
+/** Queues `words` as what the emulator recognizes next in that session (replacing its queue). */
+export async function scriptTranscript(emulatorUrl: string, sessionId: string, words: string): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(`${emulatorUrl.replace(/\/+$/, '')}/_emulator/script`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: sessionId, utterances: [words] }),
+    });
+  } catch (cause) {
+    throw new Error(`kb-voice-qa: could not reach the emulator at ${emulatorUrl} to script the transcript`, { cause });
+  }
+  if (!response.ok) throw new Error(`kb-voice-qa: PUT /_emulator/script answered ${response.status}: ${await response.text()}`);
+}

@@ -1,0 +1,93 @@
+import type { CallQuality, QualityLevel, QualityReport, SessionReport, Turn } from 'kb-voice';
+
+export type { QualityLevel, QualityReport };
+
+/** Call quality as `VoiceSession` measures it (CONTRACT.md "Call quality"). */
+export type Quality = CallQuality;
+
+/**
+ * A finished turn as the test sees it. `perceivedLatencyMs` is null where not measured (and
+ * absent from pages whose kb-voice predates it: read it as "not measured").
+ */
+export type CallTurn = Turn;
+
+/** What `call.end()` resolves with: `VoiceSession.report()`, `quality` null where the page's kb-voice does not measure it. */
+export type CallReport = Omit<SessionReport, 'quality'> & { quality: QualityReport | null };
+
+/** `call.session`: the session's latest snapshot, as JSON (errors as `{ code, message }`). */
+export interface CallSnapshot {
+  status: 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'ended' | 'failed';
+  state: { status: string; sessionId?: string; reason?: string; error?: { code?: string; message: string } };
+  warmup: 'idle' | 'pending' | 'ok' | 'failed';
+  muted: boolean;
+  sessionId?: string;
+  turns: CallTurn[];
+  live: { turnId: number; user: string; assistant: string } | null;
+  userSpeaking: boolean;
+  assistantSpeaking: boolean;
+  playbackBlocked: boolean;
+  error?: { code?: string; message: string };
+  quality?: Quality | null;
+}
+
+/** The `voice` fixture option. */
+export type VoiceOptions =
+  | {
+      /** The relay (or service) base URL the calls use, e.g. `http://127.0.0.1:8788/api/voice`. */
+      relayUrl: string;
+      /** The robot. */
+      aiId: string;
+      /** Default language of calls (default `en`). */
+      language?: string;
+      /**
+       * The emulator behind the relay, when there is one: then `say()` also scripts the words it
+       * recognizes (`PUT /_emulator/script`). Without it, the service's own recognizer listens.
+       */
+      emulatorUrl?: string;
+    }
+  | {
+      /** An emulator and a relay for each Playwright worker (needs kb-voice-emulator installed). */
+      emulator: true | WorkerEmulatorOptions;
+      language?: string;
+    };
+
+/** Settings of the per-worker emulator. */
+export interface WorkerEmulatorOptions {
+  /** What the first task of a robot without warmup pays (the emulator's default: 5700 ms). */
+  agentBuildMs?: number;
+  /** The emulator's answer voice (default `auto`: Flite for English). */
+  voice?: 'auto' | 'flite' | 'espeak' | 'builtin';
+  /** A network profile of kb-voice-emulator/lab for every call's media (the `network` fixture option sets it). */
+  network?: string;
+}
+
+/** `voiceCall.start(options)`: the `VoiceSession` options that make sense in a harness page. */
+export interface CallOptions {
+  language?: string;
+  interruptions?: 'auto' | 'off';
+  /** `false`: text questions only (no microphone is asked for); or getUserMedia audio constraints. */
+  microphone?: false | MediaTrackConstraints;
+  userIdentifier?: string;
+  connectTimeoutMs?: number;
+  gracefulEndTimeoutMs?: number;
+  iceServers?: RTCIceServer[];
+}
+
+/** What `call.say()` takes: text for the built-in TTS, or a WAV file. */
+export type Utterance = string | { wav: string; transcript?: string };
+
+/** The content of each `voice-call.json` attachment (what the reporter reads). */
+export interface VoiceCallEvidence {
+  kind: 'kb-voice-qa/call';
+  version: 1;
+  /** The call's number within its test, from 1. */
+  call: number;
+  /** Null when the report could not be fetched (see `error`). */
+  report: CallReport | null;
+  turns: CallTurn[];
+  latency: { firstResponseMs: number[]; perceivedLatencyMs: number[] };
+  quality: QualityReport | null;
+  /** Names of this call's audio attachments. */
+  audio: string[];
+  error?: string;
+}

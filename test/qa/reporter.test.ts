@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { renderHtml } from '../../qa/src/reporter/html.js';
+import { buildSummary, percentiles, type CollectedTest } from '../../qa/src/reporter/summary.js';
+import type { CallTurn, VoiceCallEvidence } from '../../qa/src/types.js';
+
+const turn = (id: number, answer: string, firstResponseMs: number | null, perceivedLatencyMs: number | null = null): CallTurn => ({
+  id, input: 'text', question: `question ${id}`, answer, messageId: `m-${id}`, firstResponseMs, agentBuildMs: 0,
+  interrupted: false, completedAt: '2026-01-01T00:00:00.000Z', perceivedLatencyMs,
+});
+
+function evidence(call: number, turns: CallTurn[]): VoiceCallEvidence {
+  const pick = (f: (t: CallTurn) => number | null | undefined) => turns.map(f).filter((v): v is number => typeof v === 'number');
+  return {
+    kind: 'kb-voice-qa/call', version: 1, call, turns, audio: [], quality: null,
+    report: { sessionId: `s-${call}`, aiId: 'robot', turns, usage: null, cost: null, audio: [], quality: null },
+    latency: { firstResponseMs: pick((t) => t.firstResponseMs), perceivedLatencyMs: pick((t) => t.perceivedLatencyMs) },
+  };
+}
+
+const collected = (test: string, status: string, calls: VoiceCallEvidence[], expected = status === 'passed'): CollectedTest => ({
+  test, status, expected, file: 'a.spec.ts', errors: status === 'passed' ? [] : ['Error: expect(call).toAnswer(/x/)'],
+  calls: calls.map((e) => ({ evidence: e, audio: [] })),
+});
+
+describe('percentiles', () => {
+  it('are nearest-rank over the sorted values, null when there are none', () => {
+    expect(percentiles([])).toEqual({ p50: null, p95: null, p99: null });
+    expect(percentiles([300])).toEqual({ p50: 300, p95: 300, p99: 300 });
+    const hundred = Array.from({ length: 100 }, (_, i) => 100 - i); // 100..1, unsorted
+    expect(percentiles(hundred)).toEqual({ p50: 50, p95: 95, p99: 99 });
+    expect(percentiles([10, 20, 30, 40])).toEqual({ p50: 20, p95: 40, p99: 40 });
+  });
+});
+
+describe('summary.json', () => {
+  it('has exactly the contract shape: calls [{ test, status, turns, report }] and overall percentiles', () => {
+    const summary = buildSummary([
+      collected('a.spec.ts › one', 'passed', [evidence(1, [turn(1, 'two-year warranty', 100, 180), turn(2, '980 yen', 300)])]),
+      collected('a.spec.ts › two', 'failed', [evidence(1, [turn(1, 'no', null)])]),
+    ]);
+    expect(Object.keys(summary)).toEqual(['calls', 'overall']);
+    expect(summary.calls.map((c) => Object.keys(c))).toEqual([['test', 'status', 'turns', 'report'], ['test', 'status', 'turns', 'report']]);
+    expect(summary.calls.map((c) => [c.test, c.status, c.turns])).toEqual([['a.spec.ts › one', 'passed', 2], ['a.spec.ts › two', 'failed', 1]]);
+    expect(summary.calls[0]!.report?.sessionId).toBe('s-1');
+    expect(summary.overall).toEqual({
+      calls: 2,
+      turns: 3,
+      // Unmeasured latencies (null) are left out, not counted as 0.
+      firstResponseMs: { p50: 100, p95: 300, p99: 300 },
+      perceivedLatencyMs: { p50: 180, p95: 180, p99: 180 },
+    });
+  });
+});
+
+describe('index.html', () => {
+  it('escapes what was said and shows expected failures as such', () => {
+    const html = renderHtml(
+      buildSummary([collected('t', 'failed', [evidence(1, [turn(1, '<img src=x onerror=alert(1)>', 120)])], true)]),
+      [collected('t', 'failed', [evidence(1, [turn(1, '<img src=x onerror=alert(1)>', 120)])], true)],
+    );
+    expect(html).not.toContain('<img src=x');
+    expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;');
+    expect(html).toContain('failed (expected)');
+    expect(html).toContain('1/1 as expected');
+  });
+});
