@@ -23,7 +23,7 @@ import { benchDir, ensureBuilt, log, runBenchmark, runChild, chromiumPath } from
 import { snapshotEntry } from './lib/kb.mjs';
 
 const competitorsDir = path.join(benchDir, 'competitors');
-const TARGET_GZIP_BYTES = 45_000; // "under 45 KB gzip", KB = 1000 bytes (the stricter reading)
+const TARGET_GZIP_BYTES = 48_000; // "under 48 KB gzip" (scripts/check-package.mjs says why it is no longer 45), KB = 1000 bytes (the stricter reading)
 
 /** What each consumer imports: the package's main session/client class(es). */
 export const ENTRIES = [
@@ -183,7 +183,7 @@ export async function main() {
   const figures = [];
   const notes = [];
   if (ours?.ok) {
-    figures.push({ label: 'kb-voice (VoiceSession + createApiClient), min+gzip', value: `${kb(ours.gzipBytes)} (min ${kb(ours.minBytes)})`, target: '< 45 KB gzip', met: ours.gzipBytes < TARGET_GZIP_BYTES });
+    figures.push({ label: 'kb-voice (VoiceSession + createApiClient), min+gzip', value: `${kb(ours.gzipBytes)} (min ${kb(ours.minBytes)})`, target: '< 48 KB gzip', met: ours.gzipBytes < TARGET_GZIP_BYTES });
     figures.push({
       label: 'kb-voice vs smallest other SDK (gzip)',
       value: smallestOther ? `${(ours.gzipBytes / smallestOther.gzipBytes).toFixed(2)}× of ${smallestOther.name} (${kb(smallestOther.gzipBytes)})` : 'no other SDK bundled',
@@ -195,7 +195,7 @@ export async function main() {
     if (n) notes.push(`kb-voice bundle leaves free references a browser must resolve: process.env.NODE_ENV ${free.nodeEnv.all}, process ${free.process.all} (${free.process.unguarded} unguarded), global ${free.global.all} (${free.global.unguarded} unguarded)`);
     else notes.push('kb-voice bundle: no free process/global references, no shim or define needed');
   } else {
-    figures.push({ label: 'kb-voice (VoiceSession + createApiClient), min+gzip', value: ours?.error ?? 'not measured', target: '< 45 KB gzip', met: false });
+    figures.push({ label: 'kb-voice (VoiceSession + createApiClient), min+gzip', value: ours?.error ?? 'not measured', target: '< 48 KB gzip', met: false });
   }
   for (const r of rows.filter((x) => x.name !== 'kb-voice')) {
     figures.push({

@@ -14,7 +14,7 @@
 //    Consumers' bundlers (Vite, SvelteKit, webpack 5, Next.js, esbuild) then need no polyfill or
 //    define: simple-peer imported as-is fails there with "global is not defined" or unresolved
 //    `events`/`buffer`. Shims instead of the browserify packages: they cost ~10 KB min+gzip less
-//    (vendored bundle ~27.5 -> ~16 KB), which keeps the browser entry under its 45 KB budget.
+//    (vendored bundle ~27.5 -> ~16 KB), which keeps the browser entry under its 48 KB budget.
 // 3. Every `'simple-peer'` import in the emitted JS reachable from the browser entry is pointed at
 //    that vendored module. Server code in dist/ and everything run from src (tests, tsx, vitest)
 //    keep the real package from node_modules.

@@ -11,7 +11,7 @@
 //   4. attw            types resolve for every entry of both (profile esm-only: ESM-only packages)
 //   4. browser bundle  esbuild, platform=browser, NO define/inject/alias/polyfill, of
 //                      `import { VoiceSession, createApiClient } from 'kb-voice'`: builds, pulls
-//                      nothing but kb-voice, zod, ky, eventemitter3, and min+gzip < 45 KB
+//                      nothing but kb-voice, zod, ky, eventemitter3, and min+gzip < 48 KB
 //                      the OpenAI dialect is absent from that bundle and adds <= 6 KB when imported
 //   4b. widget         `kb-voice/widget` through esbuild (same leak check), and the one-file build
 //                      dist/kb-voice-widget.js as shipped: self-contained, min+gzip at most 12 KB
@@ -44,8 +44,12 @@ import { checkQaTarball, runExampleSuite } from './lib/qa-package-checks.mjs';
 import { formatMessage } from 'publint/utils';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-// "< 45 KB" read strictly: 45,000 bytes (not 46,080).
-const BROWSER_LIMIT_BYTES = 45_000;
+// "< 48 KB" read strictly: 48,000 bytes (not 49,152). The budget was 45 KB until round 0.3 put
+// call quality (getStats sampling, the E-model, perceived latency: ~2.9 KB) and real-world calls
+// (devices, online/offline, resume after reload: ~1.5 KB) into every VoiceSession, as the
+// contract requires; the redesigned core itself measured 44.2 KB before them. Raise it again only
+// for a feature every call needs, and say which.
+const BROWSER_LIMIT_BYTES = 48_000;
 /** What `openaiProtocol` may add to an app's bundle (the OpenAI Realtime mapping), min+gzip. */
 const OPENAI_DIALECT_LIMIT_BYTES = 6_000;
 /** Packages the browser entry may pull into a consumer's bundle (everything else is a leak). */

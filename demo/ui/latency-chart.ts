@@ -45,7 +45,8 @@ export function renderLatencyChart(turns: readonly Turn[]): SVGSVGElement {
       return;
     }
     const firstResponseMs = turn.firstResponseMs;
-    const build = Math.min(turn.agentBuildMs, firstResponseMs);
+    // an unknown build time (null: the OpenAI dialect's events did not carry it) draws no build part
+    const build = Math.min(turn.agentBuildMs ?? 0, firstResponseMs);
     root.appendChild(
       svg(
         'g',

@@ -53,7 +53,7 @@ export function renderTurn(turn: Turn, index: number, rate: RateFn): HTMLLIEleme
       'data-message-id': turn.messageId,
       'data-interrupted': String(turn.interrupted),
       'data-scripted': String(turn.scripted === true),
-      'data-agent-build-ms': turn.agentBuildMs,
+      'data-agent-build-ms': turn.agentBuildMs ?? 'unknown',
     },
     el(
       'header',
@@ -66,7 +66,9 @@ export function renderTurn(turn: Turn, index: number, rate: RateFn): HTMLLIEleme
       turn.perceivedLatencyMs === null
         ? null
         : el('span', {}, 'heard after ', el('b', { 'data-testid': 'turn-perceived', 'data-ms': turn.perceivedLatencyMs }, formatMs(turn.perceivedLatencyMs))),
-      turn.agentBuildMs > 0 ? el('span', {}, `(agent build ${formatMs(turn.agentBuildMs)})`) : null,
+      turn.agentBuildMs === null
+        ? el('span', {}, '(agent build unknown)')
+        : turn.agentBuildMs > 0 ? el('span', {}, `(agent build ${formatMs(turn.agentBuildMs)})`) : null,
       turn.interrupted ? el('span', { 'data-testid': 'turn-interrupted' }, 'interrupted') : null,
     ),
     el('p', { class: 'q' }, el('span', { class: 'who' }, `${you}: `), el('span', { 'data-testid': 'turn-question' }, turn.question)),

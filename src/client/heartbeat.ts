@@ -30,9 +30,29 @@ export interface HeartbeatOptions {
  * link stays up because each ping's pong comes back before the next tick. A dead link in a
  * throttled tab is still declared dead after `maxMissed` pings (ICE consent checks, about 30 s,
  * usually notice a dead path first).
+ *
+ * Slow paths get the time their round trips need: pongs echo their ping's `t`, and the path's
+ * round trip (the least of the last {@link RTT_SAMPLES} measured: a stall only ever lengthens a
+ * sample, it never shortens one) sets a floor on the silence that counts as dead:
+ * `RTT_ALLOWANCE` round trips plus one SCTP retransmission timeout ({@link SCTP_RTO_MS}). On a
+ * 650 ms path with loss (poor 3G, satellite) one lost data-channel message holds every later one
+ * until SCTP retransmits it, so answers can stall for about two seconds on a live path; a fixed
+ * 1 s allowance took such calls for dead again and again. On loopback or a LAN the floor stays
+ * at or under `maxMissed` intervals, which then decide (1.0-1.25 s with the defaults).
  */
+/** Round trips of silence a path gets at least, on top of {@link SCTP_RTO_MS}. */
+export const RTT_ALLOWANCE = 3;
+/** One retransmission timeout of the data channel's SCTP (RFC 4960's RTO.Min). */
+export const SCTP_RTO_MS = 1000;
+/** Round-trip samples the path's round trip is the least of. */
+export const RTT_SAMPLES = 16;
+
 export class Heartbeat {
   private timer: unknown;
+  /** The last round trips measured from pongs (ms), oldest first. */
+  private readonly rtts: number[] = [];
+  /** When something was last heard. */
+  private lastHeard = 0;
   private missed = 0;
   /** When the first of the pings still without reply was sent. */
   private missedSince = 0;
@@ -50,6 +70,7 @@ export class Heartbeat {
   start(): void {
     this.stop();
     this.missed = 0;
+    this.rtts.length = 0; // a new attempt may take another path
     if (!(this.options.intervalMs > 0)) return; // 0 turns the heartbeat off (kb-voice/testing)
     this.lastTick = this.options.clock.now();
     this.schedule();
@@ -60,9 +81,23 @@ export class Heartbeat {
     this.timer = undefined;
   }
 
-  /** A pong (or any message) arrived: the link is alive. */
-  alive(): void {
+  /**
+   * A pong (or any message) arrived: the link is alive. A pong passes its ping's `t` (the clock's
+   * time the ping was sent), which measures the path's round trip.
+   */
+  alive(echoed?: number): void {
     this.missed = 0;
+    this.lastHeard = this.options.clock.now();
+    if (echoed === undefined) return;
+    const rtt = this.lastHeard - echoed;
+    if (!(rtt >= 0) || !Number.isFinite(rtt)) return; // not one of our pings (or another clock)
+    this.rtts.push(rtt);
+    if (this.rtts.length > RTT_SAMPLES) this.rtts.shift();
+  }
+
+  /** The least silence since something was last heard that can mean a dead path (ms). */
+  private silenceFloorMs(): number {
+    return this.rtts.length === 0 ? 0 : RTT_ALLOWANCE * Math.min(...this.rtts) + SCTP_RTO_MS;
   }
 
   private schedule(): void {
@@ -76,7 +111,11 @@ export class Heartbeat {
     // read meanwhile, so the pings of that stretch say nothing about the path.
     if (now - this.lastTick > 2 * this.options.intervalMs) this.missed = 0;
     this.lastTick = now;
-    if (this.missed >= this.maxMissed && now - this.missedSince >= this.maxMissed * this.options.intervalMs) {
+    if (
+      this.missed >= this.maxMissed &&
+      now - this.missedSince >= this.maxMissed * this.options.intervalMs &&
+      now - this.lastHeard >= this.silenceFloorMs()
+    ) {
       this.stop();
       this.options.onDead();
       return;

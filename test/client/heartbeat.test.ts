@@ -57,6 +57,53 @@ describe('Heartbeat', () => {
     expect(onDead).toHaveBeenCalledTimes(1);
   });
 
+  it('gives a slow path the time its round trips need: a 650 ms path whose answers stall 2 s stays up (poor 3G, satellite)', async () => {
+    // The network lab's 3g-poor profile: pongs come back after ~650 ms, and one lost data-channel
+    // message holds everything behind it until SCTP retransmits (about a second more). A fixed
+    // 1 s allowance called such calls dead over and over (connected <-> reconnecting, no turn).
+    const clock = new FakeClock();
+    const sent: number[] = [];
+    const onDead = vi.fn();
+    const hb = new Heartbeat({ clock, intervalMs: 250, send: (t) => sent.push(t), onDead });
+    hb.start();
+    // 8 s of pongs, each 650 ms after its ping (answered in order)
+    for (let now = 0; now < 8000; now += 50) {
+      await clock.advance(50);
+      const due = sent.filter((t) => t + 650 <= clock.now() && t + 650 > clock.now() - 50);
+      for (const t of due) hb.alive(t);
+    }
+    expect(onDead).not.toHaveBeenCalled();
+    // then nothing for 2 s (a retransmission holds the channel), then the queued pongs arrive
+    const stalledAt = clock.now();
+    await clock.advance(2000);
+    expect(onDead).not.toHaveBeenCalled();
+    for (const t of sent.filter((t) => t >= stalledAt - 650)) hb.alive(t);
+    await clock.advance(250);
+    expect(onDead).not.toHaveBeenCalled();
+    // a path that really died is still noticed, after a few of its round trips
+    await clock.advance(5000);
+    expect(onDead).toHaveBeenCalledTimes(1);
+    hb.stop();
+  });
+
+  it('keeps the 1.0-1.25 s detection on a fast path whose pongs report its round trips', async () => {
+    const clock = new FakeClock();
+    const sent: number[] = [];
+    const onDead = vi.fn();
+    const hb = new Heartbeat({ clock, intervalMs: 250, send: (t) => sent.push(t), onDead });
+    hb.start();
+    for (let i = 0; i < 20; i++) {
+      await clock.advance(250);
+      hb.alive(sent.at(-1)! - 2); // a 2 ms round trip (loopback, LAN)
+    }
+    const lastHeard = clock.now();
+    await clock.advance(1000);
+    expect(onDead).not.toHaveBeenCalled();
+    await clock.advance(250);
+    expect(onDead).toHaveBeenCalledTimes(1);
+    expect(clock.now() - lastHeard).toBeLessThanOrEqual(1250);
+  });
+
   it('0 turns it off', async () => {
     const clock = new FakeClock();
     const hb = new Heartbeat({ clock, intervalMs: 0, send: vi.fn(), onDead: vi.fn() });

@@ -37,11 +37,7 @@ async function call(profile: NetworkProfileName, seed: number, during?: (route: 
     microphone: mic.open, language: 'en', levelMeter: sinkLevelMeter, quality: { intervalMs: 500, windowMs: 2000 },
     // a 650 ms round trip losing 6 % can take several DTLS retransmissions to connect
     connectTimeoutMs: 45_000,
-    // Not the default (250 ms pings, dead after 4 missed): on 3g-poor the data channel's
-    // retransmissions (SCTP, 650 ms RTT, 6 % bursty loss) often hold every message back > 1 s, and
-    // the default then declares a live path dead again and again — the call loops through
-    // `reconnecting` and never completes a turn. Found by this lab; see the quality branch's report.
-    heartbeatIntervalMs: 1000,
+    // the default heartbeat: it must allow for 3g-poor's slow, lossy round trips (docs/quality.md)
   });
   const statuses: SessionStatus[] = [];
   let spokenRetries = 0;
