@@ -38,14 +38,20 @@ export interface HeartbeatOptions {
  * 650 ms path with loss (poor 3G, satellite) one lost data-channel message holds every later one
  * until SCTP retransmits it, so answers can stall for about two seconds on a live path; a fixed
  * 1 s allowance took such calls for dead again and again. On loopback or a LAN the floor stays
- * at or under `maxMissed` intervals, which then decide (1.0-1.25 s with the defaults).
+ * at or under `maxMissed` intervals, which then decide (1.0-1.25 s with the defaults). Until the
+ * first pong of a connection has measured its path, the floor is {@link UNMEASURED_FLOOR_MS}.
  */
 /** Round trips of silence a path gets at least, on top of {@link SCTP_RTO_MS}. */
-export const RTT_ALLOWANCE = 3;
+export const RTT_ALLOWANCE = 6;
 /** One retransmission timeout of the data channel's SCTP (RFC 4960's RTO.Min). */
 export const SCTP_RTO_MS = 1000;
 /** Round-trip samples the path's round trip is the least of. */
 export const RTT_SAMPLES = 16;
+/**
+ * The least silence that counts as dead before this connection's first pong measured its path: a
+ * fresh data channel on a slow, lossy path can take seconds to answer the first pings.
+ */
+export const UNMEASURED_FLOOR_MS = 4000;
 
 export class Heartbeat {
   private timer: unknown;
@@ -73,6 +79,7 @@ export class Heartbeat {
     this.rtts.length = 0; // a new attempt may take another path
     if (!(this.options.intervalMs > 0)) return; // 0 turns the heartbeat off (kb-voice/testing)
     this.lastTick = this.options.clock.now();
+    this.lastHeard = this.lastTick; // started once connected: the service was just heard
     this.schedule();
   }
 
@@ -97,7 +104,7 @@ export class Heartbeat {
 
   /** The least silence since something was last heard that can mean a dead path (ms). */
   private silenceFloorMs(): number {
-    return this.rtts.length === 0 ? 0 : RTT_ALLOWANCE * Math.min(...this.rtts) + SCTP_RTO_MS;
+    return this.rtts.length === 0 ? UNMEASURED_FLOOR_MS : RTT_ALLOWANCE * Math.min(...this.rtts) + SCTP_RTO_MS;
   }
 
   private schedule(): void {

@@ -483,6 +483,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
         this.tracker.ready(event.resumed);
         return;
       case 'pong':
+        this.heartbeat.alive(event.t); // its round trip sizes the dead-path allowance
         this.recovery.pong();
         return;
       case 'error':

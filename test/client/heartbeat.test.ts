@@ -26,15 +26,28 @@ describe('Heartbeat', () => {
     const onDead = vi.fn();
     const hb = new Heartbeat({ clock, intervalMs: 250, send, onDead });
     hb.start();
+    await clock.advance(250);
+    hb.alive(clock.now() - 1); // the first ping's pong: a 1 ms path
     await clock.advance(1000);
-    expect(send).toHaveBeenCalledTimes(4);
+    expect(send).toHaveBeenCalledTimes(5);
     expect(onDead).not.toHaveBeenCalled();
     await clock.advance(250);
     expect(onDead).toHaveBeenCalledTimes(1);
     expect(hb.running).toBe(false);
     await clock.advance(10_000);
     expect(onDead).toHaveBeenCalledTimes(1);
-    expect(send).toHaveBeenCalledTimes(4);
+    expect(send).toHaveBeenCalledTimes(5);
+  });
+
+  it('before the first pong has measured the path, waits 4 s of silence (a fresh channel on a slow path)', async () => {
+    const clock = new FakeClock();
+    const onDead = vi.fn();
+    const hb = new Heartbeat({ clock, intervalMs: 250, send: () => {}, onDead });
+    hb.start();
+    await clock.advance(3750);
+    expect(onDead).not.toHaveBeenCalled();
+    await clock.advance(250);
+    expect(onDead).toHaveBeenCalledTimes(1);
   });
 
   it('counts a throwing send as a miss and a late answer as recovery', async () => {
@@ -48,6 +61,7 @@ describe('Heartbeat', () => {
       },
     });
     hb.start();
+    hb.alive(clock.now() - 1); // a pong measured a 1 ms path
     await clock.advance(1000); // two misses
     fail = false;
     hb.alive();

@@ -125,7 +125,8 @@ describe('VoiceSession recovery', () => {
     });
     await vi.waitFor(() => expect(session.turns).toHaveLength(1));
     server.respondToPings = false; // the far side goes quiet: ICE still says connected
-    await waitState(session, 'reconnecting', 3000);
+    // (within 4 s even if no pong had measured the path yet: heartbeat.ts, UNMEASURED_FLOOR_MS)
+    await waitState(session, 'reconnecting', 6000);
     server.respondToPings = true;
     await waitState(session, 'connected');
     expect(server.offers).toHaveLength(2);
