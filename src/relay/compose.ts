@@ -31,7 +31,12 @@ export function compose(stages: readonly Stage[]): (ctx: RelayContext) => Promis
       if (i <= index) return Promise.reject(new Error('next() called twice by one relay stage'));
       index = i;
       if (i === n) return Promise.reject(new Error('the last relay stage called next()'));
-      return stages[i]!(ctx, () => dispatch(i + 1));
+      // A stage that answers without awaiting may throw synchronously: still a rejection (as hono's compose).
+      try {
+        return stages[i]!(ctx, () => dispatch(i + 1));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     };
     return dispatch(0);
   };

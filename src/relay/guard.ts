@@ -25,7 +25,11 @@ function hexAt(bytes: Uint8Array, at: number, count: number): number {
   return v;
 }
 
+/** Node's and Bun's `Buffer`, whose `indexOf` searches for a byte sequence natively; absent in browsers and Workers. */
+const NativeBuffer = (globalThis as { Buffer?: { from(buffer: ArrayBufferLike, offset: number, length: number): { indexOf(needle: Uint8Array): number } } }).Buffer;
+
 function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
+  if (NativeBuffer) return NativeBuffer.from(haystack.buffer, haystack.byteOffset, haystack.byteLength).indexOf(needle);
   const first = needle[0]!;
   for (let i = haystack.indexOf(first); i >= 0 && i + needle.length <= haystack.length; i = haystack.indexOf(first, i + 1)) {
     let j = 1;
@@ -62,6 +66,13 @@ export class SecretScanner {
   constructor(secrets: Secrets) {
     this.#needles = secrets.needles;
     this.#keep = secrets.longest - 1;
+  }
+
+  /** Whether a whole body (nothing before or after it) holds a secret: `leaks(body) || leaks()` without keeping a tail. */
+  leaksWhole(body: Uint8Array): boolean {
+    const decoded = this.#decode(body, true);
+    for (const n of this.#needles) if (indexOf(decoded, n) >= 0) return true;
+    return false;
   }
 
   /** Whether `chunk`, after the bytes seen before it, completes a secret. Call with no chunk at the end. */

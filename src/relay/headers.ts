@@ -37,9 +37,8 @@ export function upstreamRequestHeaders(incoming: HeaderGetter, apiKey: string, c
   return out;
 }
 
-/** Headers for the caller's response: the allowlisted upstream headers, minus any value holding a secret. */
-export function callerResponseHeaders(upstream: HeaderGetter, secrets: Secrets): Record<string, string> {
-  const out: Record<string, string> = {};
+/** Headers for the caller's response: the allowlisted upstream headers, minus any value holding a secret (added to `out`). */
+export function callerResponseHeaders(upstream: HeaderGetter, secrets: Secrets, out: Record<string, string> = {}): Record<string, string> {
   for (const name of RETURNED_RESPONSE_HEADERS) {
     const value = upstream(name);
     if (value !== null && !containsSecret(value, secrets)) out[name] = value;

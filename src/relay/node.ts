@@ -96,15 +96,24 @@ function fromNode(req: ParsedRequest, res: ServerResponse): Incoming {
   };
 }
 
-/** Writes the relay's reply: bytes with their length, a stream with backpressure (a failing stream cuts the response). */
-async function send(res: ServerResponse, reply: Reply): Promise<void> {
+/**
+ * Writes the relay's reply: bytes with their length (at once: no promise), a stream with
+ * backpressure (a failing stream cuts the response).
+ */
+function send(res: ServerResponse, reply: Reply): Promise<void> | undefined {
   const { body } = reply;
   if (body === null || body instanceof Uint8Array) {
-    res.writeHead(reply.status, body ? { ...reply.headers, 'content-length': String(body.byteLength) } : reply.headers);
+    // The reply's headers are its own (built per request): the length is added in place.
+    if (body) reply.headers['content-length'] = String(body.byteLength);
+    res.writeHead(reply.status, reply.headers);
     res.end(body ?? undefined);
-    return;
+    return undefined;
   }
-  res.writeHead(reply.status, reply.headers);
+  return stream(res, reply.status, reply.headers, body);
+}
+
+async function stream(res: ServerResponse, status: number, headers: Record<string, string>, body: Body): Promise<void> {
+  res.writeHead(status, headers);
   try {
     for await (const chunk of body) {
       if (res.destroyed) break;
@@ -214,7 +223,7 @@ export function toNodeHandler(relay: Relay, options: NodeHandlerOptions = {}): N
     if (next && !underPrefix(target.split('?')[0]!, prefix)) return next();
     const reply = await handle(fromNode(r, res), req);
     if (!req.complete && !(await drain(req, maxDrainBytes))) reply.headers.connection = 'close';
-    await send(res, reply);
+    return send(res, reply);
   };
 }
 

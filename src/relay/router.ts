@@ -6,25 +6,48 @@ import type { RelayEndpointId, RelayRoute } from './routes.js';
  * methods compared exactly, parameters never taking a reserved literal.
  */
 
-type Segment = { literal: string } | { param: string };
+/** A template segment: a literal (`param` null) or a parameter (`literal` null). One shape, so matching stays monomorphic. */
+interface Segment {
+  readonly literal: string | null;
+  readonly param: string | null;
+}
 
 const compile = (template: string): Segment[] =>
   template
     .split('/')
     .filter((s) => s !== '')
-    .map((s) => (s.startsWith('{') && s.endsWith('}') ? { param: s.slice(1, -1) } : { literal: s }));
+    .map((s) => (s.startsWith('{') && s.endsWith('}') ? { literal: null, param: s.slice(1, -1) } : { literal: s, param: null }));
 
-/** A route table ready for matching. */
-export type RouteTable = { route: RelayRoute; segments: Segment[] }[];
+interface CompiledRoute {
+  readonly route: RelayRoute;
+  readonly segments: readonly Segment[];
+}
 
-export const compileRoutes = (routes: readonly RelayRoute[]): RouteTable => routes.map((r) => ({ route: r, segments: compile(r.endpoint.path) }));
+/**
+ * A route table ready for matching: its routes in table order, and the same routes bucketed by
+ * method and segment count (`GET 4`), so a request is compared with the few routes that can match.
+ */
+export interface RouteTable {
+  readonly routes: readonly CompiledRoute[];
+  readonly buckets: ReadonlyMap<string, readonly CompiledRoute[]>;
+}
+
+export function compileRoutes(routes: readonly RelayRoute[]): RouteTable {
+  const compiled = routes.map((route) => ({ route, segments: compile(route.endpoint.path) }));
+  const buckets = new Map<string, CompiledRoute[]>();
+  for (const c of compiled) {
+    const key = `${c.route.endpoint.method} ${c.segments.length}`;
+    buckets.set(key, [...(buckets.get(key) ?? []), c]);
+  }
+  return { routes: compiled, buckets };
+}
 
 /**
  * Every literal segment of every endpoint path (lower case). A parameter may not take one of these
  * values, so a path like `/v1/robots/session.messages` can never be read by the upstream as another
  * endpoint than the one the relay matched.
  */
-const RESERVED = new Set([...Object.values(endpoints), ...Object.values(openaiEndpoints), ...Object.values(openaiRelayEndpoints)].flatMap((e) => compile(e.path).flatMap((s) => ('literal' in s ? [s.literal.toLowerCase()] : []))));
+const RESERVED = new Set([...Object.values(endpoints), ...Object.values(openaiEndpoints), ...Object.values(openaiRelayEndpoints)].flatMap((e) => compile(e.path).flatMap((s) => (s.literal !== null ? [s.literal.toLowerCase()] : []))));
 
 /**
  * Characters a decoded path segment may hold. Anything else (`/`, `\`, `%`, NUL, spaces...) means the
@@ -82,23 +105,24 @@ export function matchRoute(method: string, rawPath: string, prefix: string, tabl
   if (!underPrefix(rawPath, prefix)) return null;
   const rest = canonicalSegments(rawPath.slice(prefix.length) || '/');
   if (!rest) return null;
-  for (const { route, segments: template } of table) {
-    if (route.endpoint.method !== method || template.length !== rest.length) continue;
-    // A null-prototype record: parameter names come from the table, values from the caller.
-    const params: Record<string, string> = Object.create(null);
+  const candidates = table.buckets.get(`${method} ${rest.length}`);
+  if (!candidates) return null;
+  for (const { route, segments } of candidates) {
     let i = 0;
-    for (; i < template.length; i++) {
-      const seg = template[i]!;
-      const value = rest[i]!;
-      if ('literal' in seg ? seg.literal !== value : RESERVED.has(value.toLowerCase())) break;
-      if ('param' in seg) params[seg.param] = value;
+    for (; i < segments.length; i++) {
+      const { literal } = segments[i]!;
+      if (literal !== null ? literal !== rest[i] : RESERVED.has(rest[i]!.toLowerCase())) break;
     }
-    if (i === template.length) return { id: route.endpoint.id as RelayEndpointId, route, params: { ...params } };
+    if (i < segments.length) continue;
+    // Parameter names come from the table (never `__proto__`), values from the caller.
+    const params: Record<string, string> = {};
+    for (let j = 0; j < segments.length; j++) if (segments[j]!.param !== null) params[segments[j]!.param!] = rest[j]!;
+    return { id: route.endpoint.id as RelayEndpointId, route, params };
   }
   return null;
 }
 
 /** The methods allowed on a path, for CORS preflight answers. */
 export function allowedMethods(rawPath: string, prefix: string, table: RouteTable): string[] {
-  return [...new Set(table.map((r) => r.route.endpoint.method))].filter((m) => matchRoute(m, rawPath, prefix, table) !== null);
+  return [...new Set(table.routes.map((r) => r.route.endpoint.method))].filter((m) => matchRoute(m, rawPath, prefix, table) !== null);
 }

@@ -72,7 +72,8 @@ export class Upstream {
    */
   async send(call: UpstreamCall): Promise<Answer> {
     const qs = call.query?.toString() ?? '';
-    const headers = { ...call.headers, ...upstreamRequestHeaders(call.caller.header, this.o.apiKey, call.body?.type, call.requestId) };
+    const own = upstreamRequestHeaders(call.caller.header, this.o.apiKey, call.body?.type, call.requestId);
+    const headers = call.headers ? { ...call.headers, ...own } : own;
     const control: { abort?: () => void } = {};
     let ended: 'timeout' | 'caller' | undefined;
     const end = (why: 'timeout' | 'caller') => {
@@ -124,10 +125,10 @@ export class Upstream {
     return error;
   }
 
-  /** The caller's headers for an upstream answer; refuses a body in a coding the relay cannot scan. */
-  #headersFor(reply: UpstreamReply): Record<string, string> {
+  /** The caller's headers for an upstream answer (added to `headers`, else a new record); refuses a body in a coding the relay cannot scan. */
+  #headersFor(reply: UpstreamReply, headers: Record<string, string> = {}): Record<string, string> {
     const get = (name: string) => reply.headers.get(name);
-    const headers = callerResponseHeaders(get, this.#secrets);
+    callerResponseHeaders(get, this.#secrets, headers);
     const coding = get('content-encoding')?.trim().toLowerCase();
     if (coding && coding !== 'identity') {
       if (!DECODED_BY_TRANSPORT.has(coding)) throw this.#discard(reply, new RelayError(502, 'Invalid upstream response', `upstream sent content-encoding ${coding}, which the relay cannot decode to scan`));
@@ -146,7 +147,7 @@ export class Upstream {
    * limit) before answering, so a secret in it answers 502; a later one cuts the body.
    */
   async passThrough(reply: Answer, extraHeaders: Record<string, string>): Promise<Reply> {
-    const headers = { ...extraHeaders, ...this.#headersFor(reply) };
+    const headers = this.#headersFor(reply, { ...extraHeaders });
     const settle = () => reply.settle();
     const { status } = reply;
     if (!reply.body || status === 204 || status === 205) {
@@ -159,7 +160,7 @@ export class Upstream {
     const onLeak = () => this.o.onLeak(reply.requestId);
     if (reply.body instanceof Uint8Array) {
       settle();
-      if (scanner.leaks(reply.body) || scanner.leaks()) {
+      if (scanner.leaksWhole(reply.body)) {
         onLeak();
         throw new RelayError(502, 'Upstream response failed', new SecretWithheld().message);
       }

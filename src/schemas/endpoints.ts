@@ -106,7 +106,17 @@ export const openaiRelayEndpoints = {
   },
 } as const satisfies Record<string, Endpoint>;
 
+/** Templates split once (`['/v1/robots/', 'ai_id', '/realtime-usage']`); the table's few, so the cache stops at 64. */
+const splitTemplates = new Map<string, string[]>();
+
 /** Fills a path template: `{name}` becomes the URI-encoded parameter. */
 export function fillPath(template: string, params: Record<string, string>): string {
-  return template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  let parts = splitTemplates.get(template);
+  if (!parts) {
+    parts = template.split(/\{(\w+)\}/);
+    if (splitTemplates.size < 64) splitTemplates.set(template, parts);
+  }
+  let out = parts[0]!;
+  for (let i = 1; i < parts.length; i += 2) out += encodeURIComponent(params[parts[i]!] ?? '') + parts[i + 1]!;
+  return out;
 }

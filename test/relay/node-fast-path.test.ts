@@ -175,3 +175,24 @@ describe('Node fast path (serveRelay of a createRelay relay)', () => {
     for (const l of logs) expect(JSON.stringify(l)).not.toContain(KEY);
   });
 });
+
+describe('createNodeFetch (the Node transport as a fetch)', () => {
+  it('sends the path the URL parser would: the fast split for plain paths, the full parse for odd ones', async () => {
+    const { createNodeFetch } = await import('../../src/relay/index.js');
+    const nodeFetch = createNodeFetch();
+    const cases = [
+      `${upstream.url}/v1/robots/${ROBOT}/realtime-usage?start_time=1&end_time=2`,
+      `${upstream.url}/v1/a b/../c?q=x y`,
+      `${upstream.url}/v1/./d/%2E%2E/e`,
+      `${upstream.url}?only=query`,
+      `${upstream.url}/v1/f#fragment`,
+    ];
+    for (const url of cases) {
+      upstream.seen.length = 0;
+      const response = await nodeFetch(url, { method: 'GET', headers: {} });
+      await response.arrayBuffer();
+      const parsed = new URL(url);
+      expect(upstream.seen.at(-1)?.url, url).toBe(parsed.pathname + parsed.search);
+    }
+  });
+});

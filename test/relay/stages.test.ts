@@ -81,6 +81,19 @@ describe('compose', () => {
     await expect(compose([async (_c, next) => (await next(), next()), async () => OK])(context(usage))).rejects.toThrow(/twice/);
     await expect(compose([async (_c, next) => next()])(context(usage))).rejects.toThrow(/last relay stage/);
   });
+
+  it('turns a synchronous throw of a plain (non-async) stage into a rejection the outer stages catch', async () => {
+    const { context } = setup();
+    const boom: Stage = () => {
+      throw new Error('boom');
+    };
+    const run = compose([(_c, next) => next(), boom]);
+    let result: Promise<Outcome> | undefined;
+    expect(() => (result = run(context(usage)))).not.toThrow();
+    await expect(result).rejects.toThrow('boom');
+    const caught = compose([async (_c, next) => next().catch(() => OK), (_c, next) => next(), boom]);
+    await expect(caught(context(usage))).resolves.toBe(OK);
+  });
 });
 
 describe('cors stage', () => {

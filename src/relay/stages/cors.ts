@@ -10,10 +10,10 @@ import { allowedMethods } from '../router.js';
  * any other request whose `Origin` is neither the relay's own nor allowed is refused (403) before
  * anything else happens, which also blocks cross-site request forgery when `authorize` uses cookies.
  */
-export const cors: Stage = async (ctx, next) => {
+export const cors: Stage = (ctx, next) => {
   const { request, config } = ctx;
   const origin = request.header('origin');
-  if (request.method === 'OPTIONS') return preflight(ctx, origin);
+  if (request.method === 'OPTIONS') return Promise.resolve(preflight(ctx, origin));
   if (origin !== null) {
     if (config.cors.allows(origin)) Object.assign(ctx.headers, config.cors.headers(origin));
     else if (origin !== request.origin) throw new RelayError(403, 'Origin not allowed', `origin ${origin} is neither the relay's own (${request.origin}) nor in allowedOrigins`);

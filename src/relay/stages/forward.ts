@@ -28,6 +28,10 @@ export interface ForwardInit {
   headers?: Record<string, string>;
 }
 
+const hasKeys = (o: object) => {
+  for (const _ in o) return true;
+  return false;
+};
 const asJson = (value: unknown) => ({ type: 'application/json', text: JSON.stringify(value) });
 
 /**
@@ -46,7 +50,7 @@ export function forward(ctx: Routed, init: ForwardInit = {}): Promise<Answer> {
   return ctx.config.upstream.send({
     method: target.method,
     path: fillPath(target.path, init.params ?? v.params),
-    query: query instanceof URLSearchParams ? query : query && objectToQuery(query),
+    query: query instanceof URLSearchParams ? query : query && hasKeys(query) ? objectToQuery(query) : undefined,
     body,
     ...(init.headers ? { headers: init.headers } : {}),
     caller: ctx.request,

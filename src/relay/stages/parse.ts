@@ -1,7 +1,7 @@
 import { parseRequest, queryFromUrl, type Endpoint } from '../../schemas/index.js';
 import { readBoundedBody } from '../body.js';
-import type { Stage } from '../compose.js';
-import type { Input } from '../context.js';
+import type { Next, Outcome, Stage } from '../compose.js';
+import type { Input, RelayContext } from '../context.js';
 import { describeDetail, RelayError } from '../errors.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -13,13 +13,18 @@ const NO_QUERY = new URLSearchParams();
  * (413); it must be JSON, or one of the route's `textBody` types, kept as received (415 otherwise;
  * requiring them also forces a CORS preflight on cross-site browser requests).
  */
-export const parse: Stage = async (ctx, next) => {
+export const parse: Stage = (ctx, next) => {
+  const { endpoint, textBody } = ctx.match!.route;
+  // A route without a body has nothing to await: validated and passed on in the same turn.
+  if (!endpoint.body && !textBody) return validated(ctx, next, undefined);
+  return readBoundedBody(ctx.request, ctx.config.maxBodyBytes).then((bodyText) => validated(ctx, next, bodyText));
+};
+
+function validated(ctx: RelayContext, next: Next, bodyText: string | undefined): Promise<Outcome> {
   const { route, params } = ctx.match!;
   const { endpoint, textBody } = route;
   const type = ctx.request.header('content-type') ?? '';
-  let bodyText: string | undefined;
-  if (endpoint.body || textBody) {
-    bodyText = await readBoundedBody(ctx.request, ctx.config.maxBodyBytes);
+  if (bodyText !== undefined) {
     const mediaType = type.split(';')[0]!.trim().toLowerCase();
     const accepted = textBody ? textBody.contentTypes.includes(mediaType) : JSON_TYPE.test(type);
     const expected = textBody ? textBody.contentTypes.join(' or ') : 'application/json';
@@ -34,4 +39,4 @@ export const parse: Stage = async (ctx, next) => {
   // The content type as sent, parameters included (a multipart body needs its boundary).
   ctx.input = { params: value.params, query: value.query, body: value.body, text: textBody && bodyText !== undefined ? { type: type.trim(), text: bodyText } : undefined };
   return next();
-};
+}
