@@ -1,11 +1,12 @@
 import { expect, snap, snapForReadme, test } from './fixtures.js';
-import { askByText, byTestId, endCall, startCall, timelineTexts } from './qa.js';
+import { askByText, byTestId, captureSessions, endCall, microphoneSpokeAgain, noTurnInProgress, startCall, timelineTexts } from './qa.js';
 
 // The fake microphone loops one spoken question followed by silence: each loop is one voice turn.
 test.use({ micFile: 'e2e-question.wav' });
 
 test('full call: spoken and typed turns, mute, report with audio, rating, deletion', async ({ page, openDemo, emu, audit, request }, testInfo) => {
   test.setTimeout(150_000);
+  await captureSessions(page);
   await openDemo('?lang=en');
   await expect(byTestId(page, 'ai-id')).toHaveText(emu.robotId);
   await expect(byTestId(page, 'warmup-status')).toHaveText('pending');
@@ -36,8 +37,8 @@ test('full call: spoken and typed turns, mute, report with audio, rating, deleti
   await byTestId(page, 'mute-toggle').click();
   await expect(byTestId(page, 'mic-status')).toHaveText('muted');
   await expect(byTestId(page, 'mute-toggle')).toHaveAttribute('aria-pressed', 'true');
-  // Let a turn that was already under way finish before counting.
-  await page.waitForTimeout(2_500);
+  // A turn that was already under way finishes before counting (a barrier, not a guess of its length).
+  await noTurnInProgress(page);
   const voiceBefore = await voiceTurns.count();
   const speechStartsBefore = (await timelineTexts(page)).filter((t) => t.includes('you started speaking')).length;
 
@@ -47,8 +48,9 @@ test('full call: spoken and typed turns, mute, report with audio, rating, deleti
   await expect(typed.getByTestId('turn-question')).toHaveText('How long is the warranty?');
   await expect(typed.getByTestId('turn-answer')).not.toBeEmpty();
 
-  // Longer than one loop of the microphone file: a live mic would have spoken again by now.
-  await page.waitForTimeout(9_000);
+  // The looping microphone file speaks its question again (heard on the device itself): a live
+  // microphone would have started a turn by now, so nothing new may have started.
+  await microphoneSpokeAgain(page);
   expect(await voiceTurns.count()).toBe(voiceBefore);
   expect((await timelineTexts(page)).filter((t) => t.includes('you started speaking')).length).toBe(speechStartsBefore);
   await byTestId(page, 'mute-toggle').click();

@@ -1,5 +1,6 @@
 import { expect, snap, test } from './fixtures.js';
 import type { KbVoiceWidget } from 'kb-voice/widget';
+import { captureSessions, noTurnInProgress } from './qa.js';
 import { openWidgetPage, recordWidgetEvents, widgetEvents } from './widget-page.js';
 
 // The fake microphone loops a spoken question followed by silence: captions of both sides by voice.
@@ -8,6 +9,7 @@ test.use({ micFile: 'e2e-question.wav' });
 test('plain HTML page with only the one-file build: connect, spoken and typed turns, mute, captions, end', async ({ page, stack, emu, audit }, testInfo) => {
   test.setTimeout(120_000);
   void emu; // seeded state, no faults
+  await captureSessions(page);
   const widget = await openWidgetPage(page, stack);
   await recordWidgetEvents(page);
   const status = widget.getByTestId('call-status');
@@ -32,7 +34,7 @@ test('plain HTML page with only the one-file build: connect, spoken and typed tu
   await expect(widget.getByTestId('mute-toggle')).toHaveAttribute('aria-pressed', 'true');
   await expect(widget.getByTestId('mute-toggle')).toHaveText('Mute');
   await expect(widget.getByTestId('mic-status')).toHaveText('Microphone muted');
-  await page.waitForTimeout(2_500); // a spoken turn already under way finishes first
+  await noTurnInProgress(page); // a spoken turn already under way finishes first (a barrier)
   await widget.getByTestId('text-input').fill('How long is the warranty?');
   await widget.getByTestId('text-send').click();
   await expect(widget.getByTestId('text-input')).toHaveValue('');
