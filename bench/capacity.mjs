@@ -10,7 +10,7 @@
 // streaming 48 kHz audio continuously (silence, then a speech WAV fixture from test/fixtures/audio
 // whose words are scripted with playWav's `transcript`, so every answer is a knowledge-base answer
 // the voice really speaks). Levels ramp
-// 1, 4, 8, 12, 16… sessions. At each level all sessions connect, then speak one question each,
+// 1, 4, 8, 12, 16… sessions. At each level all sessions connect (in waves of 8 every 250 ms), then speak one question each,
 // onsets staggered over STAGGER_MS (synchronized onsets would measure a burst, not concurrency),
 // and the assistant's answer plays for ANSWER_PLAY_MS before the caller interrupts it (bounding
 // the run), so audio flows both ways while later turns are answered. A level below 6 sessions is
@@ -18,7 +18,8 @@
 // emulator's first_response_ms (end of speech -> first answer audio frame) at each level vs the
 // 1-session baseline: BASELINE_RUNS fresh one-session runs (each level's turns are also the
 // first turn of a fresh session), after one discarded warm-up run.
-// The ramp stops at the first level whose median exceeds 2× the baseline, or at MAX_SESSIONS (96).
+// The ramp stops at the first level whose median exceeds 2× the baseline (confirmed by running the
+// level once more: the turns of both runs together), or at MAX_SESSIONS (96).
 // Each level records both processes' CPU (cores busy): the emulator's, and the callers' — when the
 // callers keep CALLER_BOUND_SHARE of a core or more busy, the level says the bench's callers (one
 // Node process running every VoiceSession) rather than the emulator were the limit.
@@ -62,6 +63,9 @@ const MIN_LEVEL_SAMPLES = 6;
 const ANSWER_PLAY_MS = 2000;
 const STAGGER_MS = 2000;
 const TURN_TIMEOUT_MS = 30_000;
+// Sessions of a level connect CONNECT_WAVE at a time, one wave every CONNECT_WAVE_MS (64 sessions: 2 s).
+const CONNECT_WAVE = 8;
+const CONNECT_WAVE_MS = 250;
 // The spoken questions of test/fixtures/audio/README.md and their words.
 const SPEECH_FIXTURES = [
   { name: 'boil-time.wav', transcript: 'How long does the kettle take to boil water?' },
@@ -154,6 +158,11 @@ export async function main() {
       const rounds = [];
       do rounds.push(await runRound(side, n));
       while (rounds.length * Math.min(n, SPEAKERS) < MIN_LEVEL_SAMPLES);
+      return combine(n, rounds);
+    }
+
+    /** Rounds of one level as one: their turns pooled (the median over all of them). */
+    function combine(n, rounds) {
       if (rounds.length === 1) return rounds[0];
       const samples = rounds.flatMap((r) => r.samples);
       return {
@@ -162,6 +171,7 @@ export async function main() {
         medianFirstResponseMs: median(samples),
         emulatorCpuShare: median(rounds.map((r) => r.emulatorCpuShare)), callerCpuShare: median(rounds.map((r) => r.callerCpuShare)),
         wallS: round(rounds.reduce((a, r) => a + r.wallS, 0), 1),
+        parts: rounds,
       };
     }
 
@@ -172,7 +182,10 @@ export async function main() {
       const own0 = process.cpuUsage();
       const t0 = performance.now();
       try {
-        const connected = await Promise.allSettled(sessions.map((s) => withTimeout(s.start(), 30000, 'start')));
+        // Callers join in waves (CONNECT_WAVE every CONNECT_WAVE_MS), as users do, not in one
+        // instant: 56 DTLS handshakes at once in one process measure a connection storm, not how
+        // many calls the emulator carries.
+        const connected = await Promise.allSettled(sessions.map((s, i) => sleep(Math.floor(i / CONNECT_WAVE) * CONNECT_WAVE_MS).then(() => withTimeout(s.start(), 30000, 'start'))));
         const failedConnects = connected.filter((c) => c.status === 'rejected').length;
         const live = sessions.map((s, i) => ({ s, mic: mics[i] })).filter((_, i) => connected[i].status === 'fulfilled');
         const samples = [];
@@ -233,7 +246,15 @@ export async function main() {
           side.done = true;
           continue;
         }
-        const r = await level(side, n);
+        let r = await level(side, n);
+        if (!(r.medianFirstResponseMs / side.base <= 2) && r.failedConnects === 0 && r.failures.length === 0) {
+          // One slow level must not end the ramp (a median of a few turns, baselines of 15-30 ms: one
+          // scheduling hiccup doubles it): the level runs again and the ramp stops only if the turns
+          // of both runs together are still over 2x.
+          log(`capacity [${side.voice}]: ${n} sessions: median ${fmtMs(r.medianFirstResponseMs, 0)} over 2× the baseline; running the level again`);
+          r = combine(n, [...(r.parts ?? [r]), await runRound(side, n)]);
+          r.rerun = true;
+        }
         side.levels.push(r);
         const ratio = r.medianFirstResponseMs / side.base;
         log(`capacity [${side.voice}]: ${n} sessions: median first_response ${fmtMs(r.medianFirstResponseMs, 0)} (${ratio.toFixed(2)}× baseline), ${r.connected}/${n} connected, ${r.failures.length} failed turn(s), emulator CPU ${r.emulatorCpuShare ?? 'n/a'}, ${r.wallS} s`);
@@ -282,7 +303,7 @@ export async function main() {
         figure(flite),
         ...sides.map((side) => ({
           label: `Median first_response_ms by sessions — ${side.voice === 'flite' ? 'Flite' : 'formant'}`,
-          value: side.levels.map((l) => `${l.sessions}: ${fmtMs(l.medianFirstResponseMs, 0)} (${(l.medianFirstResponseMs / side.base).toFixed(2)}×)`).join(', '),
+          value: side.levels.map((l) => `${l.sessions}: ${fmtMs(l.medianFirstResponseMs, 0)} (${(l.medianFirstResponseMs / side.base).toFixed(2)}×${l.rerun ? ', run twice' : ''})`).join(', '),
         })),
         ...FLITE_COST_VOICES.map((voice) => ({
           label: `Flite synthesis per sentence (${voice} voice${voice === FLITE_COST_VOICES[0] ? ', the default' : ''}; warm worker, the run's answer sentences)`,
@@ -292,11 +313,12 @@ export async function main() {
       details: {
         voices: Object.fromEntries(sides.map((side) => [side.voice, { capacity: side.capacity, callerBound: side.callerBound ?? false, emulatorCpuAtCapacity: cpuAtCapacity(side), reachedMax: side.stopReason.startsWith('reached'), baselineMs: side.base, stopReason: side.stopReason, levels: side.levels }])),
         synthesis,
-        config: { LEVELS, MAX_SESSIONS, SPEAKERS: SPEAKERS === Infinity ? 'all' : SPEAKERS, TARGET_SESSIONS, CALLER_BOUND_SHARE, EMULATOR_MAX_SESSIONS, STAGGER_MS, BASELINE_RUNS, MIN_LEVEL_SAMPLES, ANSWER_PLAY_MS, voices: VOICES, agentBuildMs: 10, fliteWorkers: process.env.KB_VOICE_FLITE_WORKERS ?? 'default' },
+        config: { LEVELS, MAX_SESSIONS, CONNECT_WAVE, CONNECT_WAVE_MS, SPEAKERS: SPEAKERS === Infinity ? 'all' : SPEAKERS, TARGET_SESSIONS, CALLER_BOUND_SHARE, EMULATOR_MAX_SESSIONS, STAGGER_MS, BASELINE_RUNS, MIN_LEVEL_SAMPLES, ANSWER_PLAY_MS, voices: VOICES, agentBuildMs: 10, fliteWorkers: process.env.KB_VOICE_FLITE_WORKERS ?? 'default' },
       },
       notes: [
-        `${SPEAKERS === Infinity ? 'every session of a level asks a question' : `lighter caller: ${SPEAKERS} sessions of each level ask a question, the others listen with silent (DTX) microphones`}; one emulator process per voice (warm robot), callers (Node wrtc VoiceSessions with FakeMicrophones playing WAV fixtures with scripted transcripts) in this process; levels alternate between the voices (ABAB); speech onsets staggered over ${STAGGER_MS} ms; each answer plays ${ANSWER_PLAY_MS} ms, then is interrupted; baseline: ${BASELINE_RUNS} fresh 1-session runs per voice`,
+        `${SPEAKERS === Infinity ? 'every session of a level asks a question' : `lighter caller: ${SPEAKERS} sessions of each level ask a question, the others listen with silent (DTX) microphones`}; one emulator process per voice (warm robot), callers (Node wrtc VoiceSessions with FakeMicrophones playing WAV fixtures with scripted transcripts) in this process; levels alternate between the voices (ABAB); sessions connect ${CONNECT_WAVE} at a time every ${CONNECT_WAVE_MS} ms; speech onsets staggered over ${STAGGER_MS} ms; each answer plays ${ANSWER_PLAY_MS} ms, then is interrupted; baseline: ${BASELINE_RUNS} fresh 1-session runs per voice`,
         ...sides.map((side) => `CPU share (cores busy) by level, ${side.voice} emulator / callers: ${side.levels.map((l) => `${l.sessions}: ${l.emulatorCpuShare ?? 'n/a'} / ${l.callerCpuShare}${l.callerBound ? ' (callers-bound)' : ''}`).join(', ')}`),
+        'a level whose median first answer is over 2x the baseline runs once more, and the ramp stops only if the turns of both runs together are still over 2x ("run twice")',
         `a level is callers-bound when this process (every caller) kept >= ${CALLER_BOUND_SHARE} cores busy: past it, a slower first answer is the callers' lag, and the emulator's figure is a lower bound`,
         `machine load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} at the end (other work on the machine shares the cores)`,
       ],

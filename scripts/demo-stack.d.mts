@@ -22,6 +22,8 @@ export interface DemoStack {
   pageUrl: string;
   relayUrl: string;
   emulator: { url: string; apiKey: string; fixtures: { apiKey: string; robotId: string; datasetId: string } };
+  /** The Vite dependency cache of this stack alone (a temporary folder, removed by close()). */
+  viteCacheDir: string;
   close(): Promise<void>;
 }
 

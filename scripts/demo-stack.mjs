@@ -2,7 +2,10 @@
 // Used by `npm run demo` (scripts/demo.mjs) and by the Playwright tests (test/e2e/stack.ts), which
 // start their own stack on ephemeral ports so they never collide with a running demo.
 // It imports the BUILT package (`kb-voice/...`, package self-reference), so run `npm run build` first.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const HOST = '127.0.0.1';
@@ -65,9 +68,15 @@ export async function startDemoStack(options = {}) {
     closers.push(() => relayServer.close());
     const relayUrl = relayServer.url;
 
+    // A dependency cache of this server's own: Vite re-optimizes its cache folder (deleting it)
+    // when it discovers a dependency, so two stacks at once (Playwright workers) sharing the default
+    // node_modules/.vite could pull modules from under each other's page, which then never ran.
+    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'kb-voice-demo-vite-'));
+    closers.push(async () => rmSync(cacheDir, { recursive: true, force: true }));
     const vite = await createViteServer({
       configFile: false,
       root: DEMO_ROOT,
+      cacheDir,
       clearScreen: false,
       logLevel: options.quiet ? 'silent' : 'info',
       define: {
@@ -94,6 +103,7 @@ export async function startDemoStack(options = {}) {
       pageUrl: `http://${HOST}:${pagePort}/`,
       relayUrl,
       emulator: { url: emulator.url, apiKey: emulator.apiKey, fixtures: emulator.fixtures },
+      viteCacheDir: cacheDir,
       close,
     };
   } catch (error) {
