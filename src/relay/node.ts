@@ -112,12 +112,23 @@ function send(res: ServerResponse, reply: Reply): Promise<void> | undefined {
   return stream(res, reply.status, reply.headers, body);
 }
 
+/** Resolves on the response's next 'drain' or its 'close', whichever comes first, leaving no listener behind. */
+function writable(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
+}
+
 async function stream(res: ServerResponse, status: number, headers: Record<string, string>, body: Body): Promise<void> {
   res.writeHead(status, headers);
   try {
     for await (const chunk of body) {
       if (res.destroyed) break;
-      if (!res.write(chunk)) await new Promise((resolve) => (res.once('drain', resolve), res.once('close', resolve)));
+      if (!res.write(chunk)) await writable(res);
     }
     res.end();
   } catch {

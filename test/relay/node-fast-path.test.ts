@@ -119,8 +119,19 @@ describe('Node fast path (serveRelay of a createRelay relay)', () => {
       for (let i = 0; i < 64; i++) if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
       res.end();
     });
-    res = await call(usage);
-    expect((await res.arrayBuffer()).byteLength).toBe(64 * chunk.length);
+    // Each wait for 'drain' must not leave a 'close' listener behind (64 waits here: 64 leaked
+    // listeners and a MaxListenersExceededWarning before the fix).
+    let closeListeners = 0;
+    const count = (_req: unknown, out: import('node:http').ServerResponse) => out.once('finish', () => (closeListeners = out.listenerCount('close')));
+    server.server.on('request', count);
+    try {
+      res = await call(usage);
+      expect((await res.arrayBuffer()).byteLength).toBe(64 * chunk.length);
+    } finally {
+      server.server.off('request', count);
+    }
+    expect(closeListeners).toBeGreaterThan(0);
+    expect(closeListeners).toBeLessThan(5);
   });
 
   it('aborts the upstream request when the caller goes away mid-stream', async () => {
