@@ -96,9 +96,10 @@ export interface RealtimeServiceOptions {
 }
 
 /**
- * Default cap on concurrent realtime sessions: twice what the emulator serves on two cores without
- * slowing first answers (32 with its callers on the same machine, bench 6), well below the ~160
- * concurrent offers at which signaling outlasted the client's 15 s connect timeout.
+ * Default cap on concurrent realtime sessions: above the 48 the emulator was measured to serve on two
+ * cores with first answers under 2x one session's (bench 6, 2026-11-25, its callers on the same
+ * machine and the limit there), well below the ~160 concurrent offers at which signaling outlasted
+ * the client's 15 s connect timeout.
  */
 export const DEFAULT_MAX_REALTIME_SESSIONS = 64;
 /** `Retry-After` of an offer refused at the cap, in seconds. */
