@@ -55,9 +55,15 @@ test('the lab reproduces each condition in Chromium (lost track, devices, offlin
     w.ticks = [];
     setInterval(() => w.ticks!.push(performance.now()), 50);
   });
+  // Barriers: the interval has ticked before the freeze (on a busy machine its first tick could come
+  // after the pause, and then every recorded tick would be after the thaw), and again after the thaw.
+  const ticks = () => page.evaluate(() => (window as { ticks?: number[] }).ticks!.length);
+  await expect.poll(ticks).toBeGreaterThanOrEqual(2);
   await lab.freeze();
   await new Promise((resolve) => setTimeout(resolve, 800)); // the condition itself: frozen for 0.8 s
   await lab.unfreeze();
+  const thawed = await ticks();
+  await expect.poll(ticks).toBeGreaterThan(thawed);
   const longestGap = await page.evaluate(() => {
     const t = (window as { ticks?: number[] }).ticks!;
     return Math.max(...t.slice(1).map((x, i) => x - t[i]!));
