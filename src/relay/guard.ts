@@ -70,9 +70,11 @@ export class SecretScanner {
 
   /** Whether a whole body (nothing before or after it) holds a secret: `leaks(body) || leaks()` without keeping a tail. */
   leaksWhole(body: Uint8Array): boolean {
-    const decoded = this.#decode(body, true);
-    for (const n of this.#needles) if (indexOf(decoded, n) >= 0) return true;
-    return false;
+    return this.#holdsNeedle(this.#decode(body, true));
+  }
+
+  #holdsNeedle(bytes: Uint8Array): boolean {
+    return this.#needles.some((n) => indexOf(bytes, n) >= 0);
   }
 
   /** Whether `chunk`, after the bytes seen before it, completes a secret. Call with no chunk at the end. */
@@ -93,7 +95,7 @@ export class SecretScanner {
       window.set(this.#tail);
       window.set(decoded, this.#tail.length);
     }
-    for (const n of this.#needles) if (indexOf(window, n) >= 0) return true;
+    if (this.#holdsNeedle(window)) return true;
     if (!final) this.#tail = window.slice(Math.max(0, window.length - this.#keep));
     return false;
   }

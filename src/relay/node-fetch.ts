@@ -55,6 +55,8 @@ interface Target {
 /** The last origin parsed: a relay has one upstream, so parsing it per request would be waste. */
 let last: { origin: string; target: Target } | undefined;
 
+const targetFrom = (u: URL): Target => ({ protocol: u.protocol, hostname: u.hostname.replace(/^\[|\]$/g, ''), port: u.port || undefined });
+
 /** An absolute URL's origin (parsed once per upstream) and its path with query, as `node:http` takes them. */
 function targetOf(url: string): [Target, string] {
   const slash = url.indexOf('/', url.indexOf('//') + 2);
@@ -63,12 +65,9 @@ function targetOf(url: string): [Target, string] {
   // Anything URL parsing would change (dot segments, unencoded or odd characters, a fragment, credentials) takes the full parse.
   if (slash < 0 || origin.includes('@') || !SIMPLE_PATH.test(rest) || rest.includes('/.')) {
     const u = new URL(url);
-    return [{ protocol: u.protocol, hostname: u.hostname.replace(/^\[|\]$/g, ''), port: u.port || undefined }, u.pathname + u.search];
+    return [targetFrom(u), u.pathname + u.search];
   }
-  if (last?.origin !== origin) {
-    const u = new URL(origin);
-    last = { origin, target: { protocol: u.protocol, hostname: u.hostname.replace(/^\[|\]$/g, ''), port: u.port || undefined } };
-  }
+  if (last?.origin !== origin) last = { origin, target: targetFrom(new URL(origin)) };
   return [last.target, rest];
 }
 

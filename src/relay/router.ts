@@ -37,7 +37,9 @@ export function compileRoutes(routes: readonly RelayRoute[]): RouteTable {
   const buckets = new Map<string, CompiledRoute[]>();
   for (const c of compiled) {
     const key = `${c.route.endpoint.method} ${c.segments.length}`;
-    buckets.set(key, [...(buckets.get(key) ?? []), c]);
+    const bucket = buckets.get(key);
+    if (bucket) bucket.push(c);
+    else buckets.set(key, [c]);
   }
   return { routes: compiled, buckets };
 }

@@ -3,13 +3,19 @@ import { Heartbeat } from '../../src/client/heartbeat.js';
 import { VoiceSession } from '../../src/client/index.js';
 import { FakeClock, ScriptedService } from '../../src/testing/index.js';
 
+/** A started heartbeat on fake time that records the stamps of the pings it sends. */
+function started(intervalMs: number) {
+  const clock = new FakeClock();
+  const sent: number[] = [];
+  const onDead = vi.fn();
+  const hb = new Heartbeat({ clock, intervalMs, send: (t) => sent.push(t), onDead });
+  hb.start();
+  return { clock, sent, onDead, hb };
+}
+
 describe('Heartbeat', () => {
   it('pings every interval and stays alive while something comes back', async () => {
-    const clock = new FakeClock();
-    const sent: number[] = [];
-    const onDead = vi.fn();
-    const hb = new Heartbeat({ clock, intervalMs: 1000, send: (t) => sent.push(t), onDead });
-    hb.start();
+    const { clock, sent, onDead, hb } = started(1000);
     for (let i = 0; i < 10; i++) {
       await clock.advance(1000);
       hb.alive();
@@ -75,11 +81,7 @@ describe('Heartbeat', () => {
     // The network lab's 3g-poor profile: pongs come back after ~650 ms, and one lost data-channel
     // message holds everything behind it until SCTP retransmits (about a second more). A fixed
     // 1 s allowance called such calls dead over and over (connected <-> reconnecting, no turn).
-    const clock = new FakeClock();
-    const sent: number[] = [];
-    const onDead = vi.fn();
-    const hb = new Heartbeat({ clock, intervalMs: 250, send: (t) => sent.push(t), onDead });
-    hb.start();
+    const { clock, sent, onDead, hb } = started(250);
     // 8 s of pongs, each 650 ms after its ping (answered in order)
     for (let now = 0; now < 8000; now += 50) {
       await clock.advance(50);
@@ -101,11 +103,7 @@ describe('Heartbeat', () => {
   });
 
   it('keeps the 1.0-1.25 s detection on a fast path whose pongs report its round trips', async () => {
-    const clock = new FakeClock();
-    const sent: number[] = [];
-    const onDead = vi.fn();
-    const hb = new Heartbeat({ clock, intervalMs: 250, send: (t) => sent.push(t), onDead });
-    hb.start();
+    const { clock, sent, onDead, hb } = started(250);
     for (let i = 0; i < 20; i++) {
       await clock.advance(250);
       hb.alive(sent.at(-1)! - 2); // a 2 ms round trip (loopback, LAN)
