@@ -25,11 +25,15 @@ function hexAt(bytes: Uint8Array, at: number, count: number): number {
   return v;
 }
 
-/** Node's and Bun's `Buffer`, whose `indexOf` searches for a byte sequence natively; absent in browsers and Workers. */
-const NativeBuffer = (globalThis as { Buffer?: { from(buffer: ArrayBufferLike, offset: number, length: number): { indexOf(needle: Uint8Array): number } } }).Buffer;
+/** Node's and Bun's `Buffer`, whose `indexOf` searches natively (memchr-like, ~6x the typed array's own); absent in browsers and Workers. */
+const NativeBuffer = (globalThis as { Buffer?: { from(buffer: ArrayBufferLike, offset: number, length: number): Uint8Array; isBuffer(b: unknown): boolean } }).Buffer;
 
+/** The bytes as a view with the native search where there is one (the same memory, no copy). */
+const searchable = (bytes: Uint8Array): Uint8Array => (NativeBuffer && !NativeBuffer.isBuffer(bytes) ? NativeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes);
+
+/** Where `needle` starts in `haystack` (-1: nowhere); `haystack` is `searchable` already. */
 function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
-  if (NativeBuffer) return NativeBuffer.from(haystack.buffer, haystack.byteOffset, haystack.byteLength).indexOf(needle);
+  if (NativeBuffer) return haystack.indexOf(needle as never);
   const first = needle[0]!;
   for (let i = haystack.indexOf(first); i >= 0 && i + needle.length <= haystack.length; i = haystack.indexOf(first, i + 1)) {
     let j = 1;
@@ -39,8 +43,11 @@ function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
   return -1;
 }
 
+/** A copy of `bytes` from `start` (a Buffer's own `slice` would share the chunk's memory). */
+const copy = (bytes: Uint8Array, start: number): Uint8Array => Uint8Array.prototype.slice.call(bytes, start);
+
 const encoder = new TextEncoder();
-const EMPTY = new Uint8Array(0);
+const EMPTY: Uint8Array = new Uint8Array(0);
 
 /** The strings no caller may see, encoded once per relay (every scanner of the relay shares them). */
 export class Secrets {
@@ -70,11 +77,13 @@ export class SecretScanner {
 
   /** Whether a whole body (nothing before or after it) holds a secret: `leaks(body) || leaks()` without keeping a tail. */
   leaksWhole(body: Uint8Array): boolean {
-    return this.#holdsNeedle(this.#decode(body, true));
+    return this.#holdsNeedle(this.#decode(searchable(body), true));
   }
 
+  /** `bytes` is `searchable` (a decoded body is a fresh Buffer-backed view when there is a Buffer). */
   #holdsNeedle(bytes: Uint8Array): boolean {
-    return this.#needles.some((n) => indexOf(bytes, n) >= 0);
+    for (const n of this.#needles) if (indexOf(bytes, n) >= 0) return true;
+    return false;
   }
 
   /** Whether `chunk`, after the bytes seen before it, completes a secret. Call with no chunk at the end. */
@@ -88,22 +97,22 @@ export class SecretScanner {
       this.#pending = EMPTY;
     }
     if (final && raw.length === 0) return false;
-    const decoded = this.#decode(raw, final);
+    const decoded = this.#decode(searchable(raw), final);
     let window = decoded;
     if (this.#tail.length) {
       window = new Uint8Array(this.#tail.length + decoded.length);
       window.set(this.#tail);
       window.set(decoded, this.#tail.length);
     }
-    if (this.#holdsNeedle(window)) return true;
-    if (!final) this.#tail = window.slice(Math.max(0, window.length - this.#keep));
+    if (this.#holdsNeedle(searchable(window))) return true;
+    if (!final) this.#tail = copy(window, Math.max(0, window.length - this.#keep));
     return false;
   }
 
   /** The bytes with JSON and percent escapes of ASCII characters decoded; an escape cut at the end is kept for the next chunk. */
   #decode(raw: Uint8Array, final: boolean): Uint8Array {
     if (raw.indexOf(BACKSLASH) < 0 && raw.indexOf(PERCENT) < 0) return raw;
-    const out = new Uint8Array(raw.length);
+    const out = searchable(new Uint8Array(raw.length));
     let n = 0;
     for (let i = 0; i < raw.length; i++) {
       const b = raw[i]!;
@@ -114,7 +123,7 @@ export class SecretScanner {
       if (!final && i + escapeLength(raw, i) > raw.length) {
         // An escape cut by the chunk boundary: it is decoded with the next chunk. It cannot complete
         // a secret yet, and every complete escape is decoded in the chunk that completes it.
-        this.#pending = raw.slice(i);
+        this.#pending = copy(raw, i);
         break;
       }
       if (b === PERCENT) {
@@ -147,7 +156,10 @@ export class SecretScanner {
 /** Whether `text` holds one of `secrets` in any form the scanner recognises. */
 export function containsSecret(text: string, secrets: Secrets): boolean {
   // Without an escape character, only the plain form can occur.
-  if (!text.includes('\\') && !text.includes('%')) return secrets.list.some((s) => text.includes(s));
+  if (!text.includes('\\') && !text.includes('%')) {
+    for (const s of secrets.list) if (text.includes(s)) return true;
+    return false;
+  }
   const scanner = new SecretScanner(secrets);
   return scanner.leaks(encoder.encode(text)) || scanner.leaks();
 }

@@ -22,12 +22,12 @@ export const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-language', 'c
  * Headers for the upstream request: the allowlisted caller headers, the request id, the bearer key,
  * and `accept-encoding: identity`, so the body comes back as bytes the secret guard can scan.
  */
-export function upstreamRequestHeaders(incoming: HeaderGetter, apiKey: string, contentType: string | undefined, requestId: string): Record<string, string> {
-  const connection = incoming('connection')?.toLowerCase();
+export function upstreamRequestHeaders(incoming: { header: HeaderGetter }, apiKey: string, contentType: string | undefined, requestId: string): Record<string, string> {
+  const connection = incoming.header('connection')?.toLowerCase();
   const hopByHop = connection?.split(',').map((t) => t.trim());
   const out: Record<string, string> = {};
   for (const name of FORWARDED_REQUEST_HEADERS) {
-    const value = incoming(name);
+    const value = incoming.header(name);
     if (value !== null && !hopByHop?.includes(name)) out[name] = value;
   }
   out['x-request-id'] = requestId;
@@ -38,9 +38,9 @@ export function upstreamRequestHeaders(incoming: HeaderGetter, apiKey: string, c
 }
 
 /** Headers for the caller's response: the allowlisted upstream headers, minus any value holding a secret (added to `out`). */
-export function callerResponseHeaders(upstream: HeaderGetter, secrets: Secrets, out: Record<string, string> = {}): Record<string, string> {
+export function callerResponseHeaders(upstream: { get: HeaderGetter }, secrets: Secrets, out: Record<string, string> = {}): Record<string, string> {
   for (const name of RETURNED_RESPONSE_HEADERS) {
-    const value = upstream(name);
+    const value = upstream.get(name);
     if (value !== null && !containsSecret(value, secrets)) out[name] = value;
   }
   out['cache-control'] = 'no-store';

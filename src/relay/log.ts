@@ -3,8 +3,8 @@ import type { RelayLogEntry, RelayLogger } from './types.js';
 /** A caller-chosen request id is kept when it is this tame; otherwise the relay makes one. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export const requestIdOf = (header: (name: string) => string | null) => {
-  const given = header('x-request-id');
+export const requestIdOf = (request: { header(name: string): string | null }) => {
+  const given = request.header('x-request-id');
   return given !== null && SAFE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
 };
 

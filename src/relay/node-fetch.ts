@@ -2,7 +2,7 @@ import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import type * as Zlib from 'node:zlib';
 import { BodyFailed } from './body-failed.js';
-import type { HeaderList, Transport } from './message.js';
+import type { HeaderList, Transport, UpstreamReply, UpstreamRequest } from './message.js';
 import type { UpstreamFetch } from './upstream.js';
 import { toFetch } from './web.js';
 
@@ -78,54 +78,59 @@ function targetOf(url: string): [Target, string] {
  * (backpressure for free), except a small body of a declared length, read whole into bytes; an early
  * close is an error; `abort` destroys the connection.
  */
-export const nodeTransport: Transport = async (request, control) => {
-  const m = loaded ?? (await load());
-  const [target, path] = targetOf(request.url);
-  const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body.byteLength) };
-  let finished = false;
-  const res = await new Promise<Http.IncomingMessage>((resolve, reject) => {
+export const nodeTransport: Transport = (request, control) => (loaded ? call(loaded, request, control) : load().then((m) => call(m, request, control)));
+
+/** One upstream call as one promise: settled with the answer, a small body already read whole. */
+function call(m: NodeModules, request: UpstreamRequest, control: { abort?: () => void }): Promise<UpstreamReply> {
+  return new Promise<UpstreamReply>((resolve, reject) => {
+    const [target, path] = targetOf(request.url);
+    const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body.byteLength) };
+    let finished = false;
+    let responded = false;
     const lib = target.protocol === 'https:' ? m.https : m.http;
-    const req = lib.request(
-      { protocol: target.protocol, hostname: target.hostname, port: target.port, path, method: request.method, headers, agent: m.agents[target.protocol] },
-      resolve,
-    );
+    const req = lib.request({ protocol: target.protocol, hostname: target.hostname, port: target.port, path, method: request.method, headers, agent: m.agents[target.protocol] }, (res) => {
+      responded = true;
+      const status = res.statusCode ?? 502;
+      const cancel = () => void (finished || res.destroy());
+      const declared = res.headers['content-length'] === undefined ? -1 : Number(res.headers['content-length']);
+      const coding = res.headers['content-encoding']?.trim().toLowerCase();
+      const decoded = coding === 'gzip' || coding === 'x-gzip' || coding === 'deflate' || coding === 'br';
+      const bodyless = NULL_BODY.has(status) || request.method === 'HEAD';
+      if (!bodyless && !decoded && declared >= 0 && declared <= SMALL_BODY_BYTES) {
+        // A small unencoded body of a declared length (most JSON answers) is read whole and handed
+        // over as bytes with the answer: no stream machinery, one promise per call. The caller's
+        // time limit still covers it (abort destroys).
+        const parts: Buffer[] = [];
+        const fail = (cause?: unknown) => reject(new BodyFailed(cause));
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => {
+          finished = true;
+          resolve({ status, headers: new NodeHeaders(res.headers), body: parts.length === 1 ? parts[0]! : Buffer.concat(parts), cancel });
+        });
+        res.on('error', fail);
+        res.on('close', () => res.complete || fail());
+        return;
+      }
+      res.once('end', () => (finished = true));
+      if (bodyless) {
+        res.resume();
+        resolve({ status, headers: new NodeHeaders(res.headers), body: null, cancel });
+        return;
+      }
+      const decoder = !decoded ? null : coding === 'deflate' ? m.zlib.createInflate() : coding === 'br' ? m.zlib.createBrotliDecompress() : m.zlib.createGunzip();
+      if (decoder) {
+        res.on('error', (e) => decoder.destroy(e));
+        res.on('close', () => !res.complete && decoder.destroy(new Error('upstream connection closed')));
+        res.pipe(decoder);
+      }
+      resolve({ status, headers: new NodeHeaders(res.headers), body: decoder ?? res, cancel: () => (decoder?.destroy(), cancel()) });
+    });
     control.abort = () => void (finished || req.destroy(new Error('aborted')));
-    req.on('error', reject);
+    // Once the answer has come, a failure is the body's (its own 'error' or 'close' above).
+    req.on('error', (error) => responded || reject(error));
     req.end(request.body);
   });
-  res.once('end', () => (finished = true));
-  const status = res.statusCode ?? 502;
-  const cancel = () => void (finished || res.destroy());
-  if (NULL_BODY.has(status) || request.method === 'HEAD') {
-    res.resume();
-    return { status, headers: new NodeHeaders(res.headers), body: null, cancel };
-  }
-  const coding = res.headers['content-encoding']?.trim().toLowerCase();
-  const decoder = coding === 'gzip' || coding === 'x-gzip' ? m.zlib.createGunzip() : coding === 'deflate' ? m.zlib.createInflate() : coding === 'br' ? m.zlib.createBrotliDecompress() : null;
-  if (decoder) {
-    res.on('error', (e) => decoder.destroy(e));
-    res.on('close', () => !res.complete && decoder.destroy(new Error('upstream connection closed')));
-    res.pipe(decoder);
-  }
-  const declared = res.headers['content-length'] === undefined ? -1 : Number(res.headers['content-length']);
-  if (!decoder && declared >= 0 && declared <= SMALL_BODY_BYTES) {
-    // A small body of a declared length (most JSON answers) is read whole and handed over as bytes:
-    // no stream machinery per request. The caller's time limit still covers it (abort destroys).
-    const bytes = await new Promise<Uint8Array>((resolve, reject) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.once('end', () => {
-        const all = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-        resolve(new Uint8Array(all.buffer, all.byteOffset, all.byteLength));
-      });
-      const fail = (cause?: unknown) => reject(new BodyFailed(cause));
-      res.once('error', fail);
-      res.once('close', () => res.complete || fail());
-    });
-    return { status, headers: new NodeHeaders(res.headers), body: bytes, cancel };
-  }
-  return { status, headers: new NodeHeaders(res.headers), body: decoder ?? res, cancel: () => (decoder?.destroy(), cancel()) };
-};
+}
 
 /**
  * The Node transport as a standard `fetch(url, init)` (string or byte bodies, record headers,

@@ -67,33 +67,55 @@ function originOf(req: IncomingMessage): string {
   }
 }
 
-/** A Node request as the relay's request (no web object unless a hook asks for one). */
-function fromNode(req: ParsedRequest, res: ServerResponse): Incoming {
-  const parsed = parsedBody(req);
-  const origin = originOf(req);
-  const target = req.originalUrl ?? req.url ?? '';
-  let request: Request | undefined;
-  return {
-    method: req.method ?? 'GET',
-    target,
-    origin,
-    header(name) {
-      const v = req.headers[name];
-      return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
-    },
-    body: typeof parsed === 'string' ? parsed : parsed ? once(parsed) : bodyOf(req),
-    onClose(listener) {
-      const f = () => res.writableFinished || listener();
-      res.once('close', f);
-      return () => res.off('close', f);
-    },
-    request() {
-      if (request) return request;
-      const headers = new Headers();
-      for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-      return (request = new Request(`${origin || 'http://localhost'}${target}`, { method: req.method ?? 'GET', headers }));
-    },
-  };
+/**
+ * A Node request as the relay's request (no web object unless a hook asks for one). A class, so a
+ * request costs one object rather than one closure per member; its origin is worked out only when
+ * asked (a request with an `Origin` header, a hook).
+ */
+class NodeIncoming implements Incoming {
+  readonly method: string;
+  readonly target: string;
+  readonly body: Body | null | string;
+  private own: string | undefined;
+  private web: Request | undefined;
+
+  constructor(
+    private readonly req: ParsedRequest,
+    private readonly res: ServerResponse,
+  ) {
+    const parsed = parsedBody(req);
+    this.method = req.method ?? 'GET';
+    this.target = req.originalUrl ?? req.url ?? '';
+    this.body = typeof parsed === 'string' ? parsed : parsed ? once(parsed) : bodyOf(req);
+  }
+
+  get origin(): string {
+    return (this.own ??= originOf(this.req));
+  }
+
+  header(name: string): string | null {
+    const v = this.req.headers[name];
+    return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+  }
+
+  onClose(listener: () => void): () => void {
+    const res = this.res;
+    // A plain listener that removes itself: `once` would wrap it in two more objects per request.
+    const f = () => {
+      res.off('close', f);
+      if (!res.writableFinished) listener();
+    };
+    res.on('close', f);
+    return () => res.off('close', f);
+  }
+
+  request(): Request {
+    if (this.web) return this.web;
+    const { req } = this;
+    const headers = new Headers();
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+    return (this.web = new Request(`${this.origin || 'http://localhost'}${this.target}`, { method: this.method, headers }));
+  }
 }
 
 /**
@@ -227,14 +249,26 @@ export function toNodeHandler(relay: Relay, options: NodeHandlerOptions = {}): N
   const prefix = normalizePrefix(relay.prefix);
   const maxDrainBytes = options.maxDrainBytes ?? DEFAULT_MAX_DRAIN_BYTES;
   if (!Number.isFinite(maxDrainBytes) || maxDrainBytes < 0) throw new TypeError('toNodeHandler option maxDrainBytes must be a number >= 0');
-  return async (req, res, next) => {
+  // Not an async function: a request whose body was read (or had none) is answered in the turn its reply is ready.
+  return (req, res, next) => {
     const r = req as ParsedRequest;
     // Express strips a mount path from req.url; originalUrl keeps the whole target.
     const target = r.originalUrl ?? req.url ?? '';
-    if (next && !underPrefix(target.split('?')[0]!, prefix)) return next();
-    const reply = await handle(fromNode(r, res), req);
-    if (!req.complete && !(await drain(req, maxDrainBytes))) reply.headers.connection = 'close';
-    return send(res, reply);
+    if (next && !underPrefix(target.split('?')[0]!, prefix)) return Promise.resolve(next());
+    let incoming: NodeIncoming;
+    try {
+      incoming = new NodeIncoming(r, res);
+    } catch (error) {
+      // As from an async function: a request that cannot be read (a body parser's circular result) is a rejection.
+      return Promise.reject(error);
+    }
+    return handle(incoming, req).then((reply) => {
+      if (req.complete) return send(res, reply);
+      return drain(req, maxDrainBytes).then((whole) => {
+        if (!whole) reply.headers.connection = 'close';
+        return send(res, reply);
+      });
+    });
   };
 }
 

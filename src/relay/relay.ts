@@ -92,7 +92,7 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
 
   const run = compose(RELAY_STAGES);
   // The `log` stage never lets an upstream answer out (it fails the request instead).
-  const handle = (request: Incoming) => run(new RelayContext(config, request, requestIdOf(request.header))) as Promise<Reply>;
+  const handle = (request: Incoming) => run(new RelayContext(config, request, requestIdOf(request))) as Promise<Reply>;
   return {
     prefix: config.prefix,
     async fetch(request: Request, env?: unknown): Promise<Response> {

@@ -30,7 +30,16 @@ interface CompiledRoute {
 export interface RouteTable {
   readonly routes: readonly CompiledRoute[];
   readonly buckets: ReadonlyMap<string, readonly CompiledRoute[]>;
+  /** Matches found before, by prefix, method and raw path (see `matchRoute`). */
+  readonly found: Map<string, RouteMatch>;
 }
+
+/**
+ * How many matches a table remembers. A relay mostly sees the same few paths (one robot, its
+ * sessions), so matching each of them once spares the path decoding and comparing on every later
+ * request; when full the memory starts over (paths off the allowlist are never remembered).
+ */
+export const MATCH_CACHE_SIZE = 256;
 
 export function compileRoutes(routes: readonly RelayRoute[]): RouteTable {
   const compiled = routes.map((route) => ({ route, segments: compile(route.endpoint.path) }));
@@ -41,7 +50,7 @@ export function compileRoutes(routes: readonly RelayRoute[]): RouteTable {
     if (bucket) bucket.push(c);
     else buckets.set(key, [c]);
   }
-  return { routes: compiled, buckets };
+  return { routes: compiled, buckets, found: new Map() };
 }
 
 /**
@@ -90,9 +99,9 @@ export function normalizePrefix(prefix: string): string {
 
 /** A request path matched to an allowed route, with its decoded path parameters. */
 export interface RouteMatch {
-  id: RelayEndpointId;
-  route: RelayRoute;
-  params: Record<string, string>;
+  readonly id: RelayEndpointId;
+  readonly route: RelayRoute;
+  readonly params: Readonly<Record<string, string>>;
 }
 
 
@@ -104,6 +113,19 @@ export const underPrefix = (rawPath: string, prefix: string) => prefix === '' ||
  * methods compare case-sensitively, so `/V1/Robots/...` or `patch` match nothing.
  */
 export function matchRoute(method: string, rawPath: string, prefix: string, table: RouteTable): RouteMatch | null {
+  const key = `${prefix} ${method} ${rawPath}`;
+  const known = table.found.get(key);
+  if (known) return known;
+  const found = matchFresh(method, rawPath, prefix, table);
+  if (found) {
+    if (table.found.size >= MATCH_CACHE_SIZE) table.found.clear();
+    table.found.set(key, found);
+  }
+  return found;
+}
+
+/** The match itself (frozen: remembered matches are shared by the requests for the same path). */
+function matchFresh(method: string, rawPath: string, prefix: string, table: RouteTable): RouteMatch | null {
   if (!underPrefix(rawPath, prefix)) return null;
   const rest = canonicalSegments(rawPath.slice(prefix.length) || '/');
   if (!rest) return null;
@@ -119,7 +141,7 @@ export function matchRoute(method: string, rawPath: string, prefix: string, tabl
     // Parameter names come from the table (never `__proto__`), values from the caller.
     const params: Record<string, string> = {};
     for (let j = 0; j < segments.length; j++) if (segments[j]!.param !== null) params[segments[j]!.param!] = rest[j]!;
-    return { id: route.endpoint.id as RelayEndpointId, route, params };
+    return Object.freeze({ id: route.endpoint.id as RelayEndpointId, route, params: Object.freeze(params) });
   }
   return null;
 }

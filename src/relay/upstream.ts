@@ -4,6 +4,7 @@ import { RelayError } from './errors.js';
 import { containsSecret, guardBody, SecretScanner, Secrets, SecretWithheld } from './guard.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from './headers.js';
 import { BodyFailed } from './body-failed.js';
+import { Deadlines } from './deadlines.js';
 import { concat, type Incoming, type Reply, type Transport, type UpstreamReply } from './message.js';
 
 /** How the relay reaches the upstream when given a `fetch`: the standard `fetch(url, init)` signature (the global `fetch` fits). */
@@ -58,10 +59,16 @@ export interface Answer extends UpstreamReply {
 export class Upstream {
   readonly #host: string;
   readonly #secrets: Secrets;
+  /** For whole bodies only (`leaksWhole` keeps no state between calls): one per relay, not one per request. */
+  readonly #scanner: SecretScanner;
+  /** The calls' time limits (`timeoutMs`), on one timer. */
+  readonly #deadlines: Deadlines;
 
   constructor(private readonly o: UpstreamOptions) {
+    this.#deadlines = new Deadlines(o.timeoutMs);
     this.#host = new URL(o.base).host;
     this.#secrets = new Secrets(o.secrets);
+    this.#scanner = new SecretScanner(this.#secrets);
   }
 
   /**
@@ -72,7 +79,7 @@ export class Upstream {
    */
   async send(call: UpstreamCall): Promise<Answer> {
     const qs = call.query?.toString() ?? '';
-    const own = upstreamRequestHeaders(call.caller.header, this.o.apiKey, call.body?.type, call.requestId);
+    const own = upstreamRequestHeaders(call.caller, this.o.apiKey, call.body?.type, call.requestId);
     const headers = call.headers ? { ...call.headers, ...own } : own;
     const control: { abort?: () => void } = {};
     let ended: 'timeout' | 'caller' | undefined;
@@ -80,14 +87,14 @@ export class Upstream {
       ended ??= why;
       control.abort?.();
     };
-    const timer = setTimeout(end, this.o.timeoutMs, 'timeout');
+    const limit = this.#deadlines.start(() => end('timeout'));
     // The caller going away still aborts a streamed body: only the time limit ends at hand-over.
     const unsubscribe = call.caller.onClose(() => end('caller'));
     let reply: UpstreamReply;
     try {
       reply = await this.o.transport({ url: `${this.o.base}${call.path}${qs ? `?${qs}` : ''}`, method: call.method, headers, body: call.body?.text }, control);
     } catch (error) {
-      clearTimeout(timer);
+      this.#deadlines.clear(limit);
       unsubscribe();
       if (ended === 'timeout') throw new RelayError(504, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`, {}, error);
       // 499 (as nginx logs it): nobody reads this answer, and it is no upstream failure.
@@ -96,12 +103,14 @@ export class Upstream {
       throw new RelayError(502, 'Upstream unreachable', `upstream unreachable (${describe(error)})`, {}, error);
     }
     if (ended) {
+      this.#deadlines.clear(limit);
+      unsubscribe();
       reply.cancel();
       throw new RelayError(ended === 'timeout' ? 504 : 499, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`);
     }
     // Fields, not a WeakMap keyed by short-lived replies (ephemerons make every GC slower).
-    if (reply.status >= 200 && reply.status < 300) return { ...reply, settle: () => clearTimeout(timer), requestId: call.requestId };
-    clearTimeout(timer);
+    if (reply.status >= 200 && reply.status < 300) return { ...reply, settle: () => this.#deadlines.clear(limit), requestId: call.requestId };
+    this.#deadlines.clear(limit);
     unsubscribe();
     throw await this.#errorOf(reply);
   }
@@ -127,14 +136,14 @@ export class Upstream {
 
   /** The caller's headers for an upstream answer (added to `headers`, else a new record); refuses a body in a coding the relay cannot scan. */
   #headersFor(reply: UpstreamReply, headers: Record<string, string> = {}): Record<string, string> {
-    const get = (name: string) => reply.headers.get(name);
-    callerResponseHeaders(get, this.#secrets, headers);
-    const coding = get('content-encoding')?.trim().toLowerCase();
+    const upstream = reply.headers;
+    callerResponseHeaders(upstream, this.#secrets, headers);
+    const coding = upstream.get('content-encoding')?.trim().toLowerCase();
     if (coding && coding !== 'identity') {
       if (!DECODED_BY_TRANSPORT.has(coding)) throw this.#discard(reply, new RelayError(502, 'Invalid upstream response', `upstream sent content-encoding ${coding}, which the relay cannot decode to scan`));
     } else {
       // Unencoded, so the body the caller gets is byte for byte the upstream's.
-      const length = get('content-length');
+      const length = upstream.get('content-length');
       if (length !== null) headers['content-length'] = length;
     }
     return headers;
@@ -142,32 +151,38 @@ export class Upstream {
 
 
   /**
-   * A 2xx answer for the caller, its body passed through unbuffered and scanned for secrets. Except
-   * for event streams, what arrives in the first turn of the event loop is read (within the time
-   * limit) before answering, so a secret in it answers 502; a later one cuts the body.
+   * A 2xx answer for the caller, its body passed through unbuffered and scanned for secrets. A body
+   * that arrived whole (bytes) is scanned and answered in the same turn (no promise). Otherwise,
+   * except for event streams, what arrives in the first turn of the event loop is read (within the
+   * time limit) before answering, so a secret in it answers 502; a later one cuts the body.
    */
-  async passThrough(reply: Answer, extraHeaders: Record<string, string>): Promise<Reply> {
+  passThrough(reply: Answer, extraHeaders: Record<string, string>): Reply | Promise<Reply> {
     const headers = this.#headersFor(reply, { ...extraHeaders });
-    const settle = () => reply.settle();
-    const { status } = reply;
-    if (!reply.body || status === 204 || status === 205) {
-      settle();
+    const { status, body } = reply;
+    if (!body || status === 204 || status === 205) {
+      reply.settle();
       reply.cancel();
       delete headers['content-length'];
       return { status, headers, body: null };
     }
-    const scanner = new SecretScanner(this.#secrets);
-    const onLeak = () => this.o.onLeak(reply.requestId);
-    if (reply.body instanceof Uint8Array) {
-      settle();
-      if (scanner.leaksWhole(reply.body)) {
-        onLeak();
+    if (body instanceof Uint8Array) {
+      reply.settle();
+      if (this.#scanner.leaksWhole(body)) {
+        this.o.onLeak(reply.requestId);
         throw new RelayError(502, 'Upstream response failed', new SecretWithheld().message);
       }
-      headers['content-length'] = String(reply.body.byteLength);
-      return { status, headers, body: reply.body };
+      headers['content-length'] = String(body.byteLength);
+      return { status, headers, body };
     }
-    const iterator = reply.body[Symbol.asyncIterator]();
+    return this.#passStream(reply, body, headers);
+  }
+
+  async #passStream(reply: Answer, body: AsyncIterable<Uint8Array>, headers: Record<string, string>): Promise<Reply> {
+    const settle = () => reply.settle();
+    const { status } = reply;
+    const scanner = new SecretScanner(this.#secrets);
+    const onLeak = () => this.o.onLeak(reply.requestId);
+    const iterator = body[Symbol.asyncIterator]();
     if (headers['content-type']?.startsWith('text/event-stream')) {
       settle();
       return { status, headers, body: guardBody(iterator, scanner, onLeak) };

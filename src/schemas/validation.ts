@@ -145,8 +145,11 @@ export function queryToObject(schema: z.core.$ZodType, params: URLSearchParams):
 
 /** The query of a request URL for `parseRequest`: read with the endpoint's query schema (`queryToObject`), or every key as text when it has none. */
 export function queryFromUrl(endpoint: { query?: z.core.$ZodType }, params: URLSearchParams): Record<string, unknown> {
-  return queryToObject(endpoint.query ?? z.object({}), params);
+  return queryToObject(endpoint.query ?? NO_FIELDS, params);
 }
+
+/** The query schema of an endpoint without one (made once: a zod schema is costly to build). */
+const NO_FIELDS = z.object({});
 
 /** Writes a plain query object to URL search params (arrays become repeated keys; undefined is skipped). */
 export function objectToQuery(query: Record<string, unknown> | undefined): URLSearchParams {

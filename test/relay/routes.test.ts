@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalSegments, matchRoute as matchIn, normalizePrefix } from '../../src/relay/router.js';
-import { RELAY_ENDPOINT_IDS, RELAY_TABLE } from '../../src/relay/routes.js';
+import { canonicalSegments, compileRoutes, MATCH_CACHE_SIZE, matchRoute as matchIn, normalizePrefix } from '../../src/relay/router.js';
+import { RELAY_ENDPOINT_IDS, RELAY_ROUTES, RELAY_TABLE } from '../../src/relay/routes.js';
 
 const matchRoute = (method: string, path: string, prefix: string) => matchIn(method, path, prefix, RELAY_TABLE);
 import { endpoints, openaiRelayEndpoints } from '../../src/schemas/index.js';
@@ -83,6 +83,30 @@ describe('allowlist matching', () => {
     expect(normalizePrefix('/')).toBe('');
     expect(() => normalizePrefix('/a/../b')).toThrow(TypeError);
     expect(matchRoute('GET', `/v1/robots/${R}/realtime-cost`, '')?.id).toBe('E11');
+  });
+});
+
+describe('remembered matches', () => {
+  const R = '7d3c6a52-1f0e-4b8a-9c2d-5e4f3a2b1c01';
+  it('a path matched once answers from memory with the same frozen match; prefix and method are part of the key', () => {
+    const table = compileRoutes(RELAY_ROUTES);
+    const first = matchIn('GET', `/api/v1/robots/${R}/realtime-usage`, '/api', table);
+    expect(first?.id).toBe('E13');
+    expect(Object.isFrozen(first) && Object.isFrozen(first!.params)).toBe(true);
+    expect(matchIn('GET', `/api/v1/robots/${R}/realtime-usage`, '/api', table)).toBe(first);
+    expect(matchIn('GET', `/v1/robots/${R}/realtime-usage`, '', table)).not.toBe(first);
+    expect(matchIn('GET', `/other/v1/robots/${R}/realtime-usage`, '/api', table)).toBeNull();
+    expect(matchIn('POST', `/api/v1/robots/${R}/realtime-usage`, '/api', table)).toBeNull();
+  });
+
+  it('remembers at most MATCH_CACHE_SIZE paths, and never a path off the allowlist', () => {
+    const table = compileRoutes(RELAY_ROUTES);
+    for (let i = 0; i < 3 * MATCH_CACHE_SIZE; i++) {
+      expect(matchIn('GET', `/v1/robots/r${i}/realtime-usage`, '', table)?.params).toEqual({ ai_id: `r${i}` });
+      expect(matchIn('GET', `/v1/robots/r${i}/nowhere`, '', table)).toBeNull();
+      expect(table.found.size).toBeLessThanOrEqual(MATCH_CACHE_SIZE);
+    }
+    expect([...table.found.keys()].every((k) => k.endsWith('/realtime-usage'))).toBe(true);
   });
 });
 

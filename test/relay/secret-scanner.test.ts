@@ -39,3 +39,21 @@ describe('SecretScanner.leaksWhole', () => {
     });
   }
 });
+
+describe('SecretScanner.leaks across chunks', () => {
+  for (const withBuffer of [true, false]) {
+    it(`keeps its own copy of the bytes it carries over: a reused chunk cannot hide a split secret (${withBuffer ? 'Node Buffer search' : 'no Buffer'})`, async () => {
+      if (!withBuffer) vi.stubGlobal('Buffer', undefined);
+      const { SecretScanner, Secrets } = await load();
+      const secrets = new Secrets([KEY]);
+      for (const [first, second] of [[`{"a":"${KEY.slice(0, 9)}`, `${KEY.slice(9)}"}`], [`{"a":"kbv\\u00`, `2dsecret-key-123"}`]]) {
+        const scanner = new SecretScanner(secrets);
+        const chunk = new TextEncoder().encode(first!);
+        expect(scanner.leaks(chunk)).toBe(false);
+        // A stream may hand over the next chunk in the same memory.
+        chunk.fill(0x20);
+        expect(scanner.leaks(new TextEncoder().encode(second!)), first).toBe(true);
+      }
+    });
+  }
+});

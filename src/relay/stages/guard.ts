@@ -6,7 +6,4 @@ import { isAnswer, type Stage } from '../compose.js';
  * caller, with the allowlisted upstream headers and the request's own (`ctx.headers`). Replies the
  * relay made itself (relay-built JSON) go out as they are.
  */
-export const guard: Stage = async (ctx, next) => {
-  const out = await next();
-  return isAnswer(out) ? ctx.config.upstream.passThrough(out, ctx.headers) : out;
-};
+export const guard: Stage = (ctx, next) => next().then((out) => (isAnswer(out) ? ctx.config.upstream.passThrough(out, ctx.headers) : out));

@@ -1,5 +1,6 @@
 import { isAnswer, type Stage } from '../compose.js';
 import { errorReply, RelayError } from '../errors.js';
+import type { RelayContext } from '../context.js';
 import type { Reply } from '../message.js';
 import { matchRoute } from '../router.js';
 import { describe } from '../upstream.js';
@@ -10,18 +11,19 @@ import { describe } from '../upstream.js';
  * answered (only when a logger was given: without one the entry is not even built), `warn` for a
  * refusal, `error` for a failure.
  */
-export const log: Stage = async (ctx, next) => {
+export const log: Stage = (ctx, next) => {
   const started = Date.now();
-  let reply: Reply;
-  let reason: string | undefined;
-  try {
-    const out = await next();
-    if (isAnswer(out)) throw new Error('an upstream answer left the pipeline unguarded');
-    reply = out;
-  } catch (error) {
-    reply = errorReply(error, ctx.headers);
-    reason = error instanceof RelayError ? error.reason : `internal error: ${describe(error)}`;
-  }
+  return next().then(
+    (out) => (isAnswer(out) ? failed(ctx, started, new Error('an upstream answer left the pipeline unguarded')) : logged(ctx, started, out, undefined)),
+    (error: unknown) => failed(ctx, started, error),
+  );
+};
+
+function failed(ctx: RelayContext, started: number, error: unknown): Reply {
+  return logged(ctx, started, errorReply(error, ctx.headers), error instanceof RelayError ? error.reason : `internal error: ${describe(error)}`);
+}
+
+function logged(ctx: RelayContext, started: number, reply: Reply, reason: string | undefined): Reply {
   const { status } = reply;
   const { config, request } = ctx;
   if (status < 400 && !config.logsInfo) return reply;
@@ -39,4 +41,4 @@ export const log: Stage = async (ctx, next) => {
     ...(reason ? { reason } : {}),
   });
   return reply;
-};
+}

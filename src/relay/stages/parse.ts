@@ -5,7 +5,6 @@ import type { Input, RelayContext } from '../context.js';
 import { describeDetail, RelayError } from '../errors.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
-const NO_QUERY = new URLSearchParams();
 
 /**
  * Path, query and body of the request, parsed with the shared `parseRequest` (the API client's and
@@ -30,7 +29,8 @@ function validated(ctx: RelayContext, next: Next, bodyText: string | undefined):
     const expected = textBody ? textBody.contentTypes.join(' or ') : 'application/json';
     if (bodyText.trim() !== '' && !accepted) throw new RelayError(415, `Content-Type must be ${expected}`, `content-type ${JSON.stringify(type || '(none)')} is not ${expected}`);
   }
-  const query = queryFromUrl(endpoint, ctx.search ? new URLSearchParams(ctx.search) : NO_QUERY);
+  // No query string: the empty object reading one would give, without the reading.
+  const query = ctx.search ? queryFromUrl(endpoint, new URLSearchParams(ctx.search)) : {};
   const parsed = parseRequest(endpoint as Endpoint, { params, query, ...(endpoint.body && bodyText !== undefined ? { bodyText } : {}) });
   const detail = parsed.ok ? [] : [...parsed.detail];
   if (textBody && !bodyText?.trim()) detail.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
