@@ -77,7 +77,16 @@ export class Upstream {
    * thrown: 401/403 (the relay's own key refused), 3xx and 5xx as 502, a 4xx with its `detail`
    * unless that mentions a secret or the upstream address.
    */
-  async send(call: UpstreamCall): Promise<Answer> {
+  send(call: UpstreamCall): Promise<Answer> {
+    // A promise chain rather than an async function: one promise less per request on the hot path.
+    try {
+      return this.#send(call);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #send(call: UpstreamCall): Promise<Answer> {
     const qs = call.query?.toString() ?? '';
     const own = upstreamRequestHeaders(call.caller, this.o.apiKey, call.body?.type, call.requestId);
     const headers = call.headers ? { ...call.headers, ...own } : own;
@@ -90,29 +99,36 @@ export class Upstream {
     const limit = this.#deadlines.start(() => end('timeout'));
     // The caller going away still aborts a streamed body: only the time limit ends at hand-over.
     const unsubscribe = call.caller.onClose(() => end('caller'));
-    let reply: UpstreamReply;
-    try {
-      reply = await this.o.transport({ url: `${this.o.base}${call.path}${qs ? `?${qs}` : ''}`, method: call.method, headers, body: call.body?.text }, control);
-    } catch (error) {
+    const done = () => {
       this.#deadlines.clear(limit);
       unsubscribe();
+    };
+    const failed = (error: unknown): never => {
+      done();
       if (ended === 'timeout') throw new RelayError(504, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`, {}, error);
       // 499 (as nginx logs it): nobody reads this answer, and it is no upstream failure.
       if (ended === 'caller') throw new RelayError(499, 'Client closed request', 'the caller went away before the upstream answered', {}, error);
       if (error instanceof BodyFailed) throw new RelayError(502, 'Upstream response failed', `upstream body failed (${describe(error)})`, {}, error);
       throw new RelayError(502, 'Upstream unreachable', `upstream unreachable (${describe(error)})`, {}, error);
+    };
+    const answered = (reply: UpstreamReply): Answer | Promise<never> => {
+      if (ended) {
+        done();
+        reply.cancel();
+        throw new RelayError(ended === 'timeout' ? 504 : 499, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`);
+      }
+      // Fields, not a WeakMap keyed by short-lived replies (ephemerons make every GC slower).
+      if (reply.status >= 200 && reply.status < 300) return { status: reply.status, headers: reply.headers, body: reply.body, cancel: () => reply.cancel(), settle: () => this.#deadlines.clear(limit), requestId: call.requestId };
+      done();
+      return this.#errorOf(reply).then((error) => Promise.reject(error));
+    };
+    let replied: Promise<UpstreamReply>;
+    try {
+      replied = this.o.transport({ url: `${this.o.base}${call.path}${qs ? `?${qs}` : ''}`, method: call.method, headers, body: call.body?.text }, control);
+    } catch (error) {
+      replied = Promise.reject(error);
     }
-    if (ended) {
-      this.#deadlines.clear(limit);
-      unsubscribe();
-      reply.cancel();
-      throw new RelayError(ended === 'timeout' ? 504 : 499, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`);
-    }
-    // Fields, not a WeakMap keyed by short-lived replies (ephemerons make every GC slower).
-    if (reply.status >= 200 && reply.status < 300) return { ...reply, settle: () => this.#deadlines.clear(limit), requestId: call.requestId };
-    this.#deadlines.clear(limit);
-    unsubscribe();
-    throw await this.#errorOf(reply);
+    return replied.then(answered, failed);
   }
 
   async #errorOf(reply: UpstreamReply): Promise<RelayError> {
