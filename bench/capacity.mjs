@@ -5,25 +5,40 @@
 // threads). Target: Flite does not lower the capacity.
 //
 // Each voice has an emulator in a process of its own (bench/lib/emulator-child.mjs; warm robot,
-// agentBuildMs 10); levels alternate between the two (ABAB, then BABA at the next level). This
-// process runs the callers: Node VoiceSessions over @roamhq/wrtc, each with a FakeMicrophone
-// streaming 48 kHz audio continuously (silence, then a speech WAV fixture from test/fixtures/audio
-// whose words are scripted with playWav's `transcript`, so every answer is a knowledge-base answer
-// the voice really speaks). Levels ramp
-// 1, 4, 8, 12, 16… sessions. At each level all sessions connect (in waves of 8 every 250 ms), then speak one question each,
-// onsets staggered over STAGGER_MS (synchronized onsets would measure a burst, not concurrency),
-// and the assistant's answer plays for ANSWER_PLAY_MS before the caller interrupts it (bounding
-// the run), so audio flows both ways while later turns are answered. A level below 6 sessions is
-// repeated until it has 6 turns. Measured: the median of the
-// emulator's first_response_ms (end of speech -> first answer audio frame) at each level vs the
-// 1-session baseline: BASELINE_RUNS fresh one-session runs (each level's turns are also the
-// first turn of a fresh session), after one discarded warm-up run.
+// agentBuildMs 10); levels alternate between the two (ABAB, then BABA at the next level). The
+// callers are Node VoiceSessions over @roamhq/wrtc in CALLER_PROCESSES processes of their own
+// (bench/lib/caller-child.mjs, driven by bench/lib/caller-pool.mjs; caller i in process i mod
+// CALLER_PROCESSES), so one event loop or one wrtc instance is not the limit, and a native crash
+// in one (wrtc has crashed with SIGSEGV at 40-48 sessions) is reported as a caller crash: the level
+// runs once more with fresh processes, and a second crash stops the ramp as the callers' limit.
+// Each caller has a FakeMicrophone that speaks a speech WAV fixture from test/fixtures/audio whose
+// words are scripted with playWav's `transcript`, so every answer is a knowledge-base answer the
+// voice really speaks. Between questions a microphone sends nothing (BENCH_CAPACITY_IDLE_AUDIO=none,
+// the default: frames flow while it speaks and for 1 s of silence after, so the emulator's VAD ends
+// the utterance) or 10 ms frames of silence all the time (=silence, as an open browser microphone;
+// each such listener costs the callers ~18 ms and the emulator ~3 ms of CPU per second).
+// Levels ramp 1, 4, 8, 16, 24, 32, 40, … 96 sessions. At each level all sessions connect (in waves of
+// 8 every 250 ms), then speak one question each (or, BENCH_CAPACITY_SPEAKERS=k, k of them spread
+// evenly while the others listen), onsets staggered over STAGGER_MS (synchronized onsets would
+// measure a burst, not concurrency), and the assistant's answer plays for ANSWER_PLAY_MS before the
+// caller interrupts it (bounding the run), so audio flows both ways while later turns are answered.
+// A level below 6 turns is repeated until it has 6. Measured: the median of the emulator's
+// first_response_ms (end of speech -> first answer audio frame) at each level vs the 1-session
+// baseline: BASELINE_RUNS fresh one-session runs (each level's turns are also the first turn of a
+// fresh session), after one discarded warm-up run.
 // The ramp stops at the first level whose median exceeds 2× the baseline (confirmed by running the
-// level once more: the turns of both runs together), or at MAX_SESSIONS (96).
-// Each level records both processes' CPU (cores busy): the emulator's, and the callers' — when the
-// callers keep CALLER_BOUND_SHARE of a core or more busy, the level says the bench's callers (one
-// Node process running every VoiceSession) rather than the emulator were the limit.
-// BENCH_CAPACITY_MAX lowers the top (e.g. 8 for a quick check that the bench works).
+// level once more: the turns of both runs together), at a failed connection or turn, at MAX_SESSIONS
+// (96), or when the ramp's time budget (BENCH_CAPACITY_BUDGET_MS, default 480 s; a minute less than
+// run.mjs gives it) is spent: the whole benchmark then ends after the level in progress, the Flite
+// cost rows (~10 s) and teardown, about 8-10 minutes on a quiet machine.
+// Each level records the emulator's CPU (cores busy) and the callers' (all caller processes plus
+// this coordinating one). A level is callers-bound when one caller process keeps CALLER_BOUND_SHARE
+// of a core busy, machine-bound when callers + emulator keep that share of every core busy: a ramp
+// stopping there reports the callers, not the emulator, as the limit (a lower bound, no verdict);
+// so does one stopping at a level whose load average was over 2 per core (other work on the machine).
+// Every level prints one line: sessions, turns, median first answer vs baseline, both CPU figures,
+// bound, caller crashes, machine load. BENCH_CAPACITY_MAX lowers the top (e.g. 8 for a quick check
+// that the bench works); BENCH_CAPACITY_CALLER_PROCS sets the caller processes (default 2).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,6 +61,9 @@ const EMULATOR_MAX_SESSIONS = MAX_SESSIONS + 8;
 // then take CPU the emulator would have had).
 const CALLER_BOUND_SHARE = 0.9;
 const CORES = os.availableParallelism?.() ?? os.cpus().length;
+// A load average over this many runnable threads per core at the stopping level (the bench's own
+// processes add about 2 in all) means other work on the machine shared the cores: no verdict then.
+const BUSY_LOAD_PER_CORE = 2;
 // Caller processes (bench/lib/caller-child.mjs): caller i of a level lives in process i % CALLER_PROCESSES.
 const CALLER_PROCESSES = Number(process.env.BENCH_CAPACITY_CALLER_PROCS ?? 2);
 if (!(Number.isInteger(CALLER_PROCESSES) && CALLER_PROCESSES >= 1 && CALLER_PROCESSES <= 8)) throw new Error(`BENCH_CAPACITY_CALLER_PROCS must be an integer 1..8, got ${process.env.BENCH_CAPACITY_CALLER_PROCS}`);
@@ -297,6 +315,10 @@ export async function main() {
           if (r.callerCrashes.length || r.bound) {
             side.callerBound = true;
             side.stopReason += ` — the bench's callers, not the emulator, were the limit${r.bound ? ` (${r.bound})` : ''}`;
+          } else if (r.loadAvg > BUSY_LOAD_PER_CORE * CORES) {
+            // Other work on the machine took the CPU the emulator needed: no verdict on the emulator.
+            side.machineBusy = true;
+            side.stopReason += ` — the machine was busy (load average ${r.loadAvg} on ${CORES} cores): a lower bound, not the emulator's limit`;
           }
           side.done = true;
         } else {
@@ -323,7 +345,7 @@ export async function main() {
       // A ramp stopped by its own callers, its time budget or a lowered top (BENCH_CAPACITY_MAX) has not found the emulator's limit: no verdict below the target.
       met: side.capacity >= TARGET_SESSIONS
         ? side.voice !== 'flite' || side.capacity >= sides[0].capacity
-        : side.callerBound || side.stopReason.startsWith('time budget') || MAX_SESSIONS < TARGET_SESSIONS ? null : false,
+        : side.callerBound || side.machineBusy || side.stopReason.startsWith('time budget') || MAX_SESSIONS < TARGET_SESSIONS ? null : false,
     });
     return {
       name: 'capacity',
@@ -342,7 +364,7 @@ export async function main() {
         })),
       ],
       details: {
-        voices: Object.fromEntries(sides.map((side) => [side.voice, { capacity: side.capacity, callerBound: side.callerBound ?? false, emulatorCpuAtCapacity: cpuAtCapacity(side), reachedMax: side.stopReason.startsWith('reached'), baselineMs: side.base, stopReason: side.stopReason, levels: side.levels }])),
+        voices: Object.fromEntries(sides.map((side) => [side.voice, { capacity: side.capacity, callerBound: side.callerBound ?? false, machineBusy: side.machineBusy ?? false, emulatorCpuAtCapacity: cpuAtCapacity(side), reachedMax: side.stopReason.startsWith('reached'), baselineMs: side.base, stopReason: side.stopReason, levels: side.levels }])),
         synthesis,
         config: { LEVELS, MAX_SESSIONS, BUDGET_MS, CONNECT_WAVE, CONNECT_WAVE_MS, SPEAKERS: SPEAKERS === Infinity ? 'all' : SPEAKERS, IDLE_AUDIO, CALLER_PROCESSES, CORES, TARGET_SESSIONS, CALLER_BOUND_SHARE, EMULATOR_MAX_SESSIONS, STAGGER_MS, BASELINE_RUNS, MIN_LEVEL_SAMPLES, ANSWER_PLAY_MS, voices: VOICES, agentBuildMs: 10, fliteWorkers: process.env.KB_VOICE_FLITE_WORKERS ?? 'default' },
       },

@@ -9,7 +9,10 @@ import { procCpuSeconds } from './proc-cpu.mjs';
  * requests. `cpuSeconds()` reads the child's user+system CPU time from /proc (null elsewhere).
  */
 export async function startEmulatorProcess(options = {}) {
-  const child = spawn(process.execPath, [path.join(benchDir, 'lib', 'emulator-child.mjs'), JSON.stringify(options)], {
+  // BENCH_EMULATOR_NODE_ARGS: node flags for the emulator's process only, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'
+  // to profile it under a benchmark's load (NODE_OPTIONS refuses --cpu-prof, and would reach every process).
+  const nodeArgs = (process.env.BENCH_EMULATOR_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(benchDir, 'lib', 'emulator-child.mjs'), JSON.stringify(options)], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: process.env,
   });
