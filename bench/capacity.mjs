@@ -42,7 +42,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fmtMs, log, runBenchmark, sleep, withTimeout } from './lib/common.mjs';
+import { fmtMs, log, runBenchmark, sleep } from './lib/common.mjs';
 import { CallerCrash, startCallerPool } from './lib/caller-pool.mjs';
 import { startEmulatorProcess } from './lib/emulator-process.mjs';
 import { loadClient, loadEmulator } from './lib/kb.mjs';
