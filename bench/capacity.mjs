@@ -35,7 +35,8 @@
 // this coordinating one). A level is callers-bound when one caller process keeps CALLER_BOUND_SHARE
 // of a core busy, machine-bound when callers + emulator keep that share of every core busy: a ramp
 // stopping there reports the callers, not the emulator, as the limit (a lower bound, no verdict);
-// so does one stopping at a level whose load average was over 2 per core (other work on the machine).
+// so does one stopping at a level where other work on the machine kept >= 0.5 core busy (from /proc/stat),
+// or whose baseline was taken so.
 // Every level prints one line: sessions, turns, median first answer vs baseline, both CPU figures,
 // bound, caller crashes, machine load. BENCH_CAPACITY_MAX lowers the top (e.g. 8 for a quick check
 // that the bench works); BENCH_CAPACITY_CALLER_PROCS sets the caller processes (default 2).
@@ -45,6 +46,7 @@ import path from 'node:path';
 import { fmtMs, log, runBenchmark, sleep } from './lib/common.mjs';
 import { CallerCrash, startCallerPool } from './lib/caller-pool.mjs';
 import { startEmulatorProcess } from './lib/emulator-process.mjs';
+import { machineBusySeconds } from './lib/proc-cpu.mjs';
 import { loadClient, loadEmulator } from './lib/kb.mjs';
 import { FIXTURE_AUDIO } from './lib/node-caller.mjs';
 import { median, round } from './lib/stats.mjs';
@@ -61,9 +63,9 @@ const EMULATOR_MAX_SESSIONS = MAX_SESSIONS + 8;
 // then take CPU the emulator would have had).
 const CALLER_BOUND_SHARE = 0.9;
 const CORES = os.availableParallelism?.() ?? os.cpus().length;
-// A load average over this many runnable threads per core at the stopping level (the bench's own
-// processes add about 2 in all) means other work on the machine shared the cores: no verdict then.
-const BUSY_LOAD_PER_CORE = 2;
+// Other work on the machine (all cores' busy time minus the emulator's and the callers') keeping this
+// many cores busy at the stopping level took CPU the emulator needed: no verdict then.
+const BUSY_OTHER_CORES = 0.5;
 // Caller processes (bench/lib/caller-child.mjs): caller i of a level lives in process i % CALLER_PROCESSES.
 const CALLER_PROCESSES = Number(process.env.BENCH_CAPACITY_CALLER_PROCS ?? 2);
 if (!(Number.isInteger(CALLER_PROCESSES) && CALLER_PROCESSES >= 1 && CALLER_PROCESSES <= 8)) throw new Error(`BENCH_CAPACITY_CALLER_PROCS must be an integer 1..8, got ${process.env.BENCH_CAPACITY_CALLER_PROCS}`);
@@ -170,6 +172,7 @@ export async function main() {
     const pooledCpu = (rounds) => ({
       emulatorCpuShare: round(median(rounds.map((r) => r.emulatorCpuShare)), 3), callerCpuShare: round(median(rounds.map((r) => r.callerCpuShare)), 3),
       busiestCallerShare: round(median(rounds.map((r) => r.busiestCallerShare)), 3),
+      otherCpuShare: round(median(rounds.map((r) => r.otherCpuShare)), 3),
     });
 
     /** Rounds of one level as one: their turns pooled (the median over all of them). */
@@ -191,6 +194,7 @@ export async function main() {
     async function runRound(side, n) {
       const cpu0 = side.emulator.cpuSeconds();
       const callers0 = pool.cpu();
+      const machine0 = machineBusySeconds();
       const own0 = process.cpuUsage();
       const t0 = performance.now();
       let result;
@@ -212,15 +216,21 @@ export async function main() {
         for (const r of results) if (!r.error) side.answers.add(r.answer);
         const wallS = (performance.now() - t0) / 1000;
         const cpu1 = side.emulator.cpuSeconds();
+        const machine1 = machineBusySeconds();
         const perProcess = pool.cpuSince(callers0);
         const own = process.cpuUsage(own0);
+        const callerCpuShare = round((perProcess.reduce((a, x) => a + x, 0) + (own.user + own.system) / 1e6) / wallS, 3);
+        const emulatorCpuShare = cpu0 !== null && cpu1 !== null ? round((cpu1 - cpu0) / wallS, 3) : null;
         result = {
           sessions: n, speakers: speakers.length, connected: live.length, failedConnects: failed.length, samples,
           failures: [...failed.map((f) => `connect: ${f.error}`), ...results.filter((r) => r.error).map((r) => r.error)],
           medianFirstResponseMs: median(samples),
-          emulatorCpuShare: cpu0 !== null && cpu1 !== null ? round((cpu1 - cpu0) / wallS, 3) : null,
+          emulatorCpuShare,
           // Every caller process plus this one (which only coordinates them).
-          callerCpuShare: round((perProcess.reduce((a, x) => a + x, 0) + (own.user + own.system) / 1e6) / wallS, 3),
+          callerCpuShare,
+          // Everything else the machine ran meanwhile (other sessions' work): cores busy.
+          otherCpuShare: machine0 !== null && machine1 !== null && emulatorCpuShare !== null
+            ? round(Math.max(0, (machine1 - machine0) / wallS - emulatorCpuShare - callerCpuShare), 3) : null,
           busiestCallerShare: round(Math.max(0, ...perProcess) / wallS, 3),
           wallS: round(wallS, 1),
         };
@@ -250,7 +260,7 @@ export async function main() {
       `${r.sessions} sessions (${r.connected} connected; ${r.speakers} turns${r.rounds ? ` over ${r.rounds} rounds` : ''})`,
       `median first answer ${fmtMs(r.medianFirstResponseMs, 0)} = ${(r.medianFirstResponseMs / base).toFixed(2)}× baseline ${fmtMs(base, 0)}${r.rerun ? ' (level run twice)' : ''}`,
       `${r.failures.length} failed`,
-      `CPU cores: emulator ${r.emulatorCpuShare ?? 'n/a'}, callers ${r.callerCpuShare} (busiest of ${CALLER_PROCESSES} processes ${r.busiestCallerShare})${r.bound ? ` [${r.bound}]` : ''}`,
+      `CPU cores: emulator ${r.emulatorCpuShare ?? 'n/a'}, callers ${r.callerCpuShare} (busiest of ${CALLER_PROCESSES} processes ${r.busiestCallerShare}), other work ${r.otherCpuShare ?? 'n/a'}${r.bound ? ` [${r.bound}]` : ''}`,
       `caller crashes ${r.callerCrashes.length}${r.earlierCallerCrashes ? ` (+${r.earlierCallerCrashes.length} in a first run: ${r.earlierCallerCrashes.join('; ')})` : ''}`,
       `load ${r.loadAvg}`, `${r.wallS} s`,
     ].join('; ');
@@ -271,8 +281,10 @@ export async function main() {
       baseline.medianFirstResponseMs = median(baseline.samples);
       side.levels.push(baseline);
       side.base = baseline.medianFirstResponseMs;
+      // A baseline taken while other work shared the machine is inflated, and every ratio with it: no verdict then.
+      side.baseBusy = baseline.otherCpuShare >= BUSY_OTHER_CORES ? baseline.otherCpuShare : null;
       if (!Number.isFinite(side.base)) throw new Error(`no ${side.voice} baseline: ${[...baseline.callerCrashes, ...baseline.failures].join('; ')}`);
-      log(`capacity [${side.voice}]: 1 session: median first_response ${side.base} ms (${baseline.samples.join(', ')})`);
+      log(`capacity [${side.voice}]: baseline, ${BASELINE_RUNS} one-session runs (first answers ${baseline.samples.join(', ')} ms): ${describeLevel(baseline, side.base)}`);
     }
 
     let step = 0;
@@ -315,10 +327,10 @@ export async function main() {
           if (r.callerCrashes.length || r.bound) {
             side.callerBound = true;
             side.stopReason += ` — the bench's callers, not the emulator, were the limit${r.bound ? ` (${r.bound})` : ''}`;
-          } else if (r.loadAvg > BUSY_LOAD_PER_CORE * CORES) {
+          } else if (r.otherCpuShare >= BUSY_OTHER_CORES) {
             // Other work on the machine took the CPU the emulator needed: no verdict on the emulator.
             side.machineBusy = true;
-            side.stopReason += ` — the machine was busy (load average ${r.loadAvg} on ${CORES} cores): a lower bound, not the emulator's limit`;
+            side.stopReason += ` — the machine was busy (other work kept ${r.otherCpuShare} of its ${CORES} cores busy; load average ${r.loadAvg}): a lower bound, not the emulator's limit`;
           }
           side.done = true;
         } else {
@@ -340,10 +352,10 @@ export async function main() {
     const cpuAtCapacity = (side) => side.levels.find((l) => l.sessions === side.capacity)?.emulatorCpuShare ?? null;
     const figure = (side) => ({
       label: `Concurrent sessions with audio both ways, first answer <= 2× the 1-session baseline — ${side.voice === 'flite' ? 'Flite voice' : 'formant voice'}`,
-      value: `${shown(side)} (baseline ${fmtMs(side.base, 0)}; emulator CPU ${cpuAtCapacity(side) ?? 'n/a'} cores there; stopped: ${side.stopReason})`,
+      value: `${shown(side)} (baseline ${fmtMs(side.base, 0)}${side.baseBusy !== null ? `, taken while other work kept ${side.baseBusy} cores busy: no verdict` : ''}; emulator CPU ${cpuAtCapacity(side) ?? 'n/a'} cores there; stopped: ${side.stopReason})`,
       target: `>= ${TARGET_SESSIONS}${side.voice === 'flite' ? ' and >= formant voice (same run)' : ''}`,
       // A ramp stopped by its own callers, its time budget or a lowered top (BENCH_CAPACITY_MAX) has not found the emulator's limit: no verdict below the target.
-      met: side.capacity >= TARGET_SESSIONS
+      met: side.baseBusy !== null ? null : side.capacity >= TARGET_SESSIONS
         ? side.voice !== 'flite' || side.capacity >= sides[0].capacity
         : side.callerBound || side.machineBusy || side.stopReason.startsWith('time budget') || MAX_SESSIONS < TARGET_SESSIONS ? null : false,
     });
@@ -355,8 +367,8 @@ export async function main() {
         figure(formant),
         figure(flite),
         ...sides.map((side) => ({
-          label: `Ramp — ${side.voice === 'flite' ? 'Flite' : 'formant'} voice: sessions (turns measured): median first answer (× baseline); CPU cores emulator / callers`,
-          value: side.levels.map((l) => `${l.sessions} (${l.speakers}): ${fmtMs(l.medianFirstResponseMs, 0)} (${(l.medianFirstResponseMs / side.base).toFixed(2)}×${l.rerun ? ', run twice' : ''}); ${l.emulatorCpuShare ?? 'n/a'} / ${l.callerCpuShare}${l.bound ? ` [${l.bound.split(':')[0]}]` : ''}${l.callerCrashes.length || l.earlierCallerCrashes ? ` [caller crash ${l.callerCrashes.length + (l.earlierCallerCrashes?.length ?? 0)}]` : ''}`).join(' | '),
+          label: `Ramp — ${side.voice === 'flite' ? 'Flite' : 'formant'} voice: sessions (turns measured): median first answer (× baseline); CPU cores emulator / callers / other work`,
+          value: side.levels.map((l) => `${l.sessions} (${l.speakers}): ${fmtMs(l.medianFirstResponseMs, 0)} (${(l.medianFirstResponseMs / side.base).toFixed(2)}×${l.rerun ? ', run twice' : ''}); ${l.emulatorCpuShare ?? 'n/a'} / ${l.callerCpuShare} / ${l.otherCpuShare ?? 'n/a'}${l.bound ? ` [${l.bound.split(':')[0]}]` : ''}${l.callerCrashes.length || l.earlierCallerCrashes ? ` [caller crash ${l.callerCrashes.length + (l.earlierCallerCrashes?.length ?? 0)}]` : ''}`).join(' | '),
         })),
         ...FLITE_COST_VOICES.map((voice) => ({
           label: `Flite synthesis per sentence (${voice} voice${voice === FLITE_COST_VOICES[0] ? ', the default' : ''}; warm worker, the run's answer sentences)`,
@@ -364,7 +376,7 @@ export async function main() {
         })),
       ],
       details: {
-        voices: Object.fromEntries(sides.map((side) => [side.voice, { capacity: side.capacity, callerBound: side.callerBound ?? false, machineBusy: side.machineBusy ?? false, emulatorCpuAtCapacity: cpuAtCapacity(side), reachedMax: side.stopReason.startsWith('reached'), baselineMs: side.base, stopReason: side.stopReason, levels: side.levels }])),
+        voices: Object.fromEntries(sides.map((side) => [side.voice, { capacity: side.capacity, callerBound: side.callerBound ?? false, machineBusy: side.machineBusy ?? false, baselineOtherCores: side.baseBusy, emulatorCpuAtCapacity: cpuAtCapacity(side), reachedMax: side.stopReason.startsWith('reached'), baselineMs: side.base, stopReason: side.stopReason, levels: side.levels }])),
         synthesis,
         config: { LEVELS, MAX_SESSIONS, BUDGET_MS, CONNECT_WAVE, CONNECT_WAVE_MS, SPEAKERS: SPEAKERS === Infinity ? 'all' : SPEAKERS, IDLE_AUDIO, CALLER_PROCESSES, CORES, TARGET_SESSIONS, CALLER_BOUND_SHARE, EMULATOR_MAX_SESSIONS, STAGGER_MS, BASELINE_RUNS, MIN_LEVEL_SAMPLES, ANSWER_PLAY_MS, voices: VOICES, agentBuildMs: 10, fliteWorkers: process.env.KB_VOICE_FLITE_WORKERS ?? 'default' },
       },
@@ -372,7 +384,7 @@ export async function main() {
         `${SPEAKERS === Infinity ? 'every session of a level asks a question' : `${SPEAKERS} sessions of each level ask a question (spread evenly), the others listen`}; ${IDLE_AUDIO === 'none' ? 'microphones send audio only while their caller speaks (plus 1 s of silence after), so a listener sends no frames and the emulator runs no VAD on it' : 'every microphone streams 10 ms frames all the time (silence between questions), as an open browser microphone'}`,
         `one emulator process per voice (warm robot, agentBuildMs 10); callers (Node wrtc VoiceSessions with FakeMicrophones playing WAV fixtures with scripted transcripts) in ${CALLER_PROCESSES} caller process(es), caller i in process i mod ${CALLER_PROCESSES}; levels alternate between the voices (ABAB); sessions connect ${CONNECT_WAVE} at a time every ${CONNECT_WAVE_MS} ms; speech onsets staggered over ${STAGGER_MS} ms; each answer plays ${ANSWER_PLAY_MS} ms, then is interrupted; baseline: ${BASELINE_RUNS} fresh 1-session runs per voice`,
         'a level whose median first answer is over 2x the baseline runs once more, and the ramp stops only if the turns of both runs together are still over 2x ("run twice"); a level during which a caller process died runs once more with fresh processes, and a second crash stops the ramp as the callers\' limit',
-        `CPU cores are CPU seconds per wall second over a level: the emulator's process, and the callers' (every caller process plus the coordinating one). callers-bound: one caller process kept >= ${CALLER_BOUND_SHARE} of a core busy; machine-bound: callers + emulator kept >= ${CALLER_BOUND_SHARE} x ${CORES} cores busy. At such a level a slower first answer may be the callers' doing, and the figure is a lower bound for the emulator`,
+        `CPU cores are CPU seconds per wall second over a level: the emulator's process, and the callers' (every caller process plus the coordinating one). callers-bound: one caller process kept >= ${CALLER_BOUND_SHARE} of a core busy; machine-bound: callers + emulator kept >= ${CALLER_BOUND_SHARE} x ${CORES} cores busy. At such a level a slower first answer may be the callers' doing, and the figure is a lower bound for the emulator. Other work: the machine's busy cores (/proc/stat) minus both; a ramp stopping where it is >= ${BUSY_OTHER_CORES} core gets no verdict either`,
         `ramp budget ${BUDGET_MS / 1000} s (BENCH_CAPACITY_BUDGET_MS); whole run ${round((performance.now() - started) / 1000, 0)} s; machine load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} at the end (other work on the machine shares the cores)`,
       ],
     };

@@ -12,3 +12,15 @@ export function procCpuSeconds(pid) {
     return null;
   }
 }
+
+/** CPU seconds the whole machine has been busy so far (all cores, from /proc/stat; null where there is none). */
+export function machineBusySeconds() {
+  try {
+    // First line: cpu user nice system idle iowait irq softirq steal …, in clock ticks (100 per second).
+    const ticks = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1, 9).map(Number);
+    const idle = ticks[3] + ticks[4];
+    return (ticks.reduce((a, x) => a + x, 0) - idle) / 100;
+  } catch {
+    return null;
+  }
+}
