@@ -21,12 +21,12 @@ export default defineConfig<{}, Partial<VoiceWorkerOptions>>({
   // Artifacts (screenshots, traces) of failed tests; gitignored. Playwright empties it per run, so
   // it is a subfolder and the other reports in test-results/ survive.
   outputDir: 'test-results/e2e',
-  // Two browsers at once: a test is mostly waiting on real-time audio (one worker kept a 2-core
-  // machine under half busy, 346 s; two: 75 % busy, 210 s). Each worker has its own emulator and
-  // page server (worker fixtures), so tests share nothing. Proven on a loaded machine by
-  // scripts/ci-under-load.sh; a test that cannot stand a busy machine is a defect to fix, not a
-  // reason to serialise the suite.
-  workers: 2,
+  // Three browsers at once: a test is mostly waiting on real-time audio (the whole e2e step used
+  // 165 CPU-seconds in 220 s with three workers; one worker took 346 s, two 210 s). Each worker has
+  // its own emulator and page server (worker fixtures), so tests share nothing. Proven on a loaded
+  // machine by scripts/ci-under-load.sh; a test that cannot stand a busy machine is a defect to fix,
+  // not a reason to serialise the suite.
+  workers: 3,
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
   // Once in CI: a real WebRTC call over loopback can lose a first ICE/DTLS race on a loaded machine.

@@ -1,22 +1,30 @@
 #!/usr/bin/env node
-// `npm test`: every suite, in this order (one command for developers and CI):
+// `npm test`: every suite (one command for developers and CI):
 //   1. build       scripts/build.mjs (test/package, the package checks and the demo use dist/);
 //                  skipped when dist/ is the build of the current sources (scripts/build-inputs.mjs)
+//   then two lanes at once (each step reads dist/ and the sources, none writes what another reads):
+//   lane "checks", one after another, output shown as a block when each step ends:
 //   2. typecheck   tsc over src + test + configs, and over demo/ (its own tsconfig)
 //   3. conflict markers  scripts/check-conflict-markers.mjs: no merge-conflict marker in a tracked file
-//   4. vitest      unit + integration tests, test/**/*.test.ts except test/e2e
-//   5. doc-test    scripts/doc-test.mjs: every code block of every documentation page (README.md,
+//   4. doc-test    scripts/doc-test.mjs: every code block of every documentation page (README.md,
 //                  docs/*.md, each top-level folder's README.md) run, type-checked or skipped with a reason
-//   6. doc links   scripts/check-doc-links.mjs: every relative link of those pages reaches a file and heading
-//   7. package     scripts/check-package.mjs (pack, publint, attw, browser bundles, size budget)
+//   5. doc links   scripts/check-doc-links.mjs: every relative link of those pages reaches a file and heading
+//   6. package     scripts/check-package.mjs (pack, publint, attw, browser bundles, size budget)
+//   lane "vitest", output live:
+//   7. vitest      unit + integration tests, test/**/*.test.ts except test/e2e
+//   and when both lanes are done:
 //   8. e2e         Playwright in Chromium (see scripts/chromium.mjs): test/e2e, and kb-voice-qa's own suite
 //                  (qa/test, project kb-voice-qa: harness calls, an app page attached, failure messages,
 //                  two shards merged through its reporter)
+// Why lanes: Vitest keeps a 2-core machine about two-thirds busy (its files wait on real peers and
+// real sockets), and the checks (tsc, npm pack, a fresh install) fit in the rest: one lane's wall
+// time instead of two (docs/contributing.md, "How long npm test takes"). e2e runs alone: its calls
+// are real time, and Chromium's audio must not starve.
 // A failed build stops the run (nothing after it is meaningful); any other failed step is
 // reported and the remaining steps still run, so one run shows every problem. Ends with
 // "total: N passed, N failed" counting tests and checks, and exits non-zero if anything failed.
-// Extra arguments are passed to vitest, e.g. `npm test -- test/api` (then steps 5–8 are skipped).
-import { spawnSync } from 'node:child_process';
+// Extra arguments are passed to vitest, e.g. `npm test -- test/api` (then steps 4–6 and 8 are skipped).
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +43,44 @@ function run(step, command, args, count) {
   console.log(`\n=== ${step}: ${[path.basename(command), ...args].join(' ')}`);
   const started = Date.now();
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: process.env });
-  const ok = result.status === 0;
+  return record(step, result.status === 0, count, started);
+}
+
+/**
+ * Like run(), without blocking: the step's output is kept and printed as one block when it ends,
+ * so two lanes' logs never interleave line by line. Resolves with whether the step passed.
+ */
+function runCaptured(step, command, args, count) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    const output = [];
+    child.stdout.on('data', (chunk) => output.push(chunk));
+    child.stderr.on('data', (chunk) => output.push(chunk));
+    const done = (status, error) => {
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      process.stdout.write(`\n=== ${step}: ${[path.basename(command), ...args].join(' ')}  (${seconds} s)\n`);
+      process.stdout.write(Buffer.concat(output));
+      if (error) console.log(`${step}: could not run: ${error.message}`);
+      resolve(record(step, status === 0, count, started));
+    };
+    child.once('error', (error) => done(null, error));
+    child.once('close', (status) => done(status));
+  });
+}
+
+/** Lives in a lane (with spawnSync the vitest lane would block the checks lane). */
+function runLive(step, command, args, count) {
+  console.log(`\n=== ${step}: ${[path.basename(command), ...args].join(' ')}  (output live; the checks lane prints when each of its steps ends)`);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit', env: process.env });
+    child.once('error', () => resolve(record(step, false, count, started)));
+    child.once('close', (status) => resolve(record(step, status === 0, count, started)));
+  });
+}
+
+function record(step, ok, count, started) {
   const counts = count?.() ?? { passed: ok ? 1 : 0, failed: ok ? 0 : 1, skipped: 0 };
   // A runner that crashed before reporting has counted nothing: count the step itself.
   if (!ok && counts.failed === 0) counts.failed = 1;
@@ -94,19 +139,25 @@ if (built) {
   steps.push({ step: 'build', ok: true, passed: 1, failed: 0, skipped: 0, seconds: 0, note: 'up to date' });
 }
 if (built || run('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')])) {
-  run('typecheck', bin('tsc'), ['-p', 'tsconfig.json']);
-  if (existsSync(path.join(root, 'demo', 'tsconfig.json'))) run('typecheck demo', bin('tsc'), ['-p', 'demo']);
-  run('conflict markers', process.execPath, [path.join(root, 'scripts', 'check-conflict-markers.mjs')]);
-  run(
+  const script = (name) => path.join(root, 'scripts', name);
+  const full = vitestFilter.length === 0;
+  const checks = (async () => {
+    await runCaptured('typecheck', bin('tsc'), ['-p', 'tsconfig.json']);
+    if (existsSync(path.join(root, 'demo', 'tsconfig.json'))) await runCaptured('typecheck demo', bin('tsc'), ['-p', 'demo']);
+    await runCaptured('conflict markers', process.execPath, [script('check-conflict-markers.mjs')]);
+    if (!full) return;
+    await runCaptured('doc-test', process.execPath, [script('doc-test.mjs')], docTestCounts);
+    await runCaptured('doc links', process.execPath, [script('check-doc-links.mjs')]);
+    await runCaptured('package checks', process.execPath, [script('check-package.mjs')], packageCounts);
+  })();
+  const vitest = runLive(
     'vitest',
     bin('vitest'),
     ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${path.join(results, 'vitest.json')}`, ...vitestFilter],
     vitestCounts,
   );
-  if (vitestFilter.length === 0) {
-    run('doc-test', process.execPath, [path.join(root, 'scripts', 'doc-test.mjs')], docTestCounts);
-    run('doc links', process.execPath, [path.join(root, 'scripts', 'check-doc-links.mjs')]);
-    run('package checks', process.execPath, [path.join(root, 'scripts', 'check-package.mjs')], packageCounts);
+  await Promise.all([checks, vitest]);
+  if (full) {
     if (findChromium() === null) {
       console.log(`\n=== e2e\n${NO_CHROMIUM_MESSAGE}`);
       steps.push({ step: 'e2e', ok: false, passed: 0, failed: 1, skipped: 0, seconds: 0, note: NO_CHROMIUM_MESSAGE });
@@ -116,6 +167,10 @@ if (built || run('build', process.execPath, [path.join(root, 'scripts', 'build.m
     }
   }
 }
+
+// The lanes finish in any order: the summary lists the steps in the order above.
+const ORDER = ['build', 'typecheck', 'typecheck demo', 'conflict markers', 'doc-test', 'doc links', 'package checks', 'vitest', 'e2e'];
+steps.sort((a, b) => ORDER.indexOf(a.step) - ORDER.indexOf(b.step));
 
 console.log('\n=== summary');
 for (const s of steps) {

@@ -1,15 +1,18 @@
 // Starts bench/lib/emulator-child.mjs: an emulator in a process of its own.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { benchDir, withTimeout } from './common.mjs';
+import { procCpuSeconds } from './proc-cpu.mjs';
 
 /**
  * Resolves `{ url, apiKey, fixtures, pid, cpuSeconds(), stop() }` once the child emulator accepts
  * requests. `cpuSeconds()` reads the child's user+system CPU time from /proc (null elsewhere).
  */
 export async function startEmulatorProcess(options = {}) {
-  const child = spawn(process.execPath, [path.join(benchDir, 'lib', 'emulator-child.mjs'), JSON.stringify(options)], {
+  // BENCH_EMULATOR_NODE_ARGS: node flags for the emulator's process only, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'
+  // to profile it under a benchmark's load (NODE_OPTIONS refuses --cpu-prof, and would reach every process).
+  const nodeArgs = (process.env.BENCH_EMULATOR_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(benchDir, 'lib', 'emulator-child.mjs'), JSON.stringify(options)], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: process.env,
   });
@@ -26,16 +29,7 @@ export async function startEmulatorProcess(options = {}) {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return {
     ...info,
-    cpuSeconds() {
-      try {
-        // /proc/PID/stat fields 14 and 15: utime and stime in clock ticks (100 per second on Linux).
-        const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return (Number(fields[11]) + Number(fields[12])) / 100;
-      } catch {
-        return null;
-      }
-    },
+    cpuSeconds: () => procCpuSeconds(child.pid),
     async stop() {
       child.stdin.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);

@@ -13,8 +13,12 @@ export type FakeMicrophoneStream = typeof globalThis extends { MediaStream: { pr
 
 const RATE = 48_000;
 const FRAME = 480; // 10 ms at 48 kHz: what RTCAudioSource expects
+/** onData copies the samples, so one frame of zeros serves every silent frame of every microphone. */
+const SILENT_FRAME = new Int16Array(FRAME);
 /** After a stall longer than this, skip ahead instead of bursting: a real microphone does not deliver the past. */
 const MAX_LAG_FRAMES = 20;
+/** Default silence after speech with `sendSilence: false`: more than the emulator's VAD needs to end the utterance (600 ms). */
+const SILENCE_TAIL_MS = 1000;
 
 // One timer paces every open microphone, so a QA script with dozens of callers costs one interval.
 const open = new Set<FakeMicrophone>();
@@ -32,6 +36,16 @@ export interface FakeMicrophoneOptions {
    * `transcript`: the words are queued there with `PUT /_emulator/script` (loopback only).
    */
   emulatorUrl?: string;
+  /**
+   * `true` (default): the track carries 10 ms frames all the time, silence between clips, as an
+   * open browser microphone does. `false`: frames flow only while a clip plays and for
+   * `silenceTailMs` after it (so the far end's voice detection ends the utterance); the rest of the
+   * time the track sends nothing, like a muted one. A load test's listening callers then cost
+   * neither side any audio work.
+   */
+  sendSilence?: boolean;
+  /** With `sendSilence: false`, the silence sent after each clip (ms). Default 1000. */
+  silenceTailMs?: number;
 }
 
 export interface PlayWavOptions {
@@ -79,6 +93,12 @@ export class FakeMicrophone {
   #queue: Array<{ frame: Int16Array; done?: () => void }> = [];
   #startedAt = performance.now();
   #sent = 0;
+  /** Frames handed to the track so far (speech and silence). */
+  #framesSent = 0;
+  /** With `sendSilence: false`: frames of silence still to send after the last clip. */
+  #tailLeft = 0;
+  readonly #sendSilence: boolean;
+  readonly #tailFrames: number;
   readonly #emulatorUrl: string | undefined;
   #closed = false;
   /** Resolves when everything played so far has gone out: a scripted clip waits for it, so its words are queued right before its own speech. */
@@ -87,6 +107,10 @@ export class FakeMicrophone {
   constructor(options: FakeMicrophoneOptions = {}) {
     releaseBeforeExit(this.#source!);
     this.#emulatorUrl = options.emulatorUrl?.replace(/\/+$/, '');
+    this.#sendSilence = options.sendSilence ?? true;
+    const tailMs = options.silenceTailMs ?? SILENCE_TAIL_MS;
+    if (!(tailMs >= 0) || !Number.isFinite(tailMs)) throw new RangeError(`silenceTailMs must be a finite number >= 0, got ${tailMs}`);
+    this.#tailFrames = Math.ceil(tailMs / 10);
     track(this, true);
   }
 
@@ -153,6 +177,11 @@ export class FakeMicrophone {
     if (!res.ok) throw new FakeMicrophoneError(`PUT /_emulator/script answered ${res.status}: ${await res.text()}`);
   }
 
+  /** Frames (10 ms each) handed to the track so far, speech and silence. */
+  get framesSent(): number {
+    return this.#framesSent;
+  }
+
   /** Stops the tracks and the pacing. */
   close(): void {
     this.#closed = true;
@@ -173,7 +202,14 @@ export class FakeMicrophone {
     while (this.#sent < due) {
       this.#sent++;
       const item = this.#queue.shift();
-      source.onData({ samples: item?.frame ?? new Int16Array(FRAME), sampleRate: RATE, bitsPerSample: 16, channelCount: 1, numberOfFrames: FRAME });
+      if (item) this.#tailLeft = this.#tailFrames;
+      else if (!this.#sendSilence) {
+        // Muted between clips: nothing goes out, and the clock moves on (no burst when a clip starts).
+        if (this.#tailLeft === 0) continue;
+        this.#tailLeft--;
+      }
+      source.onData({ samples: item?.frame ?? SILENT_FRAME, sampleRate: RATE, bitsPerSample: 16, channelCount: 1, numberOfFrames: FRAME });
+      this.#framesSent++;
       item?.done?.();
     }
   }

@@ -50,6 +50,9 @@ export class Attempt {
   private readonly ready: Promise<void>;
   private gotAudio!: () => void;
   private gotReady!: () => void;
+  private farEndClosed!: () => void;
+  /** Resolves when the link closed from the far end (not by {@link abort}). */
+  private readonly farEnd = new Promise<void>((resolve) => (this.farEndClosed = resolve));
   private aborted = false;
 
   /** `microphone`: undefined for a text-only call. */
@@ -63,7 +66,10 @@ export class Attempt {
         this.gotAudio();
         report.audio(this, stream);
       },
-      closed: () => report.closed(this),
+      closed: () => {
+        this.farEndClosed();
+        report.closed(this);
+      },
       signaling: (mode) => report.signaling(this, mode),
     });
   }
@@ -110,11 +116,28 @@ export class Attempt {
     }
   }
 
-  /** Validates and sends one client event; a local ValidationError for bad input, `not_connected` without an open channel. */
-  send(event: ClientEvent): void {
+  /**
+   * Validates and sends one client event; a local ValidationError for bad input, `not_connected`
+   * without an open channel. Returns how many messages went out (a dialect may have none for an event).
+   */
+  send(event: ClientEvent): number {
     const message = this.setup.codec.encode(event);
     if (!this.transport.open) throw new VoiceSessionError('not_connected', 'The data channel is not open');
-    if (message !== undefined) for (const text of typeof message === 'string' ? [message] : message) this.transport.send(text);
+    if (message === undefined) return 0;
+    const texts = typeof message === 'string' ? [message] : message;
+    for (const text of texts) this.transport.send(text);
+    return texts.length;
+  }
+
+  /** Waits at most `maxMs` for the far end to close the link; resolves whether it did. */
+  async closedByFarEnd(maxMs: number): Promise<boolean> {
+    let timer: unknown;
+    const late = new Promise<false>((resolve) => (timer = this.setup.clock.setTimeout(() => resolve(false), maxMs)));
+    try {
+      return await Promise.race([this.farEnd.then(() => true as const), late]);
+    } finally {
+      this.setup.clock.clearTimeout(timer);
+    }
   }
 
   /** Waits (bounded) until the data channel sent what it queued, so a last event leaves before the link closes. */

@@ -428,8 +428,10 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     if (state.status !== 'idle') {
       this.go({ status: 'ending', reason, ...named });
       this.recovering?.abort();
-      // The user is done: no new turn may start while the last answer finishes.
+      // The user is done: no new turn may start while the last answer finishes, and nothing but
+      // the goodbye is sent (Ending: the service closes the link first).
       this.microphone.silence();
+      this.heartbeat.stop();
       if (state.status === 'connected' && this.attempt) await this.ending.goodbye(this.attempt, mode, this.tracker.assistantSpeaking);
     }
     this.close({ status: 'ended', reason, ...named });

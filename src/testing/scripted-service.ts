@@ -28,6 +28,11 @@ export interface ScriptedServiceOptions {
   autoReady?: boolean;
   /** Answers a typed question (`sendText`) with a complete text turn, on the next microtask. */
   answer?: (question: string) => string;
+  /**
+   * Close the link when the client sends `session.end`, as the kb-voice service does (default true).
+   * false: a service that never hangs up, so the client closes after its bounded wait.
+   */
+  closesOnEnd?: boolean;
   /** Result of the E1 warmup (default `{ success: true }`). */
   warmup?: 'ok' | 'failed' | 'hang';
   /** The session's clock (e.g. kb-voice/testing's FakeClock), handed over in `sessionOptions`. */
@@ -41,6 +46,8 @@ export interface ScriptedCall {
   readonly offer: RealtimeSessionIn | undefined;
   /** False once dropped or closed. */
   readonly open: boolean;
+  /** Who closed the link: the service (`drop()`, or its answer to `session.end`) or the client. */
+  readonly closedBy: 'service' | 'client' | undefined;
 }
 
 /**
@@ -72,7 +79,7 @@ export class ScriptedService {
   private readonly expectations = new Expectations();
   private failures: SignalingFailure[] = [];
   private hold: Promise<void> | undefined;
-  private current: { call: ScriptedCall & { open: boolean }; events: TransportEvents } | undefined;
+  private current: { call: OpenCall; events: TransportEvents } | undefined;
   private turnId = 0;
   /** The call whose path cut() killed silently. */
   private silenced: ScriptedCall | undefined;
@@ -248,14 +255,18 @@ export class ScriptedService {
 
   /** The connection drops (the far side vanished): the session starts reconnecting. */
   drop(): void {
-    const current = this.requireCurrent();
+    this.hangUp(this.requireCurrent(), new Error('scripted drop'));
+  }
+
+  private hangUp(current: { call: OpenCall; events: TransportEvents }, reason: Error): void {
     current.call.open = false;
-    current.events.closed(new Error('scripted drop'));
+    current.call.closedBy ??= 'service';
+    current.events.closed(reason);
   }
 
   private openTransport(events: TransportEvents): Transport {
     let open = false;
-    let call: (ScriptedCall & { open: boolean }) | undefined;
+    let call: OpenCall | undefined;
     let closed = false;
     const fail = () => new Error('scripted transport closed');
     return {
@@ -263,7 +274,7 @@ export class ScriptedService {
         if (closed) throw fail();
         const answer = await exchange({ sdp: 'v=0 scripted offer' });
         if (closed) throw fail();
-        call = { sessionId: answer.sessionId, offer: this.offers.at(-1), open: true };
+        call = { sessionId: answer.sessionId, offer: this.offers.at(-1), open: true, closedBy: undefined };
         this.calls.push(call);
         this.current = { call, events };
         open = true;
@@ -281,7 +292,9 @@ export class ScriptedService {
       replaceTrack: () => undefined,
       close: () => {
         closed = true;
-        if (call) call.open = false;
+        if (!call) return;
+        if (call.open) call.closedBy ??= 'client';
+        call.open = false;
       },
     };
   }
@@ -300,6 +313,10 @@ export class ScriptedService {
     }
     this.sent.push(event);
     this.observe({ kind: 'event', data: event });
+    const current = this.current;
+    if (event.type === 'session.end' && (this.options.closesOnEnd ?? true) && current?.call.open) {
+      queueMicrotask(() => current.call.open && this.hangUp(current, new Error('closed after session.end')));
+    }
     const answer = this.options.answer;
     if (event.type === 'input.text' && answer) {
       queueMicrotask(() => {
@@ -324,6 +341,8 @@ export class ScriptedService {
     return this.requireCurrent().call;
   }
 }
+
+type OpenCall = { -readonly [K in keyof ScriptedCall]: ScriptedCall[K] };
 
 function signalingError(failure: SignalingFailure): ApiError {
   if ('network' in failure) return new ApiError('network_error', 'Signaling could not reach the server (scripted)');

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ValidationError } from '../../src/api/index.js';
 import { VoiceSession, type AudioLevels, type VoiceSessionError, type VoiceSessionOptions } from '../../src/client/index.js';
+import { GOODBYE_CLOSE_MS } from '../../src/client/ending.js';
 import { FakeClock, ScriptedService, type ScriptedServiceOptions } from '../../src/testing/index.js';
 
 // The controller's behaviour that needs no real peer, on kb-voice/testing's scripted service:
@@ -174,6 +175,52 @@ describe('VoiceSession (scripted service)', () => {
     expect(b.clock.now()).toBe(started); // no timer was waited for
     expect(b.session.state.status).toBe('ended');
     expect(b.scripted.sent).toContainEqual({ v: 1, type: 'session.end' });
+  });
+
+  it('end() lets the service hang up first: session.end, then the client waits for the service to close the link', async () => {
+    for (const mode of ['graceful', 'immediate'] as const) {
+      // The service hangs up when the test says so (drop()), some time after the goodbye.
+      const { scripted, session, clock } = setup({ closesOnEnd: false });
+      await session.start();
+      let ended = false;
+      const ending = session.end({ mode }).then(() => (ended = true));
+      await clock.advance(GOODBYE_CLOSE_MS / 2);
+      expect(scripted.sent.at(-1)).toEqual({ v: 1, type: 'session.end' });
+      expect(ended).toBe(false);
+      expect(scripted.calls[0]!.open).toBe(true); // the client has not closed its side
+      scripted.drop();
+      await ending;
+      expect(session.state.status).toBe('ended');
+      // The side that closes is the side that stopped sending (see GOODBYE_CLOSE_MS).
+      expect(scripted.calls[0]!.closedBy).toBe('service');
+    }
+    // By default ScriptedService hangs up on session.end, as the kb-voice service does: no wait.
+    const { scripted, session, clock } = setup();
+    await session.start();
+    const started = clock.now();
+    await session.end();
+    expect(clock.now()).toBe(started);
+    expect(scripted.calls[0]!.closedBy).toBe('service');
+  });
+
+  it('a service that never hangs up: the client closes after GOODBYE_CLOSE_MS, and sends nothing after session.end', async () => {
+    const { scripted, session, clock } = setup({ closesOnEnd: false }, { heartbeatIntervalMs: 250 });
+    await session.start();
+    await clock.advance(1000); // the heartbeat runs: pings go out while connected
+    expect(scripted.received.some((m) => m.includes('"ping"'))).toBe(true);
+    let ended = false;
+    const ending = session.end({ mode: 'immediate' }).then(() => (ended = true));
+    await clock.advance(GOODBYE_CLOSE_MS - 1);
+    expect(ended).toBe(false);
+    expect(session.state.status).toBe('ending');
+    await clock.advance(1);
+    await ending;
+    expect(session.state.status).toBe('ended');
+    expect(scripted.calls[0]!.closedBy).toBe('client');
+    // No ping (or anything else) after the goodbye: the link may be closing under it.
+    const goodbye = scripted.received.findIndex((m) => m.includes('"session.end"'));
+    expect(goodbye).toBeGreaterThan(0);
+    expect(scripted.received.slice(goodbye + 1)).toEqual([]);
   });
 
   it('a dropped link reconnects to the same session and keeps the turns', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { GOODBYE_CLOSE_MS } from '../../src/client/ending.js';
 import { VoiceSession, VoiceSessionError, v1Protocol, type RealtimeProtocol, type TransportProvider } from '../../src/index.js';
 import type { ServerEvent } from '../../src/schemas/index.js';
 import { FakeClock, ScriptedService } from '../../src/testing/index.js';
@@ -70,6 +71,11 @@ describe('transport seam', () => {
     session.sendText('question');
     expect(sentLines).toEqual(['input.text|{"v":1,"type":"input.text","text":"question"}']);
     expect(v1Protocol.channel).toBe('kb-voice');
-    await session.end({ mode: 'immediate' });
+    // This service does not hang up after the goodbye line: the client closes after its bounded wait.
+    const ending = session.end({ mode: 'immediate' });
+    await clock.advance(GOODBYE_CLOSE_MS);
+    await ending;
+    expect(sentLines.at(-1)).toBe('session.end|{"v":1,"type":"session.end"}');
+    expect(scripted.calls[0]!.closedBy).toBe('client');
   });
 });

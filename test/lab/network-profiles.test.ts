@@ -98,8 +98,12 @@ describe('calls through the network lab', () => {
     const r = results.get(profile)!;
     expect(r.statuses).toContain('connected');
     expect(r.turns[0]!.input).toBe('voice');
-    expect(r.turns.at(-1)!.input).toBe('text');
-    expect(r.turns.every((t) => t.answer.length > 0)).toBe(true);
+    expect(r.turns[0]!.answer.length).toBeGreaterThan(0);
+    expect(r.turns.filter((t) => t.input === 'text').map((t) => t.question)).toEqual(['How do I descale it?']);
+    // Loss can split the spoken question in two: the late piece may barge in on an answer (the typed
+    // one's too, so it is not always the last turn) or be cut by it. Such a turn says it was
+    // interrupted; every other turn has its answer.
+    for (const t of r.turns) if (!t.interrupted) expect(t.answer.length, `turn ${t.id} (${t.input})`).toBeGreaterThan(0);
     expect(r.quality.samples).toBeGreaterThan(5);
     expect(r.quality.rttMs.p50).not.toBeNull();
     // packetLossPct is the worse direction of each window; a direction counts only while it

@@ -42,9 +42,14 @@ window.oaiCall = async ({ callsUrl, clientSecret, model, question }) => {
     });
   });
   const audioStopped = new Promise<void>((resolve) => session.on('audio_stopped', () => resolve()));
+  // The response's last event. Closing before it arrives would hang up while the emulator is still
+  // sending, which can crash its process (@roamhq/wrtc's send races a remote close: docs/contributing.md,
+  // "A native crash named"); a kb-voice client says session.end and lets the service hang up instead.
+  const responseDone = new Promise<void>((resolve) => session.on('transport_event', (e) => e.type === 'response.done' && resolve()));
   session.sendMessage(question);
   const transcript = await answered;
   await audioStopped;
+  await responseDone;
 
   let audioEnergy = 0;
   const pc = transport.connectionState.peerConnection;
