@@ -207,6 +207,31 @@ describe('parse stage', () => {
     await expect(run(parse, await at(s, rs, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }))).rejects.toMatchObject({ status: 415 });
     await expect(run(parse, await at(s, rs, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(101) }))).rejects.toMatchObject({ status: 413 });
   });
+
+  it('remembers the input of a path without body or query (frozen, per remembered match); a query, a body or a refusal is parsed every time', async () => {
+    const s = setup();
+    const first = await at(s, usage);
+    await run(parse, first);
+    const second = await at(s, usage);
+    expect(second.match).toBe(first.match);
+    await run(parse, second);
+    expect(second.input).toBe(first.input);
+    expect(Object.isFrozen(first.input) && Object.isFrozen(first.input!.params) && Object.isFrozen(first.input!.query)).toBe(true);
+    expect(first.input).toMatchObject({ params: { ai_id: ROBOT }, query: {}, body: undefined, text: undefined });
+    const withQuery = [await at(s, `${usage}?start_time=2026-01-01T00:00:00Z`), await at(s, `${usage}?start_time=2026-01-01T00:00:00Z`)];
+    for (const ctx of withQuery) await run(parse, ctx);
+    expect(withQuery[0]!.input).not.toBe(withQuery[1]!.input);
+    expect(withQuery[1]!.input?.query).toEqual({ start_time: '2026-01-01T00:00:00Z' });
+    const rs = `/v1/robots/${ROBOT}/realtime/sessions`;
+    const offer = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'offer', sdp: 'v=0' }) };
+    const posts = [await at(s, rs, offer), await at(s, rs, offer)];
+    for (const ctx of posts) await run(parse, ctx);
+    expect(posts[0]!.input).not.toBe(posts[1]!.input);
+    // A request the schemas refuse (a required query field missing) is a 422 each time, never remembered as valid.
+    const bad = `/v1/robots/${ROBOT}/realtime-audio/download`;
+    await expect(run(parse, await at(s, bad))).rejects.toMatchObject({ status: 422 });
+    await expect(run(parse, await at(s, bad))).rejects.toMatchObject({ status: 422 });
+  });
 });
 
 describe('policy, forward and guard stages', () => {

@@ -3,8 +3,17 @@ import { readBoundedBody } from '../body.js';
 import type { Next, Outcome, Stage } from '../compose.js';
 import type { Input, RelayContext } from '../context.js';
 import { describeDetail, RelayError } from '../errors.js';
+import type { RouteMatch } from '../router.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * The validated input of a request with no body and no query string depends on its match alone
+ * (route and path parameters; query defaults are constants), so it is remembered per match, frozen:
+ * the router hands the same match to every request for a path, and `parseRequest` runs once for it.
+ * Weak: a match the router forgot takes its input with it. Refusals are never remembered.
+ */
+const remembered = new WeakMap<RouteMatch, Input>();
 
 /**
  * Path, query and body of the request, parsed with the shared `parseRequest` (the API client's and
@@ -20,7 +29,14 @@ export const parse: Stage = (ctx, next) => {
 };
 
 function validated(ctx: RelayContext, next: Next, bodyText: string | undefined): Promise<Outcome> {
-  const { route, params } = ctx.match!;
+  const match = ctx.match!;
+  const plain = bodyText === undefined && !ctx.search;
+  const known = plain ? remembered.get(match) : undefined;
+  if (known) {
+    ctx.input = known;
+    return next();
+  }
+  const { route, params } = match;
   const { endpoint, textBody } = route;
   const type = ctx.request.header('content-type') ?? '';
   if (bodyText !== undefined) {
@@ -37,6 +53,12 @@ function validated(ctx: RelayContext, next: Next, bodyText: string | undefined):
   if (!parsed.ok || detail.length) throw new RelayError(422, detail, describeDetail(detail));
   const value = parsed.value as Pick<Input, 'params' | 'query' | 'body'>;
   // The content type as sent, parameters included (a multipart body needs its boundary).
-  ctx.input = { params: value.params, query: value.query, body: value.body, text: textBody && bodyText !== undefined ? { type: type.trim(), text: bodyText } : undefined };
+  const input: Input = { params: value.params, query: value.query, body: value.body, text: textBody && bodyText !== undefined ? { type: type.trim(), text: bodyText } : undefined };
+  if (plain) {
+    Object.freeze(input.params);
+    if (input.query) Object.freeze(input.query);
+    remembered.set(match, Object.freeze(input));
+  }
+  ctx.input = input;
   return next();
 }
