@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createRelay, serveRelay, type RelayCaller, type RelayLogEntry, type RelayServer } from '../../src/relay/index.js';
+import { createRelay, serveRelay, toNodeHandler, type RelayCaller, type RelayLogEntry, type RelayServer } from '../../src/relay/index.js';
 import { defaultHandler, KEY, ROBOT, sendJson, startFakeUpstream, type FakeUpstream } from './helpers.js';
 
 // serveRelay(createRelay(...)) without a wrapper takes the Node fast path: lightweight requests and
@@ -205,5 +205,19 @@ describe('createNodeFetch (the Node transport as a fetch)', () => {
       const parsed = new URL(url);
       expect(upstream.seen.at(-1)?.url, url).toBe(parsed.pathname + parsed.search);
     }
+  });
+});
+
+describe('toNodeHandler as a promise chain', () => {
+  it('a request it cannot read (a body parser left a circular body) is a rejection of its promise, never a synchronous throw', async () => {
+    const handler = toNodeHandler(createRelay({ upstream: upstream.url, apiKey: KEY, authorize }));
+    const body: Record<string, unknown> = {};
+    body.self = body;
+    const req = { method: 'POST', url: `/api/voice/v1/robots/${ROBOT}/realtime/sessions`, headers: { 'content-type': 'application/json' }, _body: true, body, rawHeaders: [], socket: {} };
+    let result: Promise<void> | undefined;
+    expect(() => {
+      result = handler(req as never, {} as never);
+    }).not.toThrow();
+    await expect(result).rejects.toThrow(/circular/i);
   });
 });
