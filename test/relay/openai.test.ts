@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from 'kb-voice-emulator';
 import { createRelay, type Relay, type RelayCaller } from '../../src/relay/index.js';
 import { OaiCaller } from '../realtime/oai-caller.js';
@@ -26,8 +26,10 @@ describe('relay: OpenAI-compatible realtime routes', () => {
     relay = createRelay({ upstream: emu.url, apiKey: emu.apiKey, prefix: P, authorize, maxBodyBytes: 32 * 1024, logger: () => undefined });
   });
   afterAll(async () => {
-    for (const c of callers) c.close();
+    // The emulator hangs up first: the callers are idle, and a wrtc peer must not be sending when
+    // the far end closes (docs/contributing.md, "A native crash named").
     await emu?.close();
+    for (const c of callers) c.close();
   });
 
   it('mints a client secret for the caller: robot pinned, expiry at most 10 minutes, no key in the answer', async () => {
@@ -85,8 +87,16 @@ describe('relay: OpenAI-compatible realtime routes', () => {
     caller.send({ type: 'response.create' });
     const done = await caller.waitFor('response.done', () => true, 20000);
     expect(done.response.output[0]!.content[0]!.transcript).toMatch(/two-year warranty/);
-    const mine = await (await ask('carol', '/realtime-usage')).json();
-    expect(mine.sessions.find((s: { session_id: string }) => s.session_id === caller.callId)).toMatchObject({ user_identifier: 'carol', turn_count: 1 });
+    // The turn is recorded as the response ends, not before response.done leaves: wait for its row
+    // (as a client of the real service would) rather than read the usage once.
+    const row = await vi.waitFor(async () => {
+      const res = await ask('carol', '/realtime-usage');
+      expect(res.status, await res.clone().text()).toBe(200);
+      const found = ((await res.json()) as { sessions: Array<{ session_id: string; turn_count: number }> }).sessions.find((s) => s.session_id === caller.callId);
+      expect(found?.turn_count).toBe(1);
+      return found;
+    }, { timeout: 10_000, interval: 50 });
+    expect(row).toMatchObject({ user_identifier: 'carol', turn_count: 1 });
     const audio = await ask('carol', `/realtime-audio/download?session_id=${caller.callId}`);
     expect(audio.status).toBe(200);
     expect((await ask('dave', `/realtime-audio/download?session_id=${caller.callId}`)).status).toBe(404);
