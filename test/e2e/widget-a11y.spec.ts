@@ -169,13 +169,18 @@ test.describe('errors in words, with what to do', () => {
       void emu;
       await c.setup?.(page);
       const widget = await openWidgetPage(page, stack, c.aiId ? { aiId: c.aiId } : {});
-      const codes = widget.evaluate((el) => new Promise<string>((resolve) => el.addEventListener('error', (e) => resolve((e as CustomEvent<{ code: string }>).detail.code), { once: true })));
+      // Listening before the click (awaited: an evaluate left pending raced the click, and a call that
+      // fails at once could fire its error before the listener was there).
+      await widget.evaluate((el) => {
+        const seen: string[] = ((el as unknown as { errorCodes: string[] }).errorCodes = []);
+        el.addEventListener('error', (e) => seen.push((e as CustomEvent<{ code: string }>).detail.code));
+      });
       await widget.getByTestId('call-start').click();
       await expect(widget.getByTestId('call-status')).toHaveText('failed', { timeout: 20_000 });
       await expect(widget.getByTestId('error')).toBeVisible();
       await expect(widget.getByTestId('error')).toHaveText(c.words);
       await expect(widget.getByTestId('error')).toHaveAttribute('role', 'alert');
-      expect(await codes).toBe(c.code);
+      await expect.poll(() => widget.evaluate((el) => (el as unknown as { errorCodes: string[] }).errorCodes)).toEqual([c.code]);
       // It can be tried again; nothing pretends to be live.
       await expect(widget.getByTestId('call-start')).toBeEnabled();
       await expect(widget.getByTestId('call-end')).toBeDisabled();
