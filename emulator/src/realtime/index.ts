@@ -96,10 +96,11 @@ export interface RealtimeServiceOptions {
 }
 
 /**
- * Default cap on concurrent realtime sessions: above the 48 the emulator was measured to serve on two
- * cores with first answers under 2x one session's (bench 6, 2026-11-25, its callers on the same
- * machine and the limit there), well below the ~160 concurrent offers at which signaling outlasted
- * the client's 15 s connect timeout.
+ * Default cap on concurrent realtime sessions: the issue's target, below the 96 the emulator was
+ * measured to serve on two cores with first answers within 2x one session's (bench 6, 2026-11-25,
+ * quiet machine, both voices, listeners' microphones muted), and well below the ~160 concurrent
+ * offers at which signaling outlasted the client's 15 s connect timeout. A QA run on a smaller
+ * machine keeps its answers fast; `--max-sessions` raises it.
  */
 export const DEFAULT_MAX_REALTIME_SESSIONS = 64;
 /** `Retry-After` of an offer refused at the cap, in seconds. */
