@@ -80,15 +80,18 @@ function targetOf(url: string): [Target, string] {
  */
 export const nodeTransport: Transport = (request, control) => (loaded ? call(loaded, request, control) : load().then((m) => call(m, request, control)));
 
-/** One upstream call as one promise: settled with the answer, a small body already read whole. */
-function call(m: NodeModules, request: UpstreamRequest, control: { abort?: () => void }): Promise<UpstreamReply> {
+/**
+ * One upstream call as one promise: settled with the answer, a small body already read whole.
+ * `fresh`: on a new connection of its own rather than a kept-alive one (the retry below).
+ */
+function call(m: NodeModules, request: UpstreamRequest, control: { abort?: () => void }, fresh = false): Promise<UpstreamReply> {
   return new Promise<UpstreamReply>((resolve, reject) => {
     const [target, path] = targetOf(request.url);
     const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body.byteLength) };
     let finished = false;
     let responded = false;
     const lib = target.protocol === 'https:' ? m.https : m.http;
-    const req = lib.request({ protocol: target.protocol, hostname: target.hostname, port: target.port, path, method: request.method, headers, agent: m.agents[target.protocol] }, (res) => {
+    const req = lib.request({ protocol: target.protocol, hostname: target.hostname, port: target.port, path, method: request.method, headers, agent: fresh ? false : m.agents[target.protocol] }, (res) => {
       responded = true;
       const status = res.statusCode ?? 502;
       const cancel = () => void (finished || res.destroy());
@@ -125,9 +128,21 @@ function call(m: NodeModules, request: UpstreamRequest, control: { abort?: () =>
       }
       resolve({ status, headers: new NodeHeaders(res.headers), body: decoder ?? res, cancel: () => (decoder?.destroy(), cancel()) });
     });
-    control.abort = () => void (finished || req.destroy(new Error('aborted')));
+    let aborted = false;
+    control.abort = () => void (finished || ((aborted = true), req.destroy(new Error('aborted'))));
     // Once the answer has come, a failure is the body's (its own 'error' or 'close' above).
-    req.on('error', (error) => responded || reject(error));
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (responded) return;
+      // A kept-alive connection the upstream closed as idle just as this request went out on it
+      // (its keep-alive timeout racing our reuse): nothing was answered, so the request is sent
+      // once more, on a new connection. Seen as 502 "socket hang up" / "read ECONNRESET" on a
+      // loaded machine. Only then: a failure on a new connection is the upstream's answer.
+      if (req.reusedSocket && !aborted && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+        call(m, request, control, true).then(resolve, reject);
+        return;
+      }
+      reject(error);
+    });
     req.end(request.body);
   });
 }
