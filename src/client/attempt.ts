@@ -1,5 +1,6 @@
 import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
 import { deadline, sleep, type Clock } from './clock.js';
+import { Waiters } from './waiters.js';
 import { fromApiFailure, VoiceSessionError } from './errors.js';
 import type { VoiceSessionOptions } from './options.js';
 import type { RealtimeProtocol, RealtimeProtocolCodec, SignalingRequest } from './realtime-protocol.js';
@@ -50,13 +51,14 @@ export class Attempt {
   private readonly ready: Promise<void>;
   private gotAudio!: () => void;
   private gotReady!: () => void;
-  private farEndClosed!: () => void;
-  /** Resolves when the link closed from the far end (not by {@link abort}). */
-  private readonly farEnd = new Promise<void>((resolve) => (this.farEndClosed = resolve));
+  /** Whether the link closed from the far end (not by {@link abort}); `farEnd` wakes who waits for it. */
+  private farEndGone = false;
+  private readonly farEnd: Waiters;
   private aborted = false;
 
   /** `microphone`: undefined for a text-only call. */
   constructor(private readonly setup: AttemptSetup, microphone: MediaStream | undefined, private readonly report: AttemptReport) {
+    this.farEnd = new Waiters(setup.clock);
     this.audio = new Promise<void>((resolve) => (this.gotAudio = resolve));
     this.ready = new Promise<void>((resolve) => (this.gotReady = resolve));
     const { protocol } = setup;
@@ -67,7 +69,8 @@ export class Attempt {
         report.audio(this, stream);
       },
       closed: () => {
-        this.farEndClosed();
+        this.farEndGone = true;
+        this.farEnd.wake();
         report.closed(this);
       },
       signaling: (mode) => report.signaling(this, mode),
@@ -130,14 +133,8 @@ export class Attempt {
   }
 
   /** Waits at most `maxMs` for the far end to close the link; resolves whether it did. */
-  async closedByFarEnd(maxMs: number): Promise<boolean> {
-    let timer: unknown;
-    const late = new Promise<false>((resolve) => (timer = this.setup.clock.setTimeout(() => resolve(false), maxMs)));
-    try {
-      return await Promise.race([this.farEnd.then(() => true as const), late]);
-    } finally {
-      this.setup.clock.clearTimeout(timer);
-    }
+  closedByFarEnd(maxMs: number): Promise<boolean> {
+    return this.farEndGone ? Promise.resolve(true) : this.farEnd.wait(maxMs);
   }
 
   /** Waits (bounded) until the data channel sent what it queued, so a last event leaves before the link closes. */
