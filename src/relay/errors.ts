@@ -1,5 +1,7 @@
 import type { ValidationErrorItem } from '../schemas/index.js';
-import { encoder, type Reply } from './message.js';
+import { encoder, mergeHeaders, type Reply } from './message.js';
+
+const JSON_NO_STORE = { 'content-type': 'application/json', 'cache-control': 'no-store' } as const;
 
 /**
  * The relay's one error convention (as Hono's `HTTPException`): every refusal and failure anywhere
@@ -28,11 +30,11 @@ export function describeDetail(detail: readonly ValidationErrorItem[]): string {
 
 /** A JSON reply made by the relay itself; never cached. */
 export function jsonReply(status: number, body: unknown, headers?: Record<string, string>): Reply {
-  return { status, headers: { ...headers, 'content-type': 'application/json', 'cache-control': 'no-store' }, body: encoder.encode(JSON.stringify(body)) };
+  return { status, headers: mergeHeaders(headers, JSON_NO_STORE), body: encoder.encode(JSON.stringify(body)) };
 }
 
 /** The reply of a thrown error: `{ detail }` of a `RelayError`, 500 for anything else (a bug). */
 export function errorReply(error: unknown, headers: Record<string, string>): Reply {
-  if (error instanceof RelayError) return jsonReply(error.status, { detail: error.detail }, { ...headers, ...error.headers });
+  if (error instanceof RelayError) return jsonReply(error.status, { detail: error.detail }, mergeHeaders(headers, error.headers));
   return jsonReply(500, { detail: 'Internal relay error' }, headers);
 }

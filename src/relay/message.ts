@@ -85,3 +85,20 @@ export function concat(chunks: readonly Uint8Array[], size = chunks.reduce((n, c
   }
   return out;
 }
+
+type HeaderRecord = Readonly<Record<string, string>> | undefined;
+
+/**
+ * Header records merged into a new one, later records winning. Not `{ ...a, ...b }` on the hot
+ * path: V8 gives a spread copy a hidden class outside its transition tree, so every header added to
+ * it afterwards builds a new hidden class (2.2 µs instead of 0.13 µs for a reply's headers, the
+ * largest single cost of the relay's own code in bench 3's profile). For plain records only
+ * (`for…in` also walks inherited enumerable keys).
+ */
+export function mergeHeaders(a: HeaderRecord, b?: HeaderRecord, c?: HeaderRecord): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k in a) out[k] = a[k]!;
+  for (const k in b) out[k] = b[k]!;
+  for (const k in c) out[k] = c[k]!;
+  return out;
+}

@@ -2,7 +2,7 @@ import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import type * as Zlib from 'node:zlib';
 import { BodyFailed } from './body-failed.js';
-import type { HeaderList, Transport, UpstreamReply, UpstreamRequest } from './message.js';
+import { mergeHeaders, type HeaderList, type Transport, type UpstreamReply, type UpstreamRequest } from './message.js';
 import type { UpstreamFetch } from './upstream.js';
 import { toFetch } from './web.js';
 
@@ -87,7 +87,7 @@ export const nodeTransport: Transport = (request, control) => (loaded ? call(loa
 function call(m: NodeModules, request: UpstreamRequest, control: { abort?: () => void }, fresh = false): Promise<UpstreamReply> {
   return new Promise<UpstreamReply>((resolve, reject) => {
     const [target, path] = targetOf(request.url);
-    const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body.byteLength) };
+    const headers = request.body === undefined ? request.headers : mergeHeaders(request.headers, { 'content-length': String(typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body.byteLength) });
     let finished = false;
     let responded = false;
     const lib = target.protocol === 'https:' ? m.https : m.http;

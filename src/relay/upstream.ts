@@ -5,7 +5,7 @@ import { containsSecret, guardBody, SecretScanner, Secrets, SecretWithheld } fro
 import { callerResponseHeaders, upstreamRequestHeaders } from './headers.js';
 import { BodyFailed } from './body-failed.js';
 import { Deadlines } from './deadlines.js';
-import { concat, type Incoming, type Reply, type Transport, type UpstreamReply } from './message.js';
+import { concat, mergeHeaders, type Incoming, type Reply, type Transport, type UpstreamReply } from './message.js';
 
 /** How the relay reaches the upstream when given a `fetch`: the standard `fetch(url, init)` signature (the global `fetch` fits). */
 export type UpstreamFetch = (url: string, init: RequestInit) => Promise<Response>;
@@ -89,7 +89,7 @@ export class Upstream {
   #send(call: UpstreamCall): Promise<Answer> {
     const qs = call.query?.toString() ?? '';
     const own = upstreamRequestHeaders(call.caller, this.o.apiKey, call.body?.type, call.requestId);
-    const headers = call.headers ? { ...call.headers, ...own } : own;
+    const headers = call.headers ? mergeHeaders(call.headers, own) : own;
     const control: { abort?: () => void } = {};
     let ended: 'timeout' | 'caller' | undefined;
     const end = (why: 'timeout' | 'caller') => {
@@ -173,7 +173,7 @@ export class Upstream {
    * time limit) before answering, so a secret in it answers 502; a later one cuts the body.
    */
   passThrough(reply: Answer, extraHeaders: Record<string, string>): Reply | Promise<Reply> {
-    const headers = this.#headersFor(reply, { ...extraHeaders });
+    const headers = this.#headersFor(reply, mergeHeaders(extraHeaders));
     const { status, body } = reply;
     if (!body || status === 204 || status === 205) {
       reply.settle();

@@ -1,4 +1,4 @@
-import type { Body, Incoming, Reply, Transport } from './message.js';
+import { mergeHeaders, type Body, type Incoming, type Reply, type Transport } from './message.js';
 import type { UpstreamFetch } from './upstream.js';
 
 /**
@@ -71,7 +71,7 @@ export function fromRequest(request: Request, env: unknown): Incoming {
 /** The relay's reply as a web `Response`. */
 export function toResponse(reply: Reply): Response {
   const { body } = reply;
-  const headers = body instanceof Uint8Array ? { ...reply.headers, 'content-length': String(body.byteLength) } : reply.headers;
+  const headers = body instanceof Uint8Array ? mergeHeaders(reply.headers, { 'content-length': String(body.byteLength) }) : reply.headers;
   return new Response(body === null ? null : body instanceof Uint8Array ? (body as Uint8Array<ArrayBuffer>) : toStream(body), { status: reply.status, headers });
 }
 

@@ -1,7 +1,7 @@
 import type { Stage } from '../compose.js';
 import type { RelayContext } from '../context.js';
 import { RelayError } from '../errors.js';
-import type { Reply } from '../message.js';
+import { mergeHeaders, type Reply } from '../message.js';
 import { allowedMethods } from '../router.js';
 
 /**
@@ -27,5 +27,5 @@ function preflight(ctx: RelayContext, origin: string | null): Reply {
   const methods = allowedMethods(ctx.rawPath, config.prefix, config.table);
   if (origin === null || wanted === null || !methods.includes(wanted)) throw new RelayError(404, 'Not found', `preflight for ${wanted ?? '(no method)'} on a path off the allowlist`);
   if (!config.cors.allows(origin)) throw new RelayError(403, 'Origin not allowed', `preflight from origin ${origin}, which is not in allowedOrigins`);
-  return { status: 204, headers: { ...ctx.headers, ...config.cors.preflight(origin, methods, request.header('access-control-request-headers')) }, body: null };
+  return { status: 204, headers: mergeHeaders(ctx.headers, config.cors.preflight(origin, methods, request.header('access-control-request-headers'))), body: null };
 }
