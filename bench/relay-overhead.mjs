@@ -31,9 +31,14 @@ import { benchDir, fmtMs, fmtPct, log, runBenchmark, runChild } from './lib/comm
 import { loadEmulator } from './lib/kb.mjs';
 import { median, round } from './lib/stats.mjs';
 
-const ROUNDS = Number(process.env.BENCH_RELAY_ROUNDS ?? 3);
-const THROUGHPUT_S = Number(process.env.BENCH_RELAY_SECONDS ?? 5);
-const LATENCY_S = 3;
+// Five shorter rounds rather than three longer ones: on a shared 2-core machine one target's
+// throughput moves ±10% between runs a few seconds apart, so the median of more paired rounds is
+// the steadier figure (three rounds of 5 s gave relay / bare 79%, 82% and 101% in one run).
+const ROUNDS = Number(process.env.BENCH_RELAY_ROUNDS ?? 5);
+const THROUGHPUT_S = Number(process.env.BENCH_RELAY_SECONDS ?? 3);
+const LATENCY_S = 2;
+/** Closed-loop load per target before the rounds (JIT, keep-alive pools). */
+const WARMUP_S = 2;
 const LATENCY_RATE = 200;
 const CONNECTIONS = 10;
 const loadChild = path.join(benchDir, 'lib', 'load-child.mjs');
@@ -90,7 +95,7 @@ export async function main() {
     if (new Set(texts).size !== 1) log('note: direct and proxied E13 bodies differ', ...texts.map((t) => t.slice(0, 120)));
 
     // Warm both paths (JIT, keep-alive pools) before measuring.
-    for (const t of Object.values(targets)) await load({ ...t, connections: CONNECTIONS, durationS: 1 });
+    for (const t of Object.values(targets)) await load({ ...t, connections: CONNECTIONS, durationS: WARMUP_S });
 
     const runs = { direct: [], bare: [], relay: [] };
     const ORDERS = [['direct', 'bare', 'relay'], ['relay', 'bare', 'direct'], ['bare', 'relay', 'direct']];

@@ -20,7 +20,7 @@ const BENCHMARKS = [
   { file: 'reconnect-jitter.mjs', budgetMs: 150_000 },
   { file: 'network-profiles.mjs', budgetMs: 240_000 },
   { file: 'warmup.mjs', budgetMs: 90_000 },
-  { file: 'relay-overhead.mjs', budgetMs: 90_000 },
+  { file: 'relay-overhead.mjs', budgetMs: 120_000 },
   { file: 'history.mjs', budgetMs: 60_000 },
   { file: 'report-history.mjs', budgetMs: 90_000 },
   { file: 'bundle-size.mjs', budgetMs: 150_000 },

@@ -21,8 +21,9 @@ export const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-language', 'c
 /**
  * Headers for the upstream request: the allowlisted caller headers, the request id, the bearer key,
  * and `accept-encoding: identity`, so the body comes back as bytes the secret guard can scan.
+ * `authorization` is the whole header value (`Bearer <key>`, made once per relay).
  */
-export function upstreamRequestHeaders(incoming: { header: HeaderGetter }, apiKey: string, contentType: string | undefined, requestId: string): Record<string, string> {
+export function upstreamRequestHeaders(incoming: { header: HeaderGetter }, authorization: string, contentType: string | undefined, requestId: string): Record<string, string> {
   const connection = incoming.header('connection')?.toLowerCase();
   const hopByHop = connection?.split(',').map((t) => t.trim());
   const out: Record<string, string> = {};
@@ -33,7 +34,7 @@ export function upstreamRequestHeaders(incoming: { header: HeaderGetter }, apiKe
   out['x-request-id'] = requestId;
   out['accept-encoding'] = 'identity';
   if (contentType) out['content-type'] = contentType;
-  out.authorization = `Bearer ${apiKey}`;
+  out.authorization = authorization;
   return out;
 }
 

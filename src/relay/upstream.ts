@@ -58,6 +58,8 @@ export interface Answer extends UpstreamReply {
  */
 export class Upstream {
   readonly #host: string;
+  /** `Bearer <apiKey>`, made once rather than per request. */
+  readonly #authorization: string;
   readonly #secrets: Secrets;
   /** For whole bodies only (`leaksWhole` keeps no state between calls): one per relay, not one per request. */
   readonly #scanner: SecretScanner;
@@ -67,6 +69,7 @@ export class Upstream {
   constructor(private readonly o: UpstreamOptions) {
     this.#deadlines = new Deadlines(o.timeoutMs);
     this.#host = new URL(o.base).host;
+    this.#authorization = `Bearer ${o.apiKey}`;
     this.#secrets = new Secrets(o.secrets);
     this.#scanner = new SecretScanner(this.#secrets);
   }
@@ -88,7 +91,7 @@ export class Upstream {
 
   #send(call: UpstreamCall): Promise<Answer> {
     const qs = call.query?.toString() ?? '';
-    const own = upstreamRequestHeaders(call.caller, this.o.apiKey, call.body?.type, call.requestId);
+    const own = upstreamRequestHeaders(call.caller, this.#authorization, call.body?.type, call.requestId);
     const headers = call.headers ? mergeHeaders(call.headers, own) : own;
     const control: { abort?: () => void } = {};
     let ended: 'timeout' | 'caller' | undefined;
