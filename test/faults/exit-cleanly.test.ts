@@ -28,7 +28,8 @@ function runScript(scenario: string): Promise<Exit> {
       hung = true;
       child.kill('SIGKILL');
     }, 45_000);
-    child.on('exit', (code, signal) => {
+    // 'close' (the process ended and its output was read), not 'exit', which can come before the last output.
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, output, hung });
     });
@@ -61,7 +62,7 @@ describe('the exit-time collection', () => {
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: root });
     let output = '';
     child.stdout.on('data', (b: Buffer) => (output += b));
-    const exitCode = await new Promise((resolve) => child.on('exit', resolve));
+    const exitCode = await new Promise((resolve) => child.on('close', resolve));
     expect(exitCode).toBe(0);
     expect(output.trim()).toBe('beforeExit 6 times'); // 5 collections, then it lets the process end
   }, 60_000);

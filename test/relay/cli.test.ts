@@ -20,7 +20,9 @@ function run(args: string[], env: Record<string, string | undefined>): Run {
   let err = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (err += c));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the exit can come before the last of stderr has been read (a loaded CI run saw
+  // exit code 1 with an empty stderr); 'close' comes once the process ended and its pipes are drained.
+  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return { child, stdout: () => out, stderr: () => err, exit };
 }
 
