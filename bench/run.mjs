@@ -32,7 +32,7 @@ const BENCHMARKS = [
   { file: 'capacity.mjs', budgetMs: 480_000 + 60_000, env: { BENCH_CAPACITY_SPEAKERS: process.env.BENCH_CAPACITY_SPEAKERS ?? '8' } },
 ];
 // 18 min: the benchmarks before capacity take ~8.5 min on a quiet 2-core machine (2026-11-25), the
-// capacity ramp up to 9 (it used to get 300 s, too few for its ramp to 96 sessions, so a full run never
+// capacity ramp up to 9 min (it used to get 300 s, too few for its ramp to 96 sessions, so a full run never
 // showed the capacity it measures alone).
 const TOTAL_BUDGET_MS = 1_080_000;
 

@@ -28,13 +28,13 @@ export function describeDetail(detail: readonly ValidationErrorItem[]): string {
   return `invalid request at ${detail.map((d) => `${d.loc.join('.')} (${d.type})`).join(', ')}`;
 }
 
-/** A JSON reply made by the relay itself; never cached. */
-export function jsonReply(status: number, body: unknown, headers?: Record<string, string>): Reply {
-  return { status, headers: mergeHeaders(headers, JSON_NO_STORE), body: encoder.encode(JSON.stringify(body)) };
+/** A JSON reply made by the relay itself, with `headers` and then `more`; never cached. */
+export function jsonReply(status: number, body: unknown, headers?: Record<string, string>, more?: Record<string, string>): Reply {
+  return { status, headers: mergeHeaders(headers, more, JSON_NO_STORE), body: encoder.encode(JSON.stringify(body)) };
 }
 
 /** The reply of a thrown error: `{ detail }` of a `RelayError`, 500 for anything else (a bug). */
 export function errorReply(error: unknown, headers: Record<string, string>): Reply {
-  if (error instanceof RelayError) return jsonReply(error.status, { detail: error.detail }, mergeHeaders(headers, error.headers));
+  if (error instanceof RelayError) return jsonReply(error.status, { detail: error.detail }, headers, error.headers);
   return jsonReply(500, { detail: 'Internal relay error' }, headers);
 }
