@@ -11,7 +11,7 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  * only runs later; a name that no longer exists is ignored.
  */
 const LONGEST_FIRST = [
-  'test/realtime/openai-dialect.test.ts',
+  'test/realtime/openai-protocol.test.ts',
   'test/realtime/flite-voice.test.ts',
   'test/client/emulator.test.ts',
   'test/client/openai.test.ts',

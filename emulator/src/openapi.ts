@@ -53,7 +53,7 @@ function operation(e: Endpoint): JsonSchema {
   };
 }
 
-/** The two endpoints of the OpenAI Realtime dialect (README "OpenAI-compatible realtime"). */
+/** The two endpoints of the OpenAI Realtime protocol (README "OpenAI-compatible realtime"). */
 function openaiPaths(): Record<string, Record<string, JsonSchema>> {
   const error = (description: string) => ({ description, content: { 'application/json': { schema: response(OaiHttpError) } } });
   const sessionId = { name: 'session_id', in: 'query', required: false, schema: { type: 'string' }, description: 'Id of the session the call gets (the relay passes a granted one)' };
@@ -62,7 +62,7 @@ function openaiPaths(): Record<string, Record<string, JsonSchema>> {
     '/v1/realtime/client_secrets': {
       post: {
         operationId: 'OAI_CLIENT_SECRETS',
-        summary: 'OpenAI dialect: mint an ephemeral key (ek_) for one robot (session.model) and end user',
+        summary: 'OpenAI protocol: mint an ephemeral key (ek_) for one robot (session.model) and end user',
         parameters: [sessionId, userHeader],
         requestBody: { required: true, content: { 'application/json': { schema: request(OaiClientSecretIn) } } },
         responses: { '200': { description: 'The secret', content: { 'application/json': { schema: response(OaiClientSecretOut) } } }, '400': error('Invalid body or unsupported configuration'), '401': error('Missing or wrong API key'), '404': error('Unknown robot'), '409': error('session_id in use') },
@@ -72,7 +72,7 @@ function openaiPaths(): Record<string, Record<string, JsonSchema>> {
     '/v1/realtime/calls': {
       post: {
         operationId: 'OAI_CALLS',
-        summary: 'OpenAI dialect: SDP offer in, SDP answer out (bearer ek_ or the API key)',
+        summary: 'OpenAI protocol: SDP offer in, SDP answer out (bearer ek_ or the API key)',
         parameters: [sessionId, userHeader],
         requestBody: {
           required: true,

@@ -57,7 +57,7 @@ describe('GET /openapi.json', () => {
     expect(doc.openapi).toBe('3.1.0');
     const ops = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((p) => Object.values(p).map((o) => o.operationId));
     expect(ops.sort()).toEqual([...Object.keys(endpoints), 'OAI_CALLS', 'OAI_CLIENT_SECRETS'].sort());
-    // The OpenAI dialect's two endpoints, with their non-JSON bodies.
+    // The OpenAI protocol's two endpoints, with their non-JSON bodies.
     expect(Object.keys(doc.paths['/v1/realtime/calls'].post.requestBody.content)).toEqual(['application/sdp', 'multipart/form-data']);
     expect(doc.paths['/v1/realtime/client_secrets'].post.responses['200'].content['application/json'].schema.required).toEqual(['value', 'expires_at', 'session']);
     const e20 = doc.paths['/v1/datasets/{dataset_id}/integrations'].get;

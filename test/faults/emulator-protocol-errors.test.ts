@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseClientMessage } from '../../emulator/src/realtime/protocol.js';
+import { parseClientMessage } from '../../emulator/src/realtime/v1-codec.js';
 import { Caller } from '../realtime/helpers.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 

@@ -3,8 +3,8 @@ import { OAI_DATA_CHANNEL_LABEL, OaiServerEvent } from '../../src/schemas/openai
 import { WrtcCaller } from './wrtc-caller.js';
 
 /**
- * The caller side of an OpenAI-dialect call in Node, shaped like a browser running OpenAI's SDK:
- * the `oai-events` data channel, every event received validated against the dialect's schema.
+ * The caller side of an OpenAI-protocol call in Node, shaped like a browser running OpenAI's SDK:
+ * the `oai-events` data channel, every event received validated against the protocol's schema.
  */
 export class OaiCaller extends WrtcCaller<OaiServerEvent> {
   callId = '';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { PacedAudioOutput, FRAME_SAMPLES } from '../../emulator/src/realtime/audio-out.js';
 import { placeholderAnswer, speechPlaceholder, createDefaultBrain } from '../../emulator/src/realtime/brain.js';
 import { concat, resample, rms, toMono } from '../../emulator/src/realtime/pcm.js';
-import { encodeServerEvent, parseClientMessage } from '../../emulator/src/realtime/protocol.js';
+import { encodeServerEvent, parseClientMessage } from '../../emulator/src/realtime/v1-codec.js';
 import { espeakVoice, findEspeak } from '../../emulator/src/realtime/tts-espeak.js';
 import { synthesizeFormant, textToUnits } from '../../emulator/src/realtime/tts-formant.js';
 import { deltaPieces } from '../../src/schemas/turn-events.js';

@@ -5,7 +5,7 @@ import Peer from 'simple-peer';
  * The caller side of a realtime call in Node, as a browser would be: simple-peer initiator with a
  * microphone track (RTCAudioSource fed with silence, or 48 kHz samples in real time) and one data
  * channel whose messages are parsed (validated) into `events`. The v1 `Caller` and the OpenAI
- * dialect's `OaiCaller` differ only in the channel label, the event schema and the signaling.
+ * protocol's `OaiCaller` differ only in the channel label, the event schema and the signaling.
  */
 export class WrtcCaller<E extends { type: string }> {
   readonly events: E[] = [];

@@ -122,12 +122,12 @@ export class LabRoute implements MediaPath {
   }
 }
 
-/** Puts a realtime service's media behind `path` (offers of both dialects, PATCH fragments, answers and restart answers). */
+/** Puts a realtime service's media behind `path` (offers of both protocols, PATCH fragments, answers and restart answers). */
 export function routeRealtime(service: RealtimeService, path: MediaPath): RealtimeService {
   return {
     ...service,
     async handleOffer(robotId, offer) {
-      // either dialect: both carry the caller's SDP and get an answer SDP with the session id
+      // either protocol: both carry the caller's SDP and get an answer SDP with the session id
       const out = await service.handleOffer(robotId, { ...offer, sdp: path.offer(offer.sdp) });
       return { ...out, sdp: await path.answer(out.sdp, out.session_id) };
     },

@@ -7,7 +7,7 @@ import { preferOpusDtx } from './sdp-answer.js';
 import type { EmulatorContext } from '../context.js';
 import { OUTPUT_SAMPLE_RATE, PacedAudioOutput } from './audio-out.js';
 import type { Brain } from './brain.js';
-import type { Dialect, DialectFactory } from './dialect.js';
+import type { RealtimeProtocol, ProtocolFactory } from './realtime-protocol.js';
 import { resample, toMono } from './pcm.js';
 import type { Recorder } from './recorder.js';
 import { runTurn } from './turn.js';
@@ -36,15 +36,15 @@ export interface ConnectionOptions {
   interruptions?: 'auto' | 'off';
   /** How long to wait for ICE gathering before giving up on the answer (ms). */
   answerTimeoutMs?: number;
-  /** What the data channel speaks: kb-voice v1 (./v1-dialect.ts) or OpenAI's `oai-events`. */
-  dialect: DialectFactory;
+  /** What the data channel speaks: kb-voice v1 (./v1-protocol.ts) or OpenAI's `oai-events`. */
+  protocol: ProtocolFactory;
   onClosed(conn: RealtimeConnection): void;
 }
 
 /**
  * One answering peer and its media: simple-peer on @roamhq/wrtc with the caller's audio in
- * (RTCAudioSink → VAD → the dialect) and synthesized speech out (RTCAudioSource), the data channel
- * handed to the dialect, and the peer's lifecycle. The turns are the {@link TurnController}'s.
+ * (RTCAudioSink → VAD → the protocol) and synthesized speech out (RTCAudioSource), the data channel
+ * handed to the protocol, and the peer's lifecycle. The turns are the {@link TurnController}'s.
  */
 export class RealtimeConnection {
   readonly sessionId: string;
@@ -60,7 +60,7 @@ export class RealtimeConnection {
   readonly #turns: TurnController;
   #closed = false;
   #ready = false;
-  readonly #dialect: Dialect;
+  readonly #protocol: RealtimeProtocol;
   #ice!: SessionIce;
 
   private constructor(opts: ConnectionOptions, vad: VoiceActivityDetector) {
@@ -87,7 +87,7 @@ export class RealtimeConnection {
     });
     this.#peer.on('track', (track: MediaStreamTrack) => this.#attachSink(track));
     this.#peer.on('connect', () => this.#onConnect());
-    this.#peer.on('data', (data: unknown) => this.#dialect.message(data));
+    this.#peer.on('data', (data: unknown) => this.#protocol.message(data));
     this.#peer.on('close', () => void this.close());
     this.#peer.on('error', () => void this.close());
     this.#turns = new TurnController({
@@ -101,17 +101,17 @@ export class RealtimeConnection {
           robotId: this.robotId,
           sessionId: this.sessionId,
           language: opts.language,
-          send: (e) => this.#dialect.event(e),
+          send: (e) => this.#protocol.event(e),
           isOpen: () => !this.#closed,
           stream: (hooks) => (turn.playback = this.#output.stream(hooks)),
           outputSampleRate: OUTPUT_SAMPLE_RATE,
         }),
       failed: (input, err) => {
         const message = err instanceof Error ? err.message : String(err);
-        this.#dialect.event({ v: PROTOCOL_VERSION, type: 'error', code: 'turn_failed', message, turn_id: input.turnId });
+        this.#protocol.event({ v: PROTOCOL_VERSION, type: 'error', code: 'turn_failed', message, turn_id: input.turnId });
       },
     });
-    this.#dialect = opts.dialect({
+    this.#protocol = opts.protocol({
       sessionId: this.sessionId,
       robotId: this.robotId,
       now: () => this.#now(),
@@ -202,7 +202,7 @@ export class RealtimeConnection {
   #onConnect(): void {
     if (this.#ready || this.#closed) return;
     this.#ready = true;
-    this.#dialect.open();
+    this.#protocol.open();
   }
 
   #attachSink(track: MediaStreamTrack): void {
@@ -211,7 +211,7 @@ export class RealtimeConnection {
     sink.ondata = (data: { samples: Int16Array; sampleRate: number; bitsPerSample?: number; channelCount?: number }) => {
       if (this.#closed || (data.bitsPerSample ?? 16) !== 16) return;
       const mono = toMono(data.samples, data.channelCount ?? 1);
-      for (const event of this.#vad.push(resample(mono, data.sampleRate, VAD_SAMPLE_RATE))) this.#dialect.vad(event);
+      for (const event of this.#vad.push(resample(mono, data.sampleRate, VAD_SAMPLE_RATE))) this.#protocol.vad(event);
     };
     this.#sink = sink;
   }

@@ -6,9 +6,9 @@ import type { Store } from '../store.js';
 import { createDefaultBrain, type Brain, type VoiceChoice } from './brain.js';
 import type { FliteVoice } from './tts-flite.js';
 import { RealtimeConnection, RealtimeOfferError } from './connection.js';
-import type { DialectFactory } from './dialect.js';
-import { openAIDialect } from './openai/dialect.js';
-import { v1Dialect } from './v1-dialect.js';
+import type { ProtocolFactory } from './realtime-protocol.js';
+import { openAIProtocol } from './openai/protocol.js';
+import { v1Protocol } from './v1-protocol.js';
 import type { SessionState } from './openai/session-config.js';
 import { Recorder } from './recorder.js';
 import { ResumeWindow } from './resume-window.js';
@@ -28,14 +28,14 @@ export type { Pcm } from './pcm.js';
 
 /**
  * An offer to answer: kb-voice v1 signaling (`POST /v1/robots/{ai_id}/realtime/sessions`, the
- * `kb-voice` channel) or an OpenAI-dialect call (`POST /v1/realtime/calls`, the `oai-events` channel).
+ * `kb-voice` channel) or an OpenAI-protocol call (`POST /v1/realtime/calls`, the `oai-events` channel).
  */
 export type RealtimeOffer = RealtimeSessionIn | ({ type: 'oai-call' } & RealtimeCallIn);
 
 /** The emulator's realtime voice side, called by the HTTP signaling routes. */
 export interface RealtimeService {
   /**
-   * Answers an offer, in either dialect. kb-voice v1 session ids: an existing session of the robot
+   * Answers an offer, in either protocol. kb-voice v1 session ids: an existing session of the robot
    * is continued while it is live or within `resumeWindowMs` of its last connection closing (a live
    * connection of it is closed first; `session.ready` says `resumed: true`, and turn numbers go on
    * from the session's stored messages), an unknown id creates that session (`resumed: false`,
@@ -57,7 +57,7 @@ export interface RealtimeService {
   close(): Promise<void>;
 }
 
-/** An OpenAI-dialect call: the caller's offer and the session's effective configuration. */
+/** An OpenAI-protocol call: the caller's offer and the session's effective configuration. */
 export interface RealtimeCallIn {
   sdp: string;
   session: SessionState;
@@ -150,13 +150,13 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
     }
   };
 
-  /** What differs between the dialects' offers; everything else is {@link answer}'s. */
+  /** What differs between the protocols' offers; everything else is {@link answer}'s. */
   interface Prepared {
     sessionId: string;
     language: string;
     userIdentifier: string | null;
     firstTurnId: number;
-    dialect: DialectFactory;
+    protocol: ProtocolFactory;
     interruptions?: 'auto' | 'off';
   }
 
@@ -179,7 +179,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
       sessionId, language,
       userIdentifier: body.user_identifier ?? existing?.user_identifier ?? null,
       firstTurnId: nextTurn.get(sessionId) ?? nextTurnFromStore(ctx.store, sessionId),
-      dialect: v1Dialect({
+      protocol: v1Protocol({
         language,
         agentReady: () => ctx.agents.isBuilt(robotId),
         ...(resumed !== undefined ? { resumed } : {}),
@@ -198,7 +198,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
       language: call.session.transcription?.language ?? 'ja',
       userIdentifier: call.userIdentifier,
       firstTurnId: 1,
-      dialect: openAIDialect({ session: call.session, usageOf: (messageId) => ctx.store.usage.where('message_id', messageId)[0] }),
+      protocol: openAIProtocol({ session: call.session, usageOf: (messageId) => ctx.store.usage.where('message_id', messageId)[0] }),
     };
   };
 
@@ -210,7 +210,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
     if (!options.brain?.synthesize) void defaults.prepare(p.language).catch(() => {});
     const { connection, sdp } = await RealtimeConnection.open(
       {
-        ctx, brain, recorder, robotId, sessionId: p.sessionId, language: p.language, firstTurnId: p.firstTurnId, dialect: p.dialect,
+        ctx, brain, recorder, robotId, sessionId: p.sessionId, language: p.language, firstTurnId: p.firstTurnId, protocol: p.protocol,
         ...(options.vad ? { vad: options.vad } : {}),
         ...(p.interruptions ? { interruptions: p.interruptions } : {}),
         onClosed: (conn) => {

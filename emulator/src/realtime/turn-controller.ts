@@ -2,7 +2,7 @@ import type { Playback } from './audio-out.js';
 
 /**
  * The turns of one call, in one place: numbering, the turn being answered, the queue and barge-in.
- * Dialects (kb-voice v1, OpenAI) decide *when* a turn starts or is cut, from what the caller says
+ * Protocols (kb-voice v1, OpenAI) decide *when* a turn starts or is cut, from what the caller says
  * and does; the controller decides what that means for the turns, and runs each through the
  * injected `run` (the emulator's turn runner: recognize → answer → speech → record).
  */
@@ -35,7 +35,7 @@ export interface TurnControllerOptions {
   interruptions?: 'auto' | 'off';
   /** Answers one turn; resolves when it is over (recorded, its last event sent). */
   run(input: TurnInput, turn: ActiveTurn): Promise<void>;
-  /** A turn's run failed (the dialect tells the caller). */
+  /** A turn's run failed (the protocol tells the caller). */
   failed(input: TurnInput, error: unknown): void;
 }
 

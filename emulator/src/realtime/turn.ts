@@ -24,7 +24,7 @@ export interface TurnDeps {
   sessionId: string;
   language: string;
   outputSampleRate: number;
-  /** Tells the caller one of the turn's events (the dialect retells it). */
+  /** Tells the caller one of the turn's events (the protocol retells it). */
   send(event: ServerEvent): void;
   isOpen(): boolean;
   /** Starts the answer's audio; sentences are appended to it as they are synthesized. */

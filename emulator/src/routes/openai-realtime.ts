@@ -105,7 +105,7 @@ async function readCallBody(c: Context): Promise<{ sdp: string; session: Session
  * The OpenAI-compatible realtime endpoints (CONTRACT.md): `POST /v1/realtime/client_secrets` mints an
  * `ek_…` for one robot (`session.model`) and end user (`OpenAI-Safety-Identifier`), and
  * `POST /v1/realtime/calls` answers an SDP offer (bearer `ek_…` or the API key) with a session
- * speaking the `oai-events` dialect, whose id (the `Location`'s last segment) is its `session_id`
+ * speaking the `oai-events` protocol, whose id (the `Location`'s last segment) is its `session_id`
  * in E11–E19. Errors use OpenAI's `{ error }` shape.
  */
 export function registerOpenAIRealtimeRoutes(app: Hono, sc: ServerContext): ClientSecretStore {

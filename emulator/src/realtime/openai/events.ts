@@ -11,7 +11,7 @@ export function oaiId(prefix: string): string {
 }
 
 /**
- * Validates and serializes a server event of the OpenAI dialect. Throws on an invalid event: a bug
+ * Validates and serializes a server event of the OpenAI protocol. Throws on an invalid event: a bug
  * here must fail loudly in tests instead of reaching a client.
  */
 export function encodeOaiEvent(event: OaiOutgoing): string {

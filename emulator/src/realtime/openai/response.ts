@@ -21,7 +21,7 @@ export interface ResponseDeps {
 }
 
 /**
- * One response of the OpenAI dialect: retells the v1 events of one turn (transcript, speech,
+ * One response of the OpenAI protocol: retells the v1 events of one turn (transcript, speech,
  * deltas, `turn.completed`) as OpenAI's `response.*`, `conversation.item.*` and
  * `output_audio_buffer.*` events. Usage in `response.done` is the turn's recorded usage record, so
  * the numbers are those E11–E13 report; its `metadata` carries the turn's `message_id` and the
@@ -38,7 +38,7 @@ export class ResponseTurn {
   #transcript = '';
   #speechEnd: 'completed' | 'interrupted' | 'ended' | undefined;
   #done = false;
-  /** Why the response is being cancelled, when the dialect cancels it. */
+  /** Why the response is being cancelled, when the protocol cancels it. */
   cancelReason: 'turn_detected' | 'client_cancelled' | undefined;
 
   constructor(deps: ResponseDeps, conversationId: string, input: { userItemId?: string; speechMs?: number } = {}) {

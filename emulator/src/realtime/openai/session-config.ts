@@ -1,7 +1,7 @@
 import type { OaiSession, OaiSessionConfigIn, OaiTranscriptionConfig, OaiTurnDetection } from 'kb-voice/schemas';
 
 /**
- * The effective configuration of one OpenAI-dialect session, and how client configurations
+ * The effective configuration of one OpenAI-protocol session, and how client configurations
  * (client secret, the call's `session` part, `session.update`) apply to it. What the emulator honours:
  * `turn_detection` (server or semantic VAD = the emulator's VAD; null = manual turns with
  * `input_audio_buffer.commit` + `response.create`), its `create_response` and `interrupt_response`,

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { OaiClientEvent, type OaiItem, type OaiUserItem } from 'kb-voice/schemas';
-import type { Dialect, DialectFactory, DialectHost } from '../dialect.js';
+import type { RealtimeProtocol, ProtocolFactory, ProtocolHost } from '../realtime-protocol.js';
 import { concat } from '../pcm.js';
 import type { ServerEvent } from 'kb-voice/schemas';
 import { VAD_SAMPLE_RATE, type VadEvent } from '../vad.js';
@@ -8,7 +8,7 @@ import { encodeOaiEvent, oaiError, oaiId, type OaiOutgoing } from './events.js';
 import { ResponseTurn, type UsageLookup } from './response.js';
 import { applySessionConfig, describeSession, UnsupportedConfigError, type SessionState } from './session-config.js';
 
-export interface OpenAIDialectOptions {
+export interface OpenAIProtocolOptions {
   /** The session's configuration when the call starts (from the client secret and the call). */
   session: SessionState;
   usageOf: UsageLookup;
@@ -20,19 +20,19 @@ type PendingInput =
   | { kind: 'voice'; itemId: string; audio: Int16Array; speechMs: number };
 
 /**
- * The OpenAI Realtime dialect on the `oai-events` data channel. Server VAD (the default, also for
+ * The OpenAI Realtime protocol on the `oai-events` data channel. Server VAD (the default, also for
  * `semantic_vad`) turns each utterance into a committed user item and, with `create_response`, a
  * response; `turn_detection: null` leaves turns to the client (`input_audio_buffer.commit` +
  * `response.create`). Typed questions are `conversation.item.create` + `response.create`. Spoken
  * questions are transcribed by the emulator's recognizer when one is configured, and otherwise get
  * `conversation.item.input_audio_transcription.failed`: words are never invented.
  */
-export function openAIDialect(options: OpenAIDialectOptions): DialectFactory {
-  return (host) => new OpenAIDialect(host, options);
+export function openAIProtocol(options: OpenAIProtocolOptions): ProtocolFactory {
+  return (host) => new OpenAIProtocol(host, options);
 }
 
-class OpenAIDialect implements Dialect {
-  readonly #host: DialectHost;
+class OpenAIProtocol implements RealtimeProtocol {
+  readonly #host: ProtocolHost;
   readonly #usageOf: UsageLookup;
   readonly #conversationId = oaiId('conv');
   #session: SessionState;
@@ -47,7 +47,7 @@ class OpenAIDialect implements Dialect {
   readonly #responses = new Map<number, ResponseTurn>();
   #lastResponseId: string | undefined;
 
-  constructor(host: DialectHost, options: OpenAIDialectOptions) {
+  constructor(host: ProtocolHost, options: OpenAIProtocolOptions) {
     this.#host = host;
     this.#session = options.session;
     this.#usageOf = options.usageOf;

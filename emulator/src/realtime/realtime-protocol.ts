@@ -3,13 +3,13 @@ import type { TurnController } from './turn-controller.js';
 import type { VadEvent } from './vad.js';
 
 /**
- * A data-channel dialect: the kb-voice v1 protocol (./v1-dialect.ts) or OpenAI's Realtime one
+ * A data-channel protocol: the kb-voice v1 protocol (./v1-protocol.ts) or OpenAI's Realtime one
  * (./openai). The connection keeps the media and the VAD; the turn controller keeps the turns; a
- * dialect decides what the client says and hears: it parses client messages, decides when a turn
+ * protocol decides what the client says and hears: it parses client messages, decides when a turn
  * starts or is cut, and retells the turns' events (kb-voice v1, src/schemas/turn-events.ts) in its
  * own vocabulary.
  */
-export interface Dialect {
+export interface RealtimeProtocol {
   /** The data channel is open. */
   open(): void;
   /** One message from the client. */
@@ -20,11 +20,11 @@ export interface Dialect {
   event(event: ServerEvent): void;
 }
 
-/** The turn controller's operations a dialect uses. */
+/** The turn controller's operations a protocol uses. */
 export type TurnControl = Pick<TurnController, 'allocate' | 'start' | 'interrupt' | 'bargeIn' | 'active' | 'whenIdle'>;
 
-/** What a dialect may do with its connection. */
-export interface DialectHost {
+/** What a protocol may do with its connection. */
+export interface ProtocolHost {
   readonly sessionId: string;
   readonly robotId: string;
   /** Milliseconds since the peer was created. */
@@ -37,4 +37,4 @@ export interface DialectHost {
   end(): Promise<void>;
 }
 
-export type DialectFactory = (host: DialectHost) => Dialect;
+export type ProtocolFactory = (host: ProtocolHost) => RealtimeProtocol;

@@ -1,9 +1,9 @@
 import { turnEvents, type ClientEvent, type ServerEvent } from 'kb-voice/schemas';
-import type { Dialect, DialectFactory, DialectHost } from './dialect.js';
-import { encodeServerEvent, parseClientMessage, type OutgoingEvent } from './protocol.js';
+import type { RealtimeProtocol, ProtocolFactory, ProtocolHost } from './realtime-protocol.js';
+import { encodeServerEvent, parseClientMessage, type OutgoingEvent } from './v1-codec.js';
 import { VAD_SAMPLE_RATE, type VadEvent } from './vad.js';
 
-export interface V1DialectOptions {
+export interface V1ProtocolOptions {
   language: string;
   /** `session.ready`'s `agent_ready`, read when the channel opens. */
   agentReady(): boolean;
@@ -17,17 +17,17 @@ export interface V1DialectOptions {
  * The kb-voice v1 protocol on the `kb-voice` channel (src/schemas/realtime-events.ts): speech
  * events around each utterance, typed questions, explicit interrupts, pings and the graceful end.
  */
-export function v1Dialect(options: V1DialectOptions): DialectFactory {
-  return (host) => new V1Dialect(host, options);
+export function v1Protocol(options: V1ProtocolOptions): ProtocolFactory {
+  return (host) => new V1Protocol(host, options);
 }
 
-class V1Dialect implements Dialect {
-  readonly #host: DialectHost;
-  readonly #opts: V1DialectOptions;
+class V1Protocol implements RealtimeProtocol {
+  readonly #host: ProtocolHost;
+  readonly #opts: V1ProtocolOptions;
   /** The turn of the utterance being heard, and its scripted words. */
   #listening: { turnId: number; scripted: string | undefined } | undefined;
 
-  constructor(host: DialectHost, options: V1DialectOptions) {
+  constructor(host: ProtocolHost, options: V1ProtocolOptions) {
     this.#host = host;
     this.#opts = options;
   }

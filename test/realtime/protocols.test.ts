@@ -1,24 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { turnEvents } from '../../src/schemas/turn-events.js';
 import { openaiCodec } from '../../src/client/openai/codec.js';
-import type { Dialect, DialectFactory } from '../../emulator/src/realtime/dialect.js';
-import { openAIDialect } from '../../emulator/src/realtime/openai/dialect.js';
+import type { RealtimeProtocol, ProtocolFactory } from '../../emulator/src/realtime/realtime-protocol.js';
+import { openAIProtocol } from '../../emulator/src/realtime/openai/protocol.js';
 import { defaultSessionState } from '../../emulator/src/realtime/openai/session-config.js';
 import { TurnController, type TurnInput } from '../../emulator/src/realtime/turn-controller.js';
-import { v1Dialect } from '../../emulator/src/realtime/v1-dialect.js';
+import { v1Protocol } from '../../emulator/src/realtime/v1-protocol.js';
 
-// Both dialects as plug-ins of the one turn engine: a real TurnController whose turns tell their
-// events (kb-voice/schemas turnEvents) to the dialect, which retells them on a recorded channel.
+// Both protocols as plug-ins of the one turn engine: a real TurnController whose turns tell their
+// events (kb-voice/schemas turnEvents) to the protocol, which retells them on a recorded channel.
 // No WebRTC: the host is the connection's seam.
 
 const BUILD_MS = 1234;
 
-function engine(factory: DialectFactory, opts: { interruptions?: 'auto' | 'off' } = {}) {
+function engine(factory: ProtocolFactory, opts: { interruptions?: 'auto' | 'off' } = {}) {
   const sent: Array<Record<string, unknown>> = [];
   const inputs: TurnInput[] = [];
   const release = new Map<number, () => void>();
   let ended = 0;
-  let dialect!: Dialect;
+  let protocol!: RealtimeProtocol;
   const turns = new TurnController({
     firstTurnId: 1,
     ...(opts.interruptions ? { interruptions: opts.interruptions } : {}),
@@ -26,9 +26,9 @@ function engine(factory: DialectFactory, opts: { interruptions?: 'auto' | 'off' 
       inputs.push(input);
       const e = turnEvents(input.turnId);
       const question = input.kind === 'text' ? input.text : (input.scripted ?? 'spoken words');
-      dialect.event(e.question(question));
-      dialect.event(e.answerStarted());
-      dialect.event(e.answerDelta('Two '));
+      protocol.event(e.question(question));
+      protocol.event(e.answerStarted());
+      protocol.event(e.answerDelta('Two '));
       // The answer plays until the test lets it finish or the turn is cut.
       await new Promise<void>((resolve) => {
         release.set(input.turnId, resolve);
@@ -36,16 +36,16 @@ function engine(factory: DialectFactory, opts: { interruptions?: 'auto' | 'off' 
       });
       const interrupted = turn.interrupted;
       const answer = 'Two years.';
-      dialect.event(e.answerStopped(interrupted ? 'interrupted' : 'completed'));
-      dialect.event(e.answer(answer));
-      dialect.event(e.completed({
+      protocol.event(e.answerStopped(interrupted ? 'interrupted' : 'completed'));
+      protocol.event(e.answer(answer));
+      protocol.event(e.completed({
         message_id: `m${input.turnId}`, input: input.kind, question, answer, first_response_ms: 80, agent_build_ms: BUILD_MS,
         input_duration_ms: input.kind === 'voice' ? Math.round(input.speechMs) : 0, output_duration_ms: 400, interrupted,
       }));
     },
     failed: () => undefined,
   });
-  dialect = factory({
+  protocol = factory({
     sessionId: 'sess-1', robotId: 'robot-1', now: () => 42,
     sendText: (text) => sent.push(JSON.parse(text) as Record<string, unknown>),
     turns,
@@ -60,23 +60,23 @@ function engine(factory: DialectFactory, opts: { interruptions?: 'auto' | 'off' 
     await settle();
   };
   const types = () => sent.map((m) => m.type);
-  const vadStop = (speechMs = 900) => dialect.vad({ type: 'stop', audio: new Int16Array(16), speechMs } as never);
-  return { dialect, turns, sent, inputs, finish, settle, types, vadStop, ended: () => ended, rawSent: () => sent.map((m) => JSON.stringify(m)) };
+  const vadStop = (speechMs = 900) => protocol.vad({ type: 'stop', audio: new Int16Array(16), speechMs } as never);
+  return { protocol, turns, sent, inputs, finish, settle, types, vadStop, ended: () => ended, rawSent: () => sent.map((m) => JSON.stringify(m)) };
 }
 
-describe('kb-voice v1 dialect through the turn controller', () => {
-  const v1 = (script: string[] = []) => v1Dialect({ language: 'en', agentReady: () => true, resumed: true, takeScript: () => script.shift() });
+describe('kb-voice v1 protocol through the turn controller', () => {
+  const v1 = (script: string[] = []) => v1Protocol({ language: 'en', agentReady: () => true, resumed: true, takeScript: () => script.shift() });
 
   it('says session.ready, answers pings and protocol errors, and tells a typed turn in the service order', async () => {
     const t = engine(v1());
-    t.dialect.open();
+    t.protocol.open();
     expect(t.sent[0]).toEqual({ v: 1, type: 'session.ready', session_id: 'sess-1', language: 'en', agent_ready: true, resumed: true });
-    t.dialect.message(JSON.stringify({ v: 1, type: 'ping', t: 7 }));
+    t.protocol.message(JSON.stringify({ v: 1, type: 'ping', t: 7 }));
     expect(t.sent.at(-1)).toEqual({ v: 1, type: 'pong', t: 7 });
-    t.dialect.message('{ nope');
+    t.protocol.message('{ nope');
     expect(t.sent.at(-1)).toMatchObject({ type: 'error', code: 'protocol_error' });
     t.sent.length = 0;
-    t.dialect.message(JSON.stringify({ v: 1, type: 'input.text', text: 'How long is the warranty?' }));
+    t.protocol.message(JSON.stringify({ v: 1, type: 'input.text', text: 'How long is the warranty?' }));
     await t.finish(1);
     expect(t.types()).toEqual(['transcript.final', 'output.speech_started', 'transcript.delta', 'output.speech_stopped', 'transcript.final', 'turn.completed']);
     expect(t.sent.at(-1)).toMatchObject({ v: 1, turn_id: 1, input: 'text', question: 'How long is the warranty?', agent_build_ms: BUILD_MS, interrupted: false });
@@ -84,8 +84,8 @@ describe('kb-voice v1 dialect through the turn controller', () => {
 
   it('speech over an answer cuts it (barge-in) and becomes the next turn, with its scripted words', async () => {
     const t = engine(v1(['Can I descale with vinegar?']));
-    t.dialect.message(JSON.stringify({ v: 1, type: 'input.text', text: 'first' }));
-    t.dialect.vad({ type: 'start' } as never);
+    t.protocol.message(JSON.stringify({ v: 1, type: 'input.text', text: 'first' }));
+    t.protocol.vad({ type: 'start' } as never);
     expect(t.sent.find((m) => m.type === 'input.speech_started')).toEqual({ v: 1, type: 'input.speech_started', turn_id: 2, at_ms: 42 });
     await t.settle();
     expect(t.sent.find((m) => m.type === 'turn.completed')).toMatchObject({ turn_id: 1, interrupted: true });
@@ -94,17 +94,17 @@ describe('kb-voice v1 dialect through the turn controller', () => {
     expect(t.sent.find((m) => m.type === 'input.speech_stopped')).toEqual({ v: 1, type: 'input.speech_stopped', turn_id: 2, at_ms: 42, duration_ms: 1500 });
     expect(t.inputs[1]).toMatchObject({ kind: 'voice', turnId: 2, scripted: 'Can I descale with vinegar?', speechMs: 1500 });
     // response.interrupt cuts it too; session.end ends the call.
-    t.dialect.message(JSON.stringify({ v: 1, type: 'response.interrupt' }));
+    t.protocol.message(JSON.stringify({ v: 1, type: 'response.interrupt' }));
     await t.settle();
     expect(t.sent.filter((m) => m.type === 'turn.completed').map((m) => [m.turn_id, m.interrupted])).toEqual([[1, true], [2, true]]);
-    t.dialect.message(JSON.stringify({ v: 1, type: 'session.end' }));
+    t.protocol.message(JSON.stringify({ v: 1, type: 'session.end' }));
     expect(t.ended()).toBe(1);
   });
 
   it('with interruptions off, a typed question waits for the answer in progress and keeps its number', async () => {
     const t = engine(v1(), { interruptions: 'off' });
-    t.dialect.message(JSON.stringify({ v: 1, type: 'input.text', text: 'first' }));
-    t.dialect.message(JSON.stringify({ v: 1, type: 'input.text', text: 'second' }));
+    t.protocol.message(JSON.stringify({ v: 1, type: 'input.text', text: 'first' }));
+    t.protocol.message(JSON.stringify({ v: 1, type: 'input.text', text: 'second' }));
     expect(t.inputs.map((i) => i.turnId)).toEqual([1]);
     await t.finish(1);
     expect(t.inputs.map((i) => i.turnId)).toEqual([1, 2]);
@@ -113,20 +113,20 @@ describe('kb-voice v1 dialect through the turn controller', () => {
   });
 });
 
-describe('OpenAI dialect through the turn controller', () => {
+describe('OpenAI protocol through the turn controller', () => {
   const oai = (turnDetection = true) => {
     const session = defaultSessionState('sess_1', 'robot-1');
-    return openAIDialect({ session: turnDetection ? session : { ...session, turnDetection: null }, usageOf: () => undefined });
+    return openAIProtocol({ session: turnDetection ? session : { ...session, turnDetection: null }, usageOf: () => undefined });
   };
 
   it('answers a typed question as a response whose metadata carries the build time, and kb-voice\'s codec reports it', async () => {
     const t = engine(oai());
-    t.dialect.open();
-    t.dialect.message(JSON.stringify({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'How long is the warranty?' }] } }));
-    t.dialect.message(JSON.stringify({ type: 'response.create' }));
+    t.protocol.open();
+    t.protocol.message(JSON.stringify({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'How long is the warranty?' }] } }));
+    t.protocol.message(JSON.stringify({ type: 'response.create' }));
     expect(t.inputs).toEqual([expect.objectContaining({ kind: 'text', turnId: 1, text: 'How long is the warranty?' })]);
     // A second response.create while this one runs is refused, as OpenAI does.
-    t.dialect.message(JSON.stringify({ type: 'response.create', event_id: 'ev_2' }));
+    t.protocol.message(JSON.stringify({ type: 'response.create', event_id: 'ev_2' }));
     expect(t.sent.at(-1)).toMatchObject({ type: 'error', error: { code: 'conversation_already_has_active_response', event_id: 'ev_2' } });
     await t.finish(1);
     const done = t.sent.find((m) => m.type === 'response.done') as { response: { status: string; metadata: Record<string, string> } };
@@ -150,10 +150,10 @@ describe('OpenAI dialect through the turn controller', () => {
 
   it('server VAD: speech over a response cancels it (turn_detected) and the utterance gets the next turn once it is over', async () => {
     const t = engine(oai());
-    t.dialect.vad({ type: 'start' } as never);
+    t.protocol.vad({ type: 'start' } as never);
     t.vadStop(800);
     expect(t.inputs).toEqual([expect.objectContaining({ kind: 'voice', turnId: 1 })]);
-    t.dialect.vad({ type: 'start' } as never);
+    t.protocol.vad({ type: 'start' } as never);
     await t.settle();
     const cancelled = t.sent.find((m) => m.type === 'response.done') as { response: { status: string; status_details: { reason: string } } };
     expect(cancelled.response).toMatchObject({ status: 'cancelled', status_details: { reason: 'turn_detected' } });
@@ -164,7 +164,7 @@ describe('OpenAI dialect through the turn controller', () => {
     await t.finish(2);
     expect(t.sent.filter((m) => m.type === 'response.done').map((m) => (m as { response: { status: string } }).response.status)).toEqual(['cancelled', 'completed']);
     // response.cancel with nothing active is an error; output_audio_buffer.clear then just reports cleared.
-    t.dialect.message(JSON.stringify({ type: 'response.cancel', event_id: 'ev_c' }));
+    t.protocol.message(JSON.stringify({ type: 'response.cancel', event_id: 'ev_c' }));
     expect(t.sent.at(-1)).toMatchObject({ type: 'error', error: { code: 'response_cancel_not_active' } });
   });
 });

@@ -6,9 +6,9 @@ import { defaultSessionState } from '../../emulator/src/realtime/openai/session-
 import { fixture48k } from './helpers.js';
 import { OaiCaller } from './oai-caller.js';
 
-// The emulator's OpenAI Realtime dialect: client secrets, POST /v1/realtime/calls and the
+// The emulator's OpenAI Realtime protocol: client secrets, POST /v1/realtime/calls and the
 // oai-events channel, with a real WebRTC caller in Node.
-describe('OpenAI realtime dialect (emulator)', () => {
+describe('OpenAI realtime protocol (emulator)', () => {
   let emu: Emulator;
   let robotId: string;
   const callers: OaiCaller[] = [];
@@ -258,7 +258,7 @@ describe('OpenAI realtime dialect (emulator)', () => {
   });
 });
 
-describe('OpenAI realtime dialect: session cap', () => {
+describe('OpenAI realtime protocol: session cap', () => {
   it('a call beyond maxRealtimeSessions gets 503 capacity with Retry-After, like a v1 offer', async () => {
     const emu = await startEmulator({ port: 0, agentBuildMs: 0, maxRealtimeSessions: 1, realtime: { voice: 'builtin' } });
     const callers: OaiCaller[] = [];
