@@ -1,4 +1,5 @@
-import { PerceivedLatencyMeter, type PerceivedLatencyOptions } from './perceived.js';
+import type { QualityOptions } from './options.js';
+import { PerceivedLatencyMeter } from './perceived.js';
 import { summarizeQuality, type QualityReport } from './report.js';
 import { callQuality, UNKNOWN_QUALITY, type CallQuality, type QualitySample } from './sample.js';
 import type { Attempt } from '../attempt.js';
@@ -8,16 +9,6 @@ import { QualitySampler } from './sampler.js';
 
 /** Samples kept for the report: a day at one a second; older ones are dropped first. */
 export const MAX_QUALITY_SAMPLES = 86_400;
-
-/** Options of the session's call-quality tracking (`VoiceSession` option `quality`). */
-export interface QualityOptions {
-  /** Between `getStats()` samples (ms); default 1000. 0 turns sampling off (quality stays `unknown`). */
-  intervalMs?: number;
-  /** The span each sample covers (ms); default 5000. */
-  windowMs?: number;
-  /** Thresholds of `Turn.perceivedLatencyMs` (docs/quality.md). */
-  perceivedLatency?: PerceivedLatencyOptions;
-}
 
 export interface QualityTrackerDeps {
   /** A new quality value (each sample whose contract fields changed). */
