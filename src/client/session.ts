@@ -7,7 +7,7 @@ import { ResumeStore } from './resume-store.js';
 import { systemClock, type Clock } from './clock.js';
 import type { SessionEffect } from './effects.js';
 import { Ending } from './ending.js';
-import { fromApiFailure, VoiceSessionError } from './errors.js';
+import { classifyFailure, fromApiFailure, VoiceSessionError } from './errors.js';
 import type { Report, SessionEvents, Turn } from './events.js';
 import { Heartbeat } from './heartbeat.js';
 import { LevelMonitor, webAudioMeters } from './levels.js';
@@ -81,8 +81,6 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private readonly ending: Ending;
   private readonly devices: DeviceWatch;
   private readonly network: NetworkWatch;
-  /** Waiting for the network to come back (recovery while offline). */
-  private onlineWaiters: Array<() => void> = [];
   private reconnectCause: ReconnectCause = 'connection_lost';
   /** Set with `resume: true`: where the live call's id is kept for a reload. */
   private readonly resumeStore: ResumeStore | undefined;
@@ -119,7 +117,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
         if (this._state.status === 'connected') this.lost(this.attempt, 'offline');
       },
       changed: () => {
-        for (const wake of this.onlineWaiters.splice(0)) wake();
+        this.recovery.networkChanged();
         // The path the call used is likely gone: restart ICE now rather than wait for missed pings.
         if (this._state.status === 'connected') this.lost(this.attempt, 'network_change');
       },
@@ -146,8 +144,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.recovery = new Recovery({
       clock, probes: pings, policy: options.reconnectPolicy ?? jitteredBackoff(),
       reconnectTimeoutMs: options.reconnectTimeoutMs ?? 15000, connectTimeoutMs: options.connectTimeoutMs ?? 15000,
-      open: (sessionId, timeoutMs) => this.open(sessionId, timeoutMs),
-      online: () => (this.network.offline ? new Promise<void>((resolve) => this.onlineWaiters.push(resolve)) : undefined),
+      network: this.network,
     }, {
       trying: (how, attempt) => this.go({ status: 'reconnecting', sessionId: this.ids.value!, how, attempt, cause: this.reconnectCause }),
       restored: (attempt) => this.connected(attempt),
@@ -165,7 +162,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       { lost: () => this.ending.speechOver(), close: () => this.ending.speechOver() },
       { close: () => this.microphone.stop() },
       { close: () => this.devices.close() },
-      { close: () => (this.network.close(), this.onlineWaiters.splice(0).forEach((wake) => wake())) },
+      { close: () => this.network.close() },
       // A live call's id is kept for a reload; once the call is over there is nothing to continue.
       { connected: () => this.resumeStore?.keep(this.ids.value!), close: () => this.resumeStore?.clear() },
       { close: () => this.playback.release() },
@@ -368,8 +365,8 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     try {
       return await this.open(stored, timeoutMs);
     } catch (err) {
-      const status = (err as VoiceSessionError).status;
-      if (this._state.status !== 'connecting' || this.ids.value || !(typeof status === 'number' && status >= 400 && status < 500)) throw err;
+      // Only a refusal (a 4xx: ended long ago, deleted) means the stored session is gone.
+      if (this._state.status !== 'connecting' || this.ids.value || classifyFailure(err).retryable) throw err;
       this.resuming = false;
       this.resumeStore!.clear();
       return this.open(undefined, Math.max(0, timeoutMs - (this.clock.now() - began)));
@@ -417,7 +414,16 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.reconnectCause = cause;
     for (const effect of this.effects) effect.lost?.();
     this.recovering = new AbortController();
-    void this.recovery.run(this._state.sessionId, attempt, this.recovering.signal);
+    void this.recover(this._state.sessionId, attempt, this.recovering.signal);
+  }
+
+  /** Runs a recovery: it asks for each new attempt, the session opens it and answers with the outcome. */
+  private async recover(sessionId: string, dropped: Attempt, signal: AbortSignal): Promise<void> {
+    const steps = this.recovery.run(sessionId, dropped, signal);
+    for (let step = await steps.next(); !step.done;) {
+      const { sessionId: id, timeoutMs } = step.value;
+      step = await steps.next(await this.open(id, timeoutMs).then((attempt) => ({ attempt }), (error: unknown) => ({ error })));
+    }
   }
 
   private async finish(mode: 'graceful' | 'immediate', reason: EndReason): Promise<void> {
