@@ -62,7 +62,7 @@ export class Attempt {
     this.audio = new Promise<void>((resolve) => (this.gotAudio = resolve));
     this.ready = new Promise<void>((resolve) => (this.gotReady = resolve));
     const { protocol } = setup;
-    this.transport = setup.provider.open({ microphone, channel: protocol.channel, trickle: protocol.patch !== undefined }, {
+    this.transport = setup.provider.open({ microphone, channel: protocol.channel, trickle: protocol.patch !== undefined, clock: setup.clock }, {
       message: (text) => this.message(text),
       audio: (stream) => {
         this.gotAudio();

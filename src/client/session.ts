@@ -99,7 +99,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const clock = (this.clock = options.clock ?? systemClock);
     const protocol = options.protocol ?? v1Protocol;
     this.setup = {
-      target: options, clock, protocol, codec: protocol.codec(),
+      target: options, clock, protocol, codec: protocol.codec(clock),
       provider: options.transport ?? simplePeerTransport({ ...(options.iceServers ? { iceServers: options.iceServers } : {}), ...(options.wrtc ? { wrtc: options.wrtc } : {}) }),
     };
     this.playback = new AudioPlayback(options.audioElement, clock, {

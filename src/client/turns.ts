@@ -1,4 +1,5 @@
 import type { ServerEvent } from '../schemas/realtime-events.js';
+import { systemClock } from './clock.js';
 import { VoiceSessionError } from './errors.js';
 import type { LiveTranscript, Report, Turn } from './events.js';
 
@@ -50,7 +51,7 @@ export class TurnTracker {
 
   private readonly perceivedLatency: (input: 'voice' | 'text') => number | null;
 
-  constructor(private readonly report: Report, limits: TurnLimits = {}, private readonly now: () => number = Date.now) {
+  constructor(private readonly report: Report, limits: TurnLimits = {}, private readonly now: () => number = () => systemClock.now()) {
     this.maxChars = limits.maxTranscriptChars ?? 65536;
     this.perceivedLatency = limits.perceivedLatency ?? (() => null);
   }

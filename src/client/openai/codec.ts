@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { ValidationError } from '../../api/errors.js';
 import { ClientEvent, PROTOCOL_VERSION, type ServerEvent } from '../../schemas/realtime-events.js';
 import { toValidationDetail } from '../../schemas/validation.js';
+import { systemClock } from '../clock.js';
 import { VoiceSessionError } from '../errors.js';
 import type { RealtimeProtocolCodec } from '../realtime-protocol.js';
 
@@ -37,7 +38,7 @@ interface OaiTurn {
   input: 'voice' | 'text';
   question: string;
   answer: string;
-  /** performance.now() at the end of the user's input, and of the first answer audio. */
+  /** The session clock's time at the end of the user's input, and of the first answer audio. */
   inputEnd: number;
   firstAudio?: number;
   speechMs: number;
@@ -55,7 +56,7 @@ export interface OpenAICodec extends RealtimeProtocolCodec {
 }
 
 /** Makes the codec of one session (it keeps the turn bookkeeping). */
-export function openaiCodec(now: () => number = () => performance.now()): OpenAICodec {
+export function openaiCodec(now: () => number = () => systemClock.now()): OpenAICodec {
   let nextTurn = 1;
   const byItem = new Map<string, OaiTurn>();
   const byResponse = new Map<string, OaiTurn>();

@@ -97,6 +97,6 @@ export function openaiProtocol(options: OpenAIProtocolOptions): RealtimeProtocol
       if (!sessionId) throw new VoiceSessionError('signaling_failed', 'The call answer has no Location header (cross-origin: the server must expose it)');
       return { sessionId, sdp: await res.text() };
     },
-    codec: () => openaiCodec(),
+    codec: (clock) => openaiCodec(() => clock.now()),
   };
 }

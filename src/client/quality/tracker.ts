@@ -3,7 +3,7 @@ import { PerceivedLatencyMeter } from './perceived.js';
 import { summarizeQuality, type QualityReport } from './report.js';
 import { callQuality, UNKNOWN_QUALITY, type CallQuality, type QualitySample } from './sample.js';
 import type { Attempt } from '../attempt.js';
-import type { Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import type { SessionEffect } from '../effects.js';
 import { QualitySampler } from './sampler.js';
 
@@ -46,7 +46,8 @@ export class QualityTracker implements SessionEffect {
             ...(deps.clock ? { clock: deps.clock } : {}),
           });
     this.perceived = new PerceivedLatencyMeter(options.perceivedLatency);
-    this.now = deps.clock ? () => deps.clock!.now() : () => Date.now();
+    const clock = deps.clock ?? systemClock;
+    this.now = () => clock.now();
   }
 
   /** The latest value (contract fields), `unknown` until measured. */
