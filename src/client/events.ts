@@ -95,3 +95,9 @@ export interface SessionEvents {
  * which the session then applies to its snapshot and emits. Effects never hold the emitter.
  */
 export type Report = <K extends keyof SessionEvents>(event: K, ...args: Parameters<SessionEvents[K]>) => void;
+
+/**
+ * A handler for each member of an event union, keyed by its `type`: a map typed this way fails to
+ * compile until a new event of the union has its handler (VoiceSession's server events).
+ */
+export type EventHandlers<U extends { type: string }> = { readonly [K in U['type']]: (event: Extract<U, { type: K }>) => void };

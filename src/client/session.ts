@@ -8,7 +8,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { SessionEffect } from './effects.js';
 import { Ending } from './ending.js';
 import { classifyFailure, fromApiFailure, VoiceSessionError } from './errors.js';
-import type { Report, SessionEvents, Turn } from './events.js';
+import type { EventHandlers, Report, SessionEvents, Turn } from './events.js';
 import { Heartbeat } from './heartbeat.js';
 import { LevelMonitor, webAudioMeters } from './levels.js';
 import { QualityTracker } from './quality/tracker.js';
@@ -483,23 +483,32 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     },
   };
 
+  /**
+   * Where each server event goes: one handler per event of the `ServerEvent` union, so a new event
+   * fails to compile here until it is routed (docs/architecture.md, "A new server event").
+   */
+  private readonly serverEvents: EventHandlers<ServerEvent> = {
+    'session.ready': (event) => {
+      this._agentReady = event.agent_ready;
+      if (this.resuming && this._state.status === 'connecting') this._resumed = event.resumed === true;
+      this.tracker.ready(event.resumed);
+    },
+    pong: (event) => {
+      this.heartbeat.alive(event.t); // its round trip sizes the dead-path allowance
+      this.recovery.pong();
+    },
+    error: (event) => this.notify('error', new VoiceSessionError('server_error', event.message, { serverCode: event.code })),
+    'input.speech_started': (event) => this.tracker.handle(event),
+    'input.speech_stopped': (event) => this.tracker.handle(event),
+    'output.speech_started': (event) => this.tracker.handle(event),
+    'output.speech_stopped': (event) => this.tracker.handle(event),
+    'transcript.delta': (event) => this.tracker.handle(event),
+    'transcript.final': (event) => this.tracker.handle(event),
+    'turn.completed': (event) => this.tracker.handle(event),
+  };
+
   private serverEvent(event: ServerEvent): void {
-    switch (event.type) {
-      case 'session.ready':
-        this._agentReady = event.agent_ready;
-        if (this.resuming && this._state.status === 'connecting') this._resumed = event.resumed === true;
-        this.tracker.ready(event.resumed);
-        return;
-      case 'pong':
-        this.heartbeat.alive(event.t); // its round trip sizes the dead-path allowance
-        this.recovery.pong();
-        return;
-      case 'error':
-        this.notify('error', new VoiceSessionError('server_error', event.message, { serverCode: event.code }));
-        return;
-      default:
-        this.tracker.handle(event);
-    }
+    (this.serverEvents[event.type] as (event: ServerEvent) => void)(event);
   }
 
   /** An effect reported one of the session's events: the snapshot follows, then listeners and subscribers hear it. */

@@ -3,6 +3,9 @@ import { systemClock } from './clock.js';
 import { VoiceSessionError } from './errors.js';
 import type { LiveTranscript, Report, Turn } from './events.js';
 
+/** The server events that make up turns: the session hands these to {@link TurnTracker.handle}. */
+export type TurnEvent = Extract<ServerEvent, { type: 'input.speech_started' | 'input.speech_stopped' | 'output.speech_started' | 'output.speech_stopped' | 'transcript.delta' | 'transcript.final' | 'turn.completed' }>;
+
 /** Limits of {@link TurnTracker}; see the README's guarantees. */
 export interface TurnLimits {
   /** Characters kept of one turn's transcript per role (default 65536); the rest is dropped and reported once. */
@@ -56,8 +59,9 @@ export class TurnTracker {
     this.perceivedLatency = limits.perceivedLatency ?? (() => null);
   }
 
-  handle(event: ServerEvent): void {
-    if (event.type !== 'turn.completed' && 'turn_id' in event && typeof event.turn_id === 'number') this.started(event.turn_id);
+  /** One event of a turn (the session routes these here; see {@link TurnEvent}). */
+  handle(event: TurnEvent): void {
+    if (event.type !== 'turn.completed') this.started(event.turn_id);
     switch (event.type) {
       case 'input.speech_started':
         return this.setUser(true);
@@ -125,7 +129,8 @@ export class TurnTracker {
         return;
       }
       default:
-        return;
+        // A new turn event fails to compile here until it is handled above.
+        return event satisfies never;
     }
   }
 
