@@ -71,11 +71,6 @@ export class RetrySchedule {
   get cause(): unknown {
     return this.kept;
   }
-
-  /** Tries that failed so far. */
-  get failedTries(): number {
-    return this.failures;
-  }
 }
 
 /** A {@link ReconnectPolicy} of at most `tries` tries: the first at once, the others `pauseMs` apart. */
