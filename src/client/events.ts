@@ -27,7 +27,7 @@ export interface Turn {
   perceivedLatencyMs: number | null;
   /**
    * Agent build time this turn paid (0 when the robot was warm); null when unknown (an
-   * OpenAI-dialect server whose events do not report it).
+   * OpenAI-protocol server whose events do not report it).
    */
   agentBuildMs: number | null;
   interrupted: boolean;

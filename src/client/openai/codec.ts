@@ -7,7 +7,7 @@ import { VoiceSessionError } from '../errors.js';
 import type { RealtimeProtocolCodec } from '../realtime-protocol.js';
 
 /**
- * The OpenAI Realtime dialect for {@link VoiceSession}: retells OpenAI's `oai-events` in kb-voice v1
+ * The OpenAI Realtime protocol for {@link VoiceSession}: retells OpenAI's `oai-events` in kb-voice v1
  * terms (speech flags, transcripts, turns) and v1 client events as OpenAI's. Incoming events are
  * read loosely (only the fields used, so any OpenAI-compatible server works); unknown types are
  * ignored. Liveness pings are `conversation.item.retrieve` of an item that does not exist, answered
@@ -234,7 +234,7 @@ export function openaiCodec(now: () => number = () => systemClock.now()): OpenAI
         case 'response.interrupt':
           return active ? stop : [msg({ type: 'output_audio_buffer.clear' })];
         case 'session.end':
-          // OpenAI's dialect has no goodbye message: closing the connection ends the call.
+          // OpenAI's protocol has no goodbye message: closing the connection ends the call.
           return [];
         case 'input.text': {
           const item = msg({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: e.text }] } });
