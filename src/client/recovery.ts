@@ -86,6 +86,7 @@ export class Recovery {
       // The state says at once that the call is being restored; the restart waits for the network.
       this.report.trying('ice-restart', ++tries);
       if (!(await this.networkBack(until, signal))) return this.gaveUpOffline(signal);
+      if (signal.aborted) return;
     }
     // A link that dies again soon after a restart (the far side, not the path, is the problem) gets new offers.
     const restart = began - this.restartedAt > reconnectTimeoutMs ? dropped.transport.restart?.() : undefined;
