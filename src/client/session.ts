@@ -89,6 +89,9 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private _resumed = false;
   /** Lifecycle hooks of the effects, in order (effects.ts). */
   private readonly effects: SessionEffect[];
+  /** For the microphone's device switch: whether the call is over, and the current attempt's sender for the new track. */
+  private readonly callOver = () => !isLive(this._state);
+  private readonly sendTrack = (old: MediaStreamTrack, track: MediaStreamTrack, stream: MediaStream) => this.attempt?.transport.replaceTrack(old, track, stream);
   private readonly onAbort = () => {
     this.endPromise ??= this.finish('immediate', 'aborted');
   };
@@ -279,7 +282,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   /** Switches the microphone to another input device without reconnecting (the sender's track is replaced). */
   async setInputDevice(deviceId: string): Promise<void> {
     if (!this.microphone.stream || !isLive(this._state)) throw new VoiceSessionError('not_connected', 'No call in progress');
-    const stream = await this.microphone.switchTo(deviceId, () => !isLive(this._state), (old, track, current) => this.attempt?.transport.replaceTrack(old, track, current));
+    const stream = await this.microphone.switchTo(deviceId, this.callOver, this.sendTrack);
     this.levels.setInput(stream);
   }
 
@@ -378,7 +381,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     if (!isLive(this._state)) return;
     this.notify('error', new VoiceSessionError('device_lost', 'The microphone stopped (unplugged, switched off or taken by another app); switching to the default microphone'));
     try {
-      const stream = await this.microphone.switchTo(undefined, () => !isLive(this._state), (old, track, current) => this.attempt?.transport.replaceTrack(old, track, current));
+      const stream = await this.microphone.switchTo(undefined, this.callOver, this.sendTrack);
       this.levels.setInput(stream);
     } catch (err) {
       if (!isLive(this._state)) return;
