@@ -17,7 +17,7 @@
 // default 5700 ms to keep the run short (BENCH_AGENT_BUILD_MS overrides); the saving is reported
 // as a fraction of it.
 import { fmtMs, fmtPct, log, runBenchmark } from './lib/common.mjs';
-import { control, loadClient, loadEmulator, loadWrtc } from './lib/kb.mjs';
+import { control, loadClient, loadEmulator, loadLab, loadWrtc } from './lib/kb.mjs';
 import { nextEvent, textTurn, warmupSettled } from './lib/node-caller.mjs';
 import { bootstrapDiffCI, median, round, summarize } from './lib/stats.mjs';
 
@@ -30,6 +30,7 @@ export async function main() {
   const { startEmulator, FakeMicrophone } = await loadEmulator();
   const { VoiceSession, createApiClient } = await loadClient();
   const wrtc = await loadWrtc();
+  const { seededRandom } = await loadLab();
   // Built-in voice: same for both sides and independent of espeak-ng being installed.
   const emulator = await startEmulator({ port: 0, host: '127.0.0.1', agentBuildMs: AGENT_BUILD_MS, realtime: { voice: 'builtin' } });
   const ctl = control(emulator.url);
@@ -84,7 +85,7 @@ export async function main() {
     const noneMed = median(none.map((x) => x.connectMs));
     const hangMed = median(hang.map((x) => x.connectMs));
     const added = hangMed - noneMed;
-    const addedCI = bootstrapDiffCI(none.map((x) => x.connectMs), hang.map((x) => x.connectMs));
+    const addedCI = bootstrapDiffCI(none.map((x) => x.connectMs), hang.map((x) => x.connectMs), { random: seededRandom(1) });
     const badWarm = warm.filter((x) => x.warmup !== 'ok' || x.agentBuildMs !== 0).length;
     const badCold = cold.filter((x) => x.warmup !== 'failed' || x.agentBuildMs === 0).length;
     const notes = [

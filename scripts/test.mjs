@@ -6,6 +6,8 @@
 //   lane "checks", one after another, output shown as a block when each step ends:
 //   2. typecheck   tsc over src + test + configs, and over demo/ (its own tsconfig)
 //   3. conflict markers  scripts/check-conflict-markers.mjs: no merge-conflict marker in a tracked file
+//      import cycles     scripts/check-import-cycles.mjs: no loop of imports (type-only included) in
+//                        src/, emulator/src, qa/src
 //   4. doc-test    scripts/doc-test.mjs: every code block of every documentation page (README.md,
 //                  docs/*.md, each top-level folder's README.md) run, type-checked or skipped with a reason
 //   5. doc links   scripts/check-doc-links.mjs: every relative link of those pages reaches a file and heading
@@ -145,6 +147,7 @@ if (built || run('build', process.execPath, [path.join(root, 'scripts', 'build.m
     await runCaptured('typecheck', bin('tsc'), ['-p', 'tsconfig.json']);
     if (existsSync(path.join(root, 'demo', 'tsconfig.json'))) await runCaptured('typecheck demo', bin('tsc'), ['-p', 'demo']);
     await runCaptured('conflict markers', process.execPath, [script('check-conflict-markers.mjs')]);
+    await runCaptured('import cycles', process.execPath, [script('check-import-cycles.mjs')]);
     if (!full) return;
     await runCaptured('doc-test', process.execPath, [script('doc-test.mjs')], docTestCounts);
     await runCaptured('doc links', process.execPath, [script('check-doc-links.mjs')]);
@@ -169,7 +172,7 @@ if (built || run('build', process.execPath, [path.join(root, 'scripts', 'build.m
 }
 
 // The lanes finish in any order: the summary lists the steps in the order above.
-const ORDER = ['build', 'typecheck', 'typecheck demo', 'conflict markers', 'doc-test', 'doc links', 'package checks', 'vitest', 'e2e'];
+const ORDER = ['build', 'typecheck', 'typecheck demo', 'conflict markers', 'import cycles', 'doc-test', 'doc links', 'package checks', 'vitest', 'e2e'];
 steps.sort((a, b) => ORDER.indexOf(a.step) - ORDER.indexOf(b.step));
 
 console.log('\n=== summary');

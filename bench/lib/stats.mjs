@@ -65,24 +65,14 @@ export function round(x, digits = 2) {
   return Math.round(x * f) / f;
 }
 
-/** Deterministic PRNG (mulberry32) so bootstrap intervals are reproducible for given data. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Percentile-bootstrap confidence interval of `stat(b) - stat(a)` (default: difference of
- * medians), resampling each sample independently: `{ low, high, level }`.
+ * medians), resampling each sample independently: `{ low, high, level }`. `random` draws the
+ * resamples: pass a seeded one (kb-voice-emulator/lab's `seededRandom(1)`, the one PRNG of the
+ * repository) so the interval is reproducible for given data.
  */
-export function bootstrapDiffCI(a, b, { stat = median, iterations = 2000, level = 0.95, seed = 1 } = {}) {
-  const next = rng(seed);
+export function bootstrapDiffCI(a, b, { random, stat = median, iterations = 2000, level = 0.95 }) {
+  const next = random;
   const pick = (xs) => Array.from({ length: xs.length }, () => xs[Math.floor(next() * xs.length)]);
   const diffs = [];
   for (let i = 0; i < iterations; i++) diffs.push(stat(pick(b)) - stat(pick(a)));

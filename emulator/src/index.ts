@@ -13,7 +13,7 @@ export { PRICE_TABLE, COST_CATEGORIES, REALTIME_MODEL, AUDIO_TOKENS_PER_SECOND, 
 export { openApiDocument } from './openapi.js';
 export { buildPdf, type PdfLine, type PdfPageSpec } from './pdf/build.js';
 export { extractText, type PageText, type TextRun } from './pdf/text.js';
-export { createMemoryStore, MemoryCollection, MemorySessions } from './store.js';
+export { createMemoryStore, MemoryCollection, MemorySessions } from './memory-collection.js';
 export { FakeMicrophone, FakeMicrophoneError, type FakeMicrophoneStream, type FakeMicrophoneOptions, type PlayWavOptions } from './fake-microphone.js';
 export { ScriptQueue, MAX_SCRIPT_UTTERANCES, MAX_SCRIPT_UTTERANCE_CHARS, MAX_SCRIPTED_SESSIONS, type ScriptSnapshot } from './script.js';
 export { synthesizeFlite, synthesizeFormant, speechSentences, fliteSpeaks, FliteError, FLITE_VOICES, VOICE_CHOICES, type FliteVoice, type VoiceChoice } from './realtime/index.js';

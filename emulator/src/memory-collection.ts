@@ -1,4 +1,4 @@
-import type { Collection, SessionCollection, SessionRecord } from './store.js';
+import type { Collection, SessionCollection, SessionRecord, Store } from './store.js';
 import { parseTime } from './time.js';
 
 /**
@@ -154,4 +154,19 @@ function lowerBound(entries: readonly { t: number }[], t: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** The in-memory store, with the indexes E11–E19, deletion and the recorder look records up by. */
+export function createMemoryStore(): Store {
+  return {
+    robots: new MemoryCollection(),
+    datasets: new MemoryCollection(),
+    files: new MemoryCollection(),
+    links: new MemoryCollection(),
+    integrations: new MemoryCollection(),
+    sessions: new MemorySessions(),
+    messages: new MemoryCollection(['session_id']),
+    usage: new MemoryCollection(['session_id', 'message_id']),
+    audio: new MemoryCollection(['session_id']),
+  };
 }

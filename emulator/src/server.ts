@@ -15,7 +15,8 @@ import type { ServerContext } from './http/server-context.js';
 import { DEFAULT_URL_TTL_MS, Presigner } from './presign.js';
 import { createRealtimeService, type RealtimeServiceOptions } from './realtime/index.js';
 import { LabRoute, routeRealtime, type NetworkProfile, type NetworkProfileName } from './lab/index.js';
-import { createMemoryStore, type Store } from './store.js';
+import { createMemoryStore } from './memory-collection.js';
+import type { Store } from './store.js';
 import { ScriptQueue } from './script.js';
 
 /** The API key the emulator accepts unless told otherwise (it is local and loopback-bound). */

@@ -1,10 +1,13 @@
-import { MemoryCollection, MemorySessions } from './memory-collection.js';
 import type { DatasetFile, DatasetLink, GenPromptOut, IntegrationRule, SessionMessage } from 'kb-voice/schemas';
 
+import type { TokenCounts } from './pricing.js';
+
 /**
- * The emulator's storage: one small interface of keyed collections, in memory by default. Every
- * record carries the ids it belongs to so that deletion and aggregation are simple filters. A user
- * can swap in another implementation (e.g. backed by SQLite) by implementing {@link Store}.
+ * The emulator's storage: one small interface of keyed collections, in memory by default
+ * (memory-collection.ts: `createMemoryStore`). Every record carries the ids it belongs to so that
+ * deletion and aggregation are simple filters. A user can swap in another implementation (e.g.
+ * backed by SQLite) by implementing {@link Store}. This module holds types only: implementations
+ * import it, never the other way round.
  */
 export interface Collection<T extends { id: string }> {
   get(id: string): T | undefined;
@@ -70,18 +73,13 @@ export interface SessionRecord {
 
 export type MessageRecord = SessionMessage & { robot_id: string };
 
-/** Token usage of one realtime turn; E11–E13 aggregate these. */
-export interface UsageRecord {
+/** Token usage of one realtime turn (the counts per category: pricing.ts); E11–E13 aggregate these. */
+export interface UsageRecord extends TokenCounts {
   id: string;
   robot_id: string;
   session_id: string;
   message_id: string;
   created_at: string;
-  input_text_tokens: number;
-  input_audio_tokens: number;
-  cached_tokens: number;
-  output_text_tokens: number;
-  output_audio_tokens: number;
   /** Audio durations behind the audio token counts. */
   input_audio_ms: number;
   output_audio_ms: number;
@@ -119,19 +117,3 @@ export interface Store {
   audio: Collection<AudioRecord>;
 }
 
-export { MemoryCollection, MemorySessions } from './memory-collection.js';
-
-/** The in-memory store, with the indexes E11–E19, deletion and the recorder look records up by. */
-export function createMemoryStore(): Store {
-  return {
-    robots: new MemoryCollection(),
-    datasets: new MemoryCollection(),
-    files: new MemoryCollection(),
-    links: new MemoryCollection(),
-    integrations: new MemoryCollection(),
-    sessions: new MemorySessions(),
-    messages: new MemoryCollection(['session_id']),
-    usage: new MemoryCollection(['session_id', 'message_id']),
-    audio: new MemoryCollection(['session_id']),
-  };
-}

@@ -38,10 +38,16 @@ export class ApiError extends KbVoiceError {
   readonly status: number | undefined;
   /** Parsed JSON body (or text) of the response, when one arrived. */
   readonly body: unknown;
-  constructor(code: ApiErrorCode, message: string, options: { status?: number; body?: unknown; cause?: unknown } = {}) {
+  /**
+   * The response's `Retry-After` (seconds or an HTTP date) in milliseconds, parsed once where the
+   * response is read, bounded; undefined when the response had none (or no response arrived).
+   */
+  readonly retryAfterMs?: number;
+  constructor(code: ApiErrorCode, message: string, options: { status?: number; body?: unknown; cause?: unknown; retryAfterMs?: number } = {}) {
     super(code, message, { cause: options.cause });
     this.name = 'ApiError';
     this.status = options.status;
     this.body = options.body;
+    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 }

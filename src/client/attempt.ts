@@ -62,7 +62,7 @@ export class Attempt {
     this.audio = new Promise<void>((resolve) => (this.gotAudio = resolve));
     this.ready = new Promise<void>((resolve) => (this.gotReady = resolve));
     const { protocol } = setup;
-    this.transport = setup.provider.open({ microphone, channel: protocol.channel, trickle: protocol.patch !== undefined }, {
+    this.transport = setup.provider.open({ microphone, channel: protocol.channel, trickle: protocol.patch !== undefined, clock: setup.clock }, {
       message: (text) => this.message(text),
       audio: (stream) => {
         this.gotAudio();
@@ -121,7 +121,7 @@ export class Attempt {
 
   /**
    * Validates and sends one client event; a local ValidationError for bad input, `not_connected`
-   * without an open channel. Returns how many messages went out (a dialect may have none for an event).
+   * without an open channel. Returns how many messages went out (a protocol may have none for an event).
    */
   send(event: ClientEvent): number {
     const message = this.setup.codec.encode(event);

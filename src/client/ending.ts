@@ -32,7 +32,7 @@ export class Ending {
   /**
    * `graceful` while the assistant speaks lets it finish its sentence (bounded by
    * `gracefulEndTimeoutMs`); then `session.end` is sent over `attempt`, given time to leave, and
-   * the service given {@link GOODBYE_CLOSE_MS} to close the link (a dialect without a goodbye
+   * the service given {@link GOODBYE_CLOSE_MS} to close the link (a protocol without a goodbye
    * message, such as OpenAI's, closes at once). Never throws. The caller silenced the microphone and
    * stopped the heartbeat first: nothing else is sent meanwhile.
    */

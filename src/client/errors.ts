@@ -12,9 +12,12 @@ export type VoiceErrorCode =
   | 'unauthorized'
   /** The robot (or the session to continue) does not exist (404). */
   | 'not_found'
-  /** Too many requests (429); `retryAfterMs` says when to try again, if the service said. */
+  /** Too many requests (429); `retryAfterMs` says when to try again, if the service said (`Retry-After`). */
   | 'rate_limited'
-  /** The service or relay is unreachable or failing (502/503/504, network error, timeout). */
+  /**
+   * The service or relay is unreachable or failing (502/503/504, network error, timeout); after a
+   * 503 (e.g. the service is at capacity), `retryAfterMs` says when to try again, if it said.
+   */
   | 'service_unavailable'
   /** Any other failure of the offer/answer exchange. */
   | 'signaling_failed'
@@ -58,7 +61,7 @@ export class VoiceSessionError extends KbVoiceError {
   readonly serverCode: string | undefined;
   /** HTTP status behind `unauthorized`, `not_found`, `rate_limited`, `service_unavailable`, `signaling_failed`. */
   readonly status: number | undefined;
-  /** For `rate_limited`: the service's `Retry-After`, in ms, when it sent one. */
+  /** For `rate_limited` (429) and `service_unavailable` (503): the service's `Retry-After`, in ms, when it sent one. */
   readonly retryAfterMs: number | undefined;
   constructor(code: VoiceErrorCode, message: string, options: { cause?: unknown; serverCode?: string; status?: number; retryAfterMs?: number } = {}) {
     super(code, message, { cause: options.cause });
@@ -69,37 +72,42 @@ export class VoiceSessionError extends KbVoiceError {
   }
 }
 
-/** `Retry-After` of the response behind an ApiError (ky's HTTPError keeps it), in ms. */
-function retryAfterMs(err: ApiError): number | undefined {
-  const header = (err.cause as { response?: { headers?: { get?(name: string): string | null } } } | undefined)?.response?.headers?.get?.('retry-after');
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+/** The HTTP status behind a failure: an ApiError's, or a custom `api` object's own error carrying `status`. */
+function statusOf(err: unknown): number | undefined {
+  const raw = (err as { status?: unknown } | null | undefined)?.status;
+  return typeof raw === 'number' ? raw : undefined;
+}
+
+/**
+ * What a failed request means for trying again; the one place the client classifies HTTP
+ * outcomes (signaling, resume, recovery, trickle). `retryable`: no answer (network, timeout), a
+ * 408, a 429 or a 5xx: the same request may work later. Otherwise the service refused it (any
+ * other 4xx: gone, not allowed, malformed) and repeating it cannot help; `status` says which.
+ */
+export function classifyFailure(err: unknown): { status: number | undefined; retryable: boolean } {
+  const status = statusOf(err);
+  return { status, retryable: status === undefined || status === 408 || status === 429 || status >= 500 || status < 400 };
 }
 
 /**
  * Maps a failed API call (signaling, report) to a precise code; `fallback` for anything else.
- * `cause` keeps the original error.
+ * `cause` keeps the original error. `retryAfterMs` (429, 503) is the ApiError's, parsed once by
+ * the API client from the response's `Retry-After`.
  */
 export function fromApiFailure(err: unknown, what: string, fallback: VoiceErrorCode = 'signaling_failed'): VoiceSessionError {
   if (err instanceof VoiceSessionError) return err;
   const reason = (err as Error | undefined)?.message ?? String(err);
-  // Duck-typed status: ApiError, or a custom `api` object's own errors carrying `status`.
-  const raw = (err as { status?: unknown } | null | undefined)?.status;
-  const status = typeof raw === 'number' ? raw : undefined;
+  const status = statusOf(err);
   const apiCode = err instanceof ApiError ? err.code : undefined;
   if (status !== undefined || apiCode) {
-    const options = { cause: err, ...(status !== undefined ? { status } : {}) };
+    const after = err instanceof ApiError ? err.retryAfterMs : undefined;
+    const options = { cause: err, ...(status !== undefined ? { status } : {}), ...(after !== undefined && (status === 429 || status === 503) ? { retryAfterMs: after } : {}) };
+    const wait = options.retryAfterMs !== undefined ? `, retry after ${options.retryAfterMs} ms` : '';
     if (status === 401 || status === 403) return new VoiceSessionError('unauthorized', `${what}: not authorized (${status}): ${reason}`, options);
     if (status === 404) return new VoiceSessionError('not_found', `${what}: not found (404): ${reason}`, options);
-    if (status === 429) {
-      const after = err instanceof ApiError ? retryAfterMs(err) : undefined;
-      return new VoiceSessionError('rate_limited', `${what}: rate limited (429)${after !== undefined ? `, retry after ${after} ms` : ''}`, { ...options, ...(after !== undefined ? { retryAfterMs: after } : {}) });
-    }
+    if (status === 429) return new VoiceSessionError('rate_limited', `${what}: rate limited (429)${wait}`, options);
     if (status === 502 || status === 503 || status === 504 || apiCode === 'network_error' || apiCode === 'timeout') {
-      return new VoiceSessionError('service_unavailable', `${what}: the service is unavailable: ${reason}`, options);
+      return new VoiceSessionError('service_unavailable', `${what}: the service is unavailable${status !== undefined ? ` (${status})` : ''}${wait}: ${reason}`, options);
     }
     return new VoiceSessionError(fallback, `${what}: ${reason}`, options);
   }

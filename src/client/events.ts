@@ -1,7 +1,7 @@
 import type { DeviceList } from './devices.js';
 import type { CallQuality } from './quality/sample.js';
 import type { VoiceSessionError } from './errors.js';
-import type { SessionState, WarmupStatus } from './state.js';
+import type { SessionState, SessionStatus, WarmupStatus } from './state.js';
 import type { IceSignaling } from './transport.js';
 
 /** One finished question/answer exchange, from the service's `turn.completed` event. */
@@ -27,7 +27,7 @@ export interface Turn {
   perceivedLatencyMs: number | null;
   /**
    * Agent build time this turn paid (0 when the robot was warm); null when unknown (an
-   * OpenAI-dialect server whose events do not report it).
+   * OpenAI-protocol server whose events do not report it).
    */
   agentBuildMs: number | null;
   interrupted: boolean;
@@ -91,7 +91,50 @@ export interface SessionEvents {
 }
 
 /**
+ * Everything a UI shows about a session, frozen (built by snapshot.ts's `SnapshotCache`); it sits
+ * beside {@link SessionEvents} because each field changes with one of those events. `session.getSnapshot()` returns the same object
+ * until something observable changes, then a new one (what `useSyncExternalStore` expects).
+ * Audio levels are not part of it: they change 10 times a second (listen to `level`).
+ */
+export interface SessionSnapshot {
+  readonly status: SessionStatus;
+  readonly state: SessionState;
+  readonly warmup: WarmupStatus;
+  readonly muted: boolean;
+  /** The service's session id, once signaling answered. */
+  readonly sessionId: string | undefined;
+  /** Finished turns, in order (a new array whenever one is added). */
+  readonly turns: readonly Turn[];
+  /** The transcript of the turn in progress; null between turns. */
+  readonly live: LiveTranscript | null;
+  readonly userSpeaking: boolean;
+  readonly assistantSpeaking: boolean;
+  /** The browser blocked the assistant's audio: offer a button that calls `resumePlayback()`. */
+  readonly playbackBlocked: boolean;
+  /** The last error reported (also while the call goes on, e.g. `protocol_error`); undefined if none. */
+  readonly error: VoiceSessionError | undefined;
+  /**
+   * How the current connection's ICE candidates reach the service: `trickle`, `fallback` (the
+   * service refused PATCH: complete offers after at most the transport's `gatherTimeoutMs`) or
+   * `complete` (trickle off); undefined before the first offer.
+   */
+  readonly iceSignaling: IceSignaling | undefined;
+  /** The audio inputs and outputs the browser lists, kept up to date during a call (`devicechange`); undefined before the call or without `navigator.mediaDevices`. */
+  readonly devices: DeviceList | undefined;
+  /** True when this call continued a session of an earlier page (`resume: true`, the service said `resumed`). */
+  readonly resumed: boolean;
+  /** The call's quality over the last few seconds; `level: 'unknown'` and nulls until measured. */
+  readonly quality: CallQuality;
+}
+
+/**
  * How an effect (turn tracker, warmup, microphone, playback) reports: one of the session's events,
  * which the session then applies to its snapshot and emits. Effects never hold the emitter.
  */
 export type Report = <K extends keyof SessionEvents>(event: K, ...args: Parameters<SessionEvents[K]>) => void;
+
+/**
+ * A handler for each member of an event union, keyed by its `type`: a map typed this way fails to
+ * compile until a new event of the union has its handler (VoiceSession's server events).
+ */
+export type EventHandlers<U extends { type: string }> = { readonly [K in U['type']]: (event: Extract<U, { type: K }>) => void };

@@ -1,4 +1,4 @@
-import type { QualityOptions } from './quality/tracker.js';
+import type { QualityOptions } from './quality/options.js';
 import type { Clock } from './clock.js';
 import type { LevelMeterFactory } from './levels.js';
 import type { MicrophoneSource } from './media.js';

@@ -1,7 +1,9 @@
 import SimplePeer from 'simple-peer';
+import { deadline } from './clock.js';
 import { VoiceSessionError } from './errors.js';
 import { CandidateTrickler } from './trickler.js';
 import type { IceSignaling, SignalingAnswer, SignalingResource, Transport, TransportEvents, TransportOptions, TransportProvider } from './transport.js';
+import { Waiters } from './waiters.js';
 import { applyIceRestart, iceCredentials, parseSdpFragment } from '../schemas/sdpfrag.js';
 
 /** A WebRTC implementation for environments without one (Node: `@roamhq/wrtc`). Browsers need none. */
@@ -84,7 +86,8 @@ class PeerLink implements Transport {
   private iceState = 'new';
   /** A message arrived on this peer's data channel (see whenConnected). */
   private channelOpen = false;
-  private readonly channelWaiters = new Set<() => void>();
+  /** Who waits for the link to come up: simple-peer's 'connect' or the first message (see whenConnected). */
+  private readonly linkUp: Waiters;
 
   constructor(
     private readonly options: SimplePeerTransportOptions,
@@ -93,6 +96,7 @@ class PeerLink implements Transport {
     private readonly events: TransportEvents,
   ) {
     this.gatherTimeoutMs = options.gatherTimeoutMs ?? 1000;
+    this.linkUp = new Waiters(attempt.clock);
     this.mode = !attempt.trickle || options.trickle === false ? 'complete' : memory.patchRefused ? 'fallback' : 'trickle';
     this.createPeer();
   }
@@ -143,7 +147,10 @@ class PeerLink implements Transport {
       if (!current()) return;
       this.channelOpen = true;
       this.events.message(typeof chunk === 'string' ? chunk : decoder.decode(chunk));
-      for (const wake of [...this.channelWaiters]) wake();
+      this.linkUp.wake();
+    });
+    peer.on('connect', () => {
+      if (current()) this.linkUp.wake();
     });
     peer.on('track', (_track: MediaStreamTrack, stream: MediaStream) => {
       if (current()) this.audio(stream);
@@ -192,7 +199,7 @@ class PeerLink implements Transport {
   /** Offer at once, candidates by PATCH. Resolves true when the service refused PATCH and the link did not connect. */
   private async trickled(exchange: (offer: { sdp: string }) => Promise<SignalingAnswer>, resource: SignalingResource): Promise<boolean> {
     const offerPromise = this.nextOffer();
-    const trickler = (this.trickler = new CandidateTrickler(resource));
+    const trickler = (this.trickler = new CandidateTrickler(resource, this.attempt.clock));
     const sdp = await offerPromise;
     trickler.describe(sdp);
     const answer = await this.step(exchange({ sdp }));
@@ -207,11 +214,7 @@ class PeerLink implements Transport {
     if (outcome === 'connected') return false;
     this.fallBack();
     // The far side may still learn this side's address from its connectivity checks.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = await this.step(Promise.race([
-      connected.then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), this.gatherTimeoutMs))),
-    ])).finally(() => clearTimeout(timer));
+    const late = await this.step(this.whenConnected(this.gatherTimeoutMs));
     return !late;
   }
 
@@ -238,22 +241,14 @@ class PeerLink implements Transport {
   }
 
   /**
-   * Resolves at simple-peer's 'connect', or at the first message: its 'connect' also waits until
-   * getStats() names the selected candidate pair, polling every 100 ms, while a message proves the
-   * data channel open at once (the service speaks first: `session.ready`).
+   * Resolves true at simple-peer's 'connect', or at the first message: its 'connect' also waits
+   * until getStats() names the selected candidate pair, polling every 100 ms, while a message
+   * proves the data channel open at once (the service speaks first: `session.ready`). False after
+   * `maxMs` (session clock; default no limit).
    */
-  private whenConnected(): Promise<void> {
-    if (this.open) return Promise.resolve();
-    const peer = this.peer;
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        peer.off('connect', done);
-        this.channelWaiters.delete(done);
-        resolve();
-      };
-      peer.once('connect', done);
-      this.channelWaiters.add(done);
-    });
+  private whenConnected(maxMs?: number): Promise<boolean> {
+    if (this.open) return Promise.resolve(true);
+    return this.linkUp.wait(maxMs);
   }
 
   restart(): Promise<void> | undefined {
@@ -264,13 +259,11 @@ class PeerLink implements Transport {
 
   private async restartWithin(trickler: CandidateTrickler): Promise<void> {
     const limit = this.options.restartTimeoutMs ?? 5000;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`ICE restart not connected within ${limit} ms`)), limit)));
-    expired.catch(() => undefined);
+    const expired = deadline(this.attempt.clock, limit, () => new Error(`ICE restart not connected within ${limit} ms`));
     try {
-      await Promise.race([this.restartSteps(trickler), expired]);
+      await Promise.race([this.restartSteps(trickler), expired.promise]);
     } finally {
-      clearTimeout(timer);
+      expired.clear();
     }
   }
 

@@ -5,6 +5,7 @@
  * transport is api/transport.ts.)
  */
 import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
+import type { Clock } from './clock.js';
 import type { VoiceSessionError } from './errors.js';
 import type { VoiceSessionApi } from './report.js';
 import type { SignalingAnswer } from './transport.js';
@@ -46,7 +47,8 @@ export interface RealtimeProtocol {
    * {@link SignalingResource.patch}. A protocol without it gets offers that carry their candidates.
    */
   patch?(sessionId: string, fragment: string, request: SignalingRequest): Promise<string | null>;
-  codec(): RealtimeProtocolCodec;
+  /** Makes the codec of one session; `clock` is the session's (a codec that measures time reads it). */
+  codec(clock: Clock): RealtimeProtocolCodec;
 }
 
 /** @deprecated The old name of {@link RealtimeProtocol} (the type of the option `protocol`). */

@@ -1,8 +1,9 @@
 import { PROTOCOL_VERSION } from '../schemas/realtime-events.js';
 import { isTimeout, type Attempt } from './attempt.js';
-import { deadline, sleep, type Clock } from './clock.js';
+import { sleep, type Clock } from './clock.js';
 import { VoiceSessionError } from './errors.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
+import { RetrySchedule } from './retry.js';
 import type { ReconnectHow } from './state.js';
 import { Waiters } from './waiters.js';
 
@@ -22,6 +23,15 @@ export interface RecoveryReport {
   gaveUp(error: VoiceSessionError): void;
 }
 
+/** What {@link Recovery} asks of the session: a new attempt continuing `sessionId`, run within `timeoutMs`. */
+export interface AttemptRequest {
+  sessionId: string;
+  timeoutMs: number;
+}
+
+/** The session's answer to an {@link AttemptRequest}: the attempt that connected, or why none did. */
+export type AttemptOutcome = { attempt: Attempt } | { error: unknown };
+
 /** What {@link Recovery} uses. */
 export interface RecoveryOptions {
   clock: Clock;
@@ -30,32 +40,26 @@ export interface RecoveryOptions {
   connectTimeoutMs: number;
   /** The protocol has ping/pong: a restarted link is trusted only once a ping came back. */
   probes: boolean;
-  /** Makes a new attempt for `sessionId` (it becomes the session's current one) and runs it within `timeoutMs`. */
-  open(sessionId: string, timeoutMs: number): Promise<Attempt>;
-  /**
-   * While the browser is offline: a promise that resolves once the network is back (no try is made
-   * meanwhile; the first one starts as soon as it is back). Undefined when online (the default).
-   */
-  online?(): Promise<void> | undefined;
-}
-
-/** The service refused to continue the session (e.g. 404/409: deleted, 401: logged out): retrying cannot help. */
-function refused(err: unknown): boolean {
-  const status = (err as { status?: unknown }).status;
-  return typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429;
+  /** Whether the browser is offline: no try is made meanwhile; the first one starts once {@link Recovery.networkChanged} says it may be back. */
+  network: { readonly offline: boolean };
 }
 
 /**
  * Restores a dropped call: first an ICE restart on the same connection (when the transport can),
- * then new offers for the same session, spaced by the {@link ReconnectPolicy}, until one connects
- * or `reconnectTimeoutMs` is spent. An effect: it reports, the session decides.
+ * then new offers for the same session, spaced by the {@link ReconnectPolicy} (a
+ * {@link RetrySchedule}), until one connects or `reconnectTimeoutMs` is spent. An effect: it
+ * reports, the session decides. It opens nothing itself: {@link run} yields each new attempt it
+ * needs as an {@link AttemptRequest}, the session opens it (making it the current attempt) and
+ * passes the {@link AttemptOutcome} back.
  */
 export class Recovery {
   private restartedAt = Number.NEGATIVE_INFINITY;
   private readonly pongs: Waiters;
+  private readonly online: Waiters;
 
   constructor(private readonly options: RecoveryOptions, private readonly report: RecoveryReport) {
     this.pongs = new Waiters(options.clock);
+    this.online = new Waiters(options.clock);
   }
 
   /** A pong arrived. */
@@ -63,16 +67,26 @@ export class Recovery {
     this.pongs.wake();
   }
 
-  /** Recovers the call `sessionId` that `dropped` carried; stops silently once `signal` aborts (end()). */
-  async run(sessionId: string, dropped: Attempt, signal: AbortSignal): Promise<void> {
-    const { clock, reconnectTimeoutMs } = this.options;
+  /** The network changed (it may be back online): a recovery waiting for it looks again. */
+  networkChanged(): void {
+    this.online.wake();
+  }
+
+  /**
+   * Recovers the call `sessionId` that `dropped` carried; stops silently once `signal` aborts
+   * (end()). Yields a request for each new offer; the session answers with its outcome.
+   */
+  async *run(sessionId: string, dropped: Attempt, signal: AbortSignal): AsyncGenerator<AttemptRequest, void, AttemptOutcome> {
+    const { clock, reconnectTimeoutMs, network } = this.options;
     const began = clock.now();
+    const until = began + reconnectTimeoutMs;
     let tries = 0;
-    const offline = this.options.online?.();
+    const offline = network.offline;
     if (offline) {
       // The state says at once that the call is being restored; the restart waits for the network.
       this.report.trying('ice-restart', ++tries);
-      if (!(await this.network(offline, began + reconnectTimeoutMs, signal))) return this.gaveUpOffline(signal);
+      if (!(await this.networkBack(until, signal))) return this.gaveUpOffline(signal);
+      if (signal.aborted) return;
     }
     // A link that dies again soon after a restart (the far side, not the path, is the problem) gets new offers.
     const restart = began - this.restartedAt > reconnectTimeoutMs ? dropped.transport.restart?.() : undefined;
@@ -84,44 +98,37 @@ export class Recovery {
       if (ok) return this.report.restored(dropped);
     }
     dropped.abort();
-    let cause: unknown;
-    for (let failed = 0; !signal.aborted; failed++) {
-      // Time to spare before the last moment a try still gets MIN_ATTEMPT_MS; a try made at that
-      // moment (its pause shortened to it) is the last one.
-      const spare = began + reconnectTimeoutMs - clock.now() - MIN_ATTEMPT_MS;
-      if (spare < 0 || (failed > 0 && spare === 0)) break;
-      const delay = this.options.policy.nextRetryDelayMs({ retryCount: failed, elapsedMs: clock.now() - began, ...(cause !== undefined ? { retryReason: cause } : {}) });
-      if (delay === null) break;
+    // Keep the most informative failure as the cause: a timeout only when nothing else happened.
+    const schedule = new RetrySchedule({ clock, policy: this.options.policy, began, budgetMs: reconnectTimeoutMs, minTryMs: MIN_ATTEMPT_MS, moreInformative: (next, kept) => !isTimeout(next) || isTimeout(kept) });
+    for (let pause = schedule.next(); pause !== null && !signal.aborted; pause = schedule.next()) {
       // Reported before the pause: the state says at once that the call is being restored.
       this.report.trying('new-offer', ++tries);
-      if (delay > 0) await sleep(clock, Math.min(delay, spare));
+      if (pause > 0) await sleep(clock, pause);
       if (signal.aborted) return;
-      const offline = this.options.online?.();
-      if (offline && !(await this.network(offline, began + reconnectTimeoutMs, signal))) return this.gaveUpOffline(signal);
-      try {
-        const attempt = await this.options.open(sessionId, Math.min(began + reconnectTimeoutMs - clock.now(), this.options.connectTimeoutMs));
-        if (!signal.aborted) this.report.restored(attempt);
+      if (network.offline && !(await this.networkBack(until, signal))) return this.gaveUpOffline(signal);
+      const outcome = yield { sessionId, timeoutMs: Math.min(schedule.remainingMs(), this.options.connectTimeoutMs) };
+      if ('attempt' in outcome) {
+        if (!signal.aborted) this.report.restored(outcome.attempt);
         return;
-      } catch (err) {
-        // Keep the most informative failure: a timeout only when nothing else happened.
-        if (cause === undefined || !isTimeout(err) || isTimeout(cause)) cause = err;
-        if (refused(err)) break;
       }
+      // A refusal (deleted, logged out: a 4xx) ends the tries: repeating it cannot help.
+      if (!schedule.failed(outcome.error)) break;
     }
     if (signal.aborted) return;
-    this.report.gaveUp(new VoiceSessionError('connection_lost', `The connection was lost and not restored within ${reconnectTimeoutMs} ms`, { cause }));
+    this.report.gaveUp(new VoiceSessionError('connection_lost', `The connection was lost and not restored within ${reconnectTimeoutMs} ms`, { cause: schedule.cause }));
   }
 
-  /** Waits for `online` until `until` (clock time); false when the network did not come back in time. */
-  private async network(online: Promise<void>, until: number, signal: AbortSignal): Promise<boolean> {
-    const limit = deadline(this.options.clock, Math.max(0, until - this.options.clock.now()), () => new Error('still offline'));
+  /** Waits until the network is back or `until` (clock time); false when it stayed offline. An abort ends the wait. */
+  private async networkBack(until: number, signal: AbortSignal): Promise<boolean> {
+    const wake = () => this.online.wake();
+    signal.addEventListener('abort', wake, { once: true });
     try {
-      await Promise.race([online, limit.promise]);
+      while (this.options.network.offline && !signal.aborted) {
+        if (!(await this.online.wait(Math.max(0, until - this.options.clock.now())))) return false;
+      }
       return true;
-    } catch {
-      return signal.aborted;
     } finally {
-      limit.clear();
+      signal.removeEventListener('abort', wake);
     }
   }
 

@@ -7,8 +7,8 @@ import { ResumeStore } from './resume-store.js';
 import { systemClock, type Clock } from './clock.js';
 import type { SessionEffect } from './effects.js';
 import { Ending } from './ending.js';
-import { fromApiFailure, VoiceSessionError } from './errors.js';
-import type { Report, SessionEvents, Turn } from './events.js';
+import { classifyFailure, fromApiFailure, VoiceSessionError } from './errors.js';
+import type { EventHandlers, Report, SessionEvents, Turn } from './events.js';
 import { Heartbeat } from './heartbeat.js';
 import { LevelMonitor, webAudioMeters } from './levels.js';
 import { QualityTracker } from './quality/tracker.js';
@@ -81,8 +81,6 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private readonly ending: Ending;
   private readonly devices: DeviceWatch;
   private readonly network: NetworkWatch;
-  /** Waiting for the network to come back (recovery while offline). */
-  private onlineWaiters: Array<() => void> = [];
   private reconnectCause: ReconnectCause = 'connection_lost';
   /** Set with `resume: true`: where the live call's id is kept for a reload. */
   private readonly resumeStore: ResumeStore | undefined;
@@ -91,6 +89,9 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private _resumed = false;
   /** Lifecycle hooks of the effects, in order (effects.ts). */
   private readonly effects: SessionEffect[];
+  /** For the microphone's device switch: whether the call is over, and the current attempt's sender for the new track. */
+  private readonly callOver = () => !isLive(this._state);
+  private readonly sendTrack = (old: MediaStreamTrack, track: MediaStreamTrack, stream: MediaStream) => this.attempt?.transport.replaceTrack(old, track, stream);
   private readonly onAbort = () => {
     this.endPromise ??= this.finish('immediate', 'aborted');
   };
@@ -101,7 +102,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const clock = (this.clock = options.clock ?? systemClock);
     const protocol = options.protocol ?? v1Protocol;
     this.setup = {
-      target: options, clock, protocol, codec: protocol.codec(),
+      target: options, clock, protocol, codec: protocol.codec(clock),
       provider: options.transport ?? simplePeerTransport({ ...(options.iceServers ? { iceServers: options.iceServers } : {}), ...(options.wrtc ? { wrtc: options.wrtc } : {}) }),
     };
     this.playback = new AudioPlayback(options.audioElement, clock, {
@@ -119,7 +120,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
         if (this._state.status === 'connected') this.lost(this.attempt, 'offline');
       },
       changed: () => {
-        for (const wake of this.onlineWaiters.splice(0)) wake();
+        this.recovery.networkChanged();
         // The path the call used is likely gone: restart ICE now rather than wait for missed pings.
         if (this._state.status === 'connected') this.lost(this.attempt, 'network_change');
       },
@@ -146,8 +147,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.recovery = new Recovery({
       clock, probes: pings, policy: options.reconnectPolicy ?? jitteredBackoff(),
       reconnectTimeoutMs: options.reconnectTimeoutMs ?? 15000, connectTimeoutMs: options.connectTimeoutMs ?? 15000,
-      open: (sessionId, timeoutMs) => this.open(sessionId, timeoutMs),
-      online: () => (this.network.offline ? new Promise<void>((resolve) => this.onlineWaiters.push(resolve)) : undefined),
+      network: this.network,
     }, {
       trying: (how, attempt) => this.go({ status: 'reconnecting', sessionId: this.ids.value!, how, attempt, cause: this.reconnectCause }),
       restored: (attempt) => this.connected(attempt),
@@ -165,7 +165,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       { lost: () => this.ending.speechOver(), close: () => this.ending.speechOver() },
       { close: () => this.microphone.stop() },
       { close: () => this.devices.close() },
-      { close: () => (this.network.close(), this.onlineWaiters.splice(0).forEach((wake) => wake())) },
+      { close: () => this.network.close() },
       // A live call's id is kept for a reload; once the call is over there is nothing to continue.
       { connected: () => this.resumeStore?.keep(this.ids.value!), close: () => this.resumeStore?.clear() },
       { close: () => this.playback.release() },
@@ -282,7 +282,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   /** Switches the microphone to another input device without reconnecting (the sender's track is replaced). */
   async setInputDevice(deviceId: string): Promise<void> {
     if (!this.microphone.stream || !isLive(this._state)) throw new VoiceSessionError('not_connected', 'No call in progress');
-    const stream = await this.microphone.switchTo(deviceId, () => !isLive(this._state), (old, track, current) => this.attempt?.transport.replaceTrack(old, track, current));
+    const stream = await this.microphone.switchTo(deviceId, this.callOver, this.sendTrack);
     this.levels.setInput(stream);
   }
 
@@ -368,8 +368,8 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     try {
       return await this.open(stored, timeoutMs);
     } catch (err) {
-      const status = (err as VoiceSessionError).status;
-      if (this._state.status !== 'connecting' || this.ids.value || !(typeof status === 'number' && status >= 400 && status < 500)) throw err;
+      // Only a refusal (a 4xx: ended long ago, deleted) means the stored session is gone.
+      if (this._state.status !== 'connecting' || this.ids.value || classifyFailure(err).retryable) throw err;
       this.resuming = false;
       this.resumeStore!.clear();
       return this.open(undefined, Math.max(0, timeoutMs - (this.clock.now() - began)));
@@ -381,7 +381,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     if (!isLive(this._state)) return;
     this.notify('error', new VoiceSessionError('device_lost', 'The microphone stopped (unplugged, switched off or taken by another app); switching to the default microphone'));
     try {
-      const stream = await this.microphone.switchTo(undefined, () => !isLive(this._state), (old, track, current) => this.attempt?.transport.replaceTrack(old, track, current));
+      const stream = await this.microphone.switchTo(undefined, this.callOver, this.sendTrack);
       this.levels.setInput(stream);
     } catch (err) {
       if (!isLive(this._state)) return;
@@ -417,7 +417,16 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.reconnectCause = cause;
     for (const effect of this.effects) effect.lost?.();
     this.recovering = new AbortController();
-    void this.recovery.run(this._state.sessionId, attempt, this.recovering.signal);
+    void this.recover(this._state.sessionId, attempt, this.recovering.signal);
+  }
+
+  /** Runs a recovery: it asks for each new attempt, the session opens it and answers with the outcome. */
+  private async recover(sessionId: string, dropped: Attempt, signal: AbortSignal): Promise<void> {
+    const steps = this.recovery.run(sessionId, dropped, signal);
+    for (let step = await steps.next(); !step.done;) {
+      const { sessionId: id, timeoutMs } = step.value;
+      step = await steps.next(await this.open(id, timeoutMs).then((attempt) => ({ attempt }), (error: unknown) => ({ error })));
+    }
   }
 
   private async finish(mode: 'graceful' | 'immediate', reason: EndReason): Promise<void> {
@@ -477,23 +486,32 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     },
   };
 
+  /**
+   * Where each server event goes: one handler per event of the `ServerEvent` union, so a new event
+   * fails to compile here until it is routed (docs/architecture.md, "A new server event").
+   */
+  private readonly serverEvents: EventHandlers<ServerEvent> = {
+    'session.ready': (event) => {
+      this._agentReady = event.agent_ready;
+      if (this.resuming && this._state.status === 'connecting') this._resumed = event.resumed === true;
+      this.tracker.ready(event.resumed);
+    },
+    pong: (event) => {
+      this.heartbeat.alive(event.t); // its round trip sizes the dead-path allowance
+      this.recovery.pong();
+    },
+    error: (event) => this.notify('error', new VoiceSessionError('server_error', event.message, { serverCode: event.code })),
+    'input.speech_started': (event) => this.tracker.handle(event),
+    'input.speech_stopped': (event) => this.tracker.handle(event),
+    'output.speech_started': (event) => this.tracker.handle(event),
+    'output.speech_stopped': (event) => this.tracker.handle(event),
+    'transcript.delta': (event) => this.tracker.handle(event),
+    'transcript.final': (event) => this.tracker.handle(event),
+    'turn.completed': (event) => this.tracker.handle(event),
+  };
+
   private serverEvent(event: ServerEvent): void {
-    switch (event.type) {
-      case 'session.ready':
-        this._agentReady = event.agent_ready;
-        if (this.resuming && this._state.status === 'connecting') this._resumed = event.resumed === true;
-        this.tracker.ready(event.resumed);
-        return;
-      case 'pong':
-        this.heartbeat.alive(event.t); // its round trip sizes the dead-path allowance
-        this.recovery.pong();
-        return;
-      case 'error':
-        this.notify('error', new VoiceSessionError('server_error', event.message, { serverCode: event.code }));
-        return;
-      default:
-        this.tracker.handle(event);
-    }
+    (this.serverEvents[event.type] as (event: ServerEvent) => void)(event);
   }
 
   /** An effect reported one of the session's events: the snapshot follows, then listeners and subscribers hear it. */

@@ -1,12 +1,12 @@
 /**
- * The wire transport: the seam between {@link VoiceSession} and the network. A session reaches
- * the service only through a {@link TransportProvider} (one {@link Transport} per connection
- * attempt) and a {@link RealtimeProtocol} (realtime-protocol.ts: signaling and the wire format of
- * protocol events). The defaults are the
- * simple-peer WebRTC transport and the kb-voice v1 protocol; anything else (kb-voice/testing's
- * scripted service, another protocol) is a separate module that only apps importing it ship.
+ * The transport: the seam between a VoiceSession and a connection. A session reaches the service
+ * only through a {@link TransportProvider} (one {@link Transport} per connection attempt) and a
+ * protocol (`RealtimeProtocol`, realtime-protocol.ts: signaling and the data-channel format). The
+ * defaults are the simple-peer WebRTC transport and the kb-voice v1 protocol; anything else
+ * (kb-voice/testing's scripted service, another protocol) is a separate module that only apps
+ * importing it ship. This module depends on no other of the session's: the protocol's module depends on it.
  */
-import type { RealtimeProtocol } from './realtime-protocol.js';
+import type { Clock } from './clock.js';
 
 /** What a transport reports to the session. */
 export interface TransportEvents {
@@ -49,6 +49,8 @@ export interface TransportOptions {
   channel: string;
   /** Whether the protocol can reach the session resource (`connect` then gets a {@link SignalingResource}). */
   trickle?: boolean;
+  /** The session's clock: every timer of the transport runs on it, so tests drive them on fake time. */
+  clock: Clock;
 }
 
 /** The service's answer to an offer. Transports may receive more fields from other protocols. */

@@ -1,33 +1,39 @@
 import { formatSdpFragment, iceCredentials, sdpMedia, type SdpFragmentMedia } from '../schemas/sdpfrag.js';
+import { sleep, type Clock } from './clock.js';
+import { classifyFailure } from './errors.js';
+import { fixedPauses, RetrySchedule } from './retry.js';
 import type { SignalingResource } from './transport.js';
 
-/** Tries of one batch of candidates when PATCH fails for another reason than 404/405. */
-const MAX_TRIES = 3;
+/** Tries of one PATCH when it fails and may work later (network, 5xx); a 4xx is not repeated. */
+export const MAX_TRIES = 3;
 
-const statusOf = (err: unknown) => (err as { status?: unknown } | null)?.status;
+/** Pause between two tries of one PATCH (clock time). */
+export const RETRY_PAUSE_MS = 200;
 
 /**
  * Sends a caller's candidates to the session resource as WHIP does: one PATCH at a time, each
  * carrying every candidate gathered meanwhile (and end-of-candidates once gathering completed).
  * Candidates of an older ICE generation (their `ufrag` is not the current one) are dropped.
- * `refusal` resolves when the service answered 404/405: it takes no trickle.
+ * `refusal` resolves when the service answered 404/405: it takes no trickle. A PATCH that fails
+ * otherwise is tried again ({@link MAX_TRIES}, {@link RETRY_PAUSE_MS} apart on the session's
+ * clock) while the failure may pass (network, 5xx); then its candidates are dropped (the far side
+ * may still find this side from its own checks).
  */
 export class CandidateTrickler {
   readonly refusal: Promise<void>;
   private refuse!: () => void;
-  private queue: { candidate: string; mid: string | undefined; tries: number }[] = [];
+  private queue: { candidate: string; mid: string | undefined }[] = [];
   private credentials: { ufrag: string; pwd: string } | undefined;
   private media: { mline: string; mid: string }[] = [];
   private ended = false;
   private endSent = false;
-  private endTries = 0;
   private started = false;
   private stopped = false;
   private refused = false;
   private restarting = false;
   private inflight: Promise<void> | undefined;
 
-  constructor(private readonly resource: SignalingResource) {
+  constructor(private readonly resource: SignalingResource, private readonly clock: Clock) {
     this.refusal = new Promise((resolve) => (this.refuse = resolve));
   }
 
@@ -39,7 +45,7 @@ export class CandidateTrickler {
 
   add(candidate: string, mid: string | undefined): void {
     if (this.stopped || this.refused) return;
-    this.queue.push({ candidate, mid, tries: 0 });
+    this.queue.push({ candidate, mid });
     this.schedule();
   }
 
@@ -104,22 +110,25 @@ export class CandidateTrickler {
       entry.candidates.push(c.candidate.replace(/^a=/, ''));
     }
     if (end && media.length === 0 && this.media[0]) media.push({ ...this.media[0], candidates: [] });
-    try {
-      await this.resource.patch(formatSdpFragment({ ...this.credentials, media, endOfCandidates: end }));
-      if (end) this.endSent = true;
-    } catch (err) {
-      const status = statusOf(err);
-      if (status === 404 || status === 405) {
-        this.refused = true;
-        this.refuse();
-        return;
-      }
+    const fragment = formatSdpFragment({ ...this.credentials, media, endOfCandidates: end });
+    const schedule = new RetrySchedule({ clock: this.clock, policy: fixedPauses(RETRY_PAUSE_MS, MAX_TRIES) });
+    for (let pause = schedule.next(); pause !== null && !this.stopped; pause = schedule.next()) {
+      if (pause > 0) await sleep(this.clock, pause);
       if (this.stopped) return;
-      // Another failure (network, 5xx): the batch is tried again with the next one, a few times.
-      const again = batch.filter((c) => ++c.tries < MAX_TRIES);
-      if (end && ++this.endTries >= MAX_TRIES) this.endSent = true;
-      this.queue.unshift(...again);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      try {
+        await this.resource.patch(fragment);
+        break;
+      } catch (err) {
+        const { status } = classifyFailure(err);
+        if (status === 404 || status === 405) {
+          this.refused = true;
+          this.refuse();
+          return;
+        }
+        if (!schedule.failed(err)) break;
+      }
     }
+    // Sent, or given up: end-of-candidates is not repeated either way.
+    if (end) this.endSent = true;
   }
 }

@@ -1,6 +1,10 @@
 import type { ServerEvent } from '../schemas/realtime-events.js';
+import { systemClock } from './clock.js';
 import { VoiceSessionError } from './errors.js';
 import type { LiveTranscript, Report, Turn } from './events.js';
+
+/** The server events that make up turns: the session hands these to {@link TurnTracker.handle}. */
+export type TurnEvent = Extract<ServerEvent, { type: 'input.speech_started' | 'input.speech_stopped' | 'output.speech_started' | 'output.speech_stopped' | 'transcript.delta' | 'transcript.final' | 'turn.completed' }>;
 
 /** Limits of {@link TurnTracker}; see the README's guarantees. */
 export interface TurnLimits {
@@ -50,13 +54,14 @@ export class TurnTracker {
 
   private readonly perceivedLatency: (input: 'voice' | 'text') => number | null;
 
-  constructor(private readonly report: Report, limits: TurnLimits = {}, private readonly now: () => number = Date.now) {
+  constructor(private readonly report: Report, limits: TurnLimits = {}, private readonly now: () => number = () => systemClock.now()) {
     this.maxChars = limits.maxTranscriptChars ?? 65536;
     this.perceivedLatency = limits.perceivedLatency ?? (() => null);
   }
 
-  handle(event: ServerEvent): void {
-    if (event.type !== 'turn.completed' && 'turn_id' in event && typeof event.turn_id === 'number') this.started(event.turn_id);
+  /** One event of a turn (the session routes these here; see {@link TurnEvent}). */
+  handle(event: TurnEvent): void {
+    if (event.type !== 'turn.completed') this.started(event.turn_id);
     switch (event.type) {
       case 'input.speech_started':
         return this.setUser(true);
@@ -124,7 +129,8 @@ export class TurnTracker {
         return;
       }
       default:
-        return;
+        // A new turn event fails to compile here until it is handled above.
+        return event satisfies never;
     }
   }
 

@@ -1,22 +1,15 @@
-import { ApiError } from '../api/errors.js';
-import type { VoiceSessionApi } from '../client/report.js';
 import type { Clock } from '../client/clock.js';
 import type { VoiceSessionOptions } from '../client/options.js';
-import type { Transport, TransportEvents, TransportProvider } from '../client/transport.js';
 import type { RealtimeSessionIn } from '../schemas/realtime.js';
-import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
+import type { ClientEvent } from '../schemas/realtime-events.js';
 import { answerEvents, questionEvents } from '../schemas/turn-events.js';
 import { Expectations, type Interaction } from './expectations.js';
 import { FakeAudioElement, fakeStream, type FakeTrack } from './fakes.js';
+import { ScriptedApi, type SignalingFailure } from './scripted-api.js';
+import { ScriptedTransport, type ScriptedCall, type ScriptedEvent } from './scripted-transport.js';
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-/** A server event as scripted: `v` is added. */
-export type ScriptedEvent = DistributiveOmit<ServerEvent, 'v'>;
-
-/** How the next signaling request fails. */
-export type SignalingFailure =
-  | { status: number; detail?: string; retryAfterSeconds?: number }
-  | { network: true };
+export type { SignalingFailure } from './scripted-api.js';
+export type { ScriptedCall, ScriptedEvent } from './scripted-transport.js';
 
 /** Options of {@link ScriptedService}. */
 export interface ScriptedServiceOptions {
@@ -39,17 +32,6 @@ export interface ScriptedServiceOptions {
   clock?: Clock;
 }
 
-/** One connection the service accepted. */
-export interface ScriptedCall {
-  readonly sessionId: string;
-  /** The v1 signaling request, if the call was signaled through `api` (another dialect signals itself). */
-  readonly offer: RealtimeSessionIn | undefined;
-  /** False once dropped or closed. */
-  readonly open: boolean;
-  /** Who closed the link: the service (`drop()`, or its answer to `session.end`) or the client. */
-  readonly closedBy: 'service' | 'client' | undefined;
-}
-
 /**
  * A scripted voice service for testing apps that use VoiceSession: no WebRTC, no network, no
  * timers of its own. Spread `service.sessionOptions` into `new VoiceSession({ aiId, ...options })`
@@ -57,36 +39,66 @@ export interface ScriptedCall {
  * `reply()`, `turn()`, `send()`, `error()`, `drop()`, `failSignaling()`, `holdSignaling()` — and
  * assert on your UI and on `sent` (what the client sent, pings excluded), or declare in advance
  * what the client must do, in order, with `expectOffer()`, `expectEvent()` and `expectWarmup()`,
- * then `assertComplete()`. Every scripted event is delivered synchronously and the service has no
+ * then `assertComplete()`. Every scripted event is validated with kb-voice/schemas (as the
+ * emulator validates its own: an invalid one throws) and delivered synchronously; the service has no
  * clock: the session's own timers are its heartbeat (off here: `heartbeatIntervalMs: 0`), the
  * reconnection backoff after `drop()` and a graceful end() while the assistant speaks; pass a
  * `FakeClock` as `clock` to drive them.
+ *
+ * It is three parts, each its own module: the fake API (scripted-api.ts: signaling, warmup), the
+ * fake transport (scripted-transport.ts: the links, validation of what is sent) and, here, the
+ * script language (ready, userSays, reply, turn, error, drop, cut) with the expectations.
  */
 export class ScriptedService {
   /** Client events received, in order (pings excluded). */
   readonly sent: ClientEvent[] = [];
-  /** Every data-channel message received as is (pings included; another dialect's messages too). */
-  readonly received: string[] = [];
-  /** Every signaling request (offer) received. */
-  readonly offers: RealtimeSessionIn[] = [];
-  readonly calls: ScriptedCall[] = [];
   /** The element the session plays the assistant through; set `audio.blocked = true` to simulate autoplay blocking. */
   readonly audio = new FakeAudioElement();
   /** Microphone tracks handed out (check `enabled` for mute, `readyState` for release). */
   readonly tracks: FakeTrack[] = [];
-  warmupCalls = 0;
+  /** The fake API (`VoiceSessionApi`) of `sessionOptions`. */
+  readonly api: ScriptedApi;
+  /** The fake transport (`TransportProvider`) of `sessionOptions`. */
+  readonly transport: ScriptedTransport;
   private readonly options: ScriptedServiceOptions;
   private readonly expectations = new Expectations();
-  private failures: SignalingFailure[] = [];
-  private hold: Promise<void> | undefined;
-  private current: { call: OpenCall; events: TransportEvents } | undefined;
   private turnId = 0;
-  /** The call whose path cut() killed silently. */
-  private silenced: ScriptedCall | undefined;
   private microphoneError: unknown;
 
   constructor(options: ScriptedServiceOptions = {}) {
     this.options = options;
+    this.api = new ScriptedApi({
+      warmup: options.warmup,
+      newSessionId: () => options.sessionId ?? `scripted-session-${this.transport.calls.length + 1}`,
+      observe: (interaction) => this.observe(interaction),
+    });
+    this.transport = new ScriptedTransport({
+      lastOffer: () => this.api.offers.at(-1),
+      connected: () => {
+        if (this.options.autoReady ?? true) this.ready();
+      },
+      message: (text) => this.receive(text),
+    });
+  }
+
+  /** Every data-channel message received as is (pings included; another protocol's messages too). */
+  get received(): string[] {
+    return this.transport.received;
+  }
+
+  /** Every signaling request (offer) received. */
+  get offers(): RealtimeSessionIn[] {
+    return this.api.offers;
+  }
+
+  /** Every connection the service accepted, in order. */
+  get calls(): ScriptedCall[] {
+    return this.transport.calls;
+  }
+
+  /** How many E1 warmup requests arrived. */
+  get warmupCalls(): number {
+    return this.api.warmupCalls;
   }
 
   /** Options for `new VoiceSession({ aiId, ...service.sessionOptions })`. */
@@ -141,41 +153,14 @@ export class ScriptedService {
     return stream;
   };
 
-  readonly transport: TransportProvider = {
-    open: (_options, events) => this.openTransport(events),
-  };
-
-  readonly api: VoiceSessionApi = {
-    realtime: {
-      connect: async (_aiId, body) => {
-        this.offers.push(body);
-        this.observe({ kind: 'offer', data: body });
-        if (this.hold) await this.hold;
-        const failure = this.failures.shift();
-        if (failure) throw signalingError(failure);
-        const sessionId = body.session_id ?? this.options.sessionId ?? `scripted-session-${this.calls.length + 1}`;
-        return { session_id: sessionId, type: 'answer' as const, sdp: 'v=0 scripted answer' };
-      },
-      warmup: () => {
-        this.warmupCalls++;
-        this.observe({ kind: 'warmup', data: {} });
-        if (this.options.warmup === 'hang') return new Promise(() => undefined);
-        return Promise.resolve({ success: this.options.warmup !== 'failed' });
-      },
-      usage: async () => ({ bot_id: 'scripted', session_count: 0, sessions: [] }),
-      sessionCosts: async () => ({ bot_id: 'scripted', session_count: 0, total_cost: 0, sessions: [] }),
-      audio: async (_aiId, query) => ({ session_id: query.session_id, segments: [] }),
-    },
-  };
-
   /** The current call, if one is open. */
   get call(): ScriptedCall | undefined {
-    return this.current?.call.open ? this.current.call : undefined;
+    return this.transport.call;
   }
 
   /** The next signaling requests fail like this, in order (`{ status: 401 }`, `{ status: 429, retryAfterSeconds: 3 }`, `{ network: true }`). */
   failSignaling(...failures: SignalingFailure[]): void {
-    this.failures.push(...failures);
+    this.api.failSignaling(failures);
   }
 
   /** getUserMedia fails with a DOMException-like error of this name (`NotAllowedError`: denied). */
@@ -185,29 +170,23 @@ export class ScriptedService {
 
   /** Signaling waits until the returned function is called (to see the `connecting` state). */
   holdSignaling(): () => void {
-    let release!: () => void;
-    this.hold = new Promise<void>((resolve) => (release = resolve));
-    return () => {
-      this.hold = undefined;
-      release();
-    };
+    return this.api.holdSignaling();
   }
 
   /** Sends `session.ready` (needed when `autoReady` is false). */
   ready(): void {
-    const call = this.requireCall();
+    const call = this.transport.requireCall();
     this.send({ type: 'session.ready', session_id: call.sessionId, language: call.offer?.language ?? 'ja', agent_ready: this.options.agentReady ?? true });
   }
 
-  /** Sends one server event on the current call. */
+  /** Sends one server event on the current call; throws when kb-voice/schemas' `ServerEvent` rejects it. */
   send(event: ScriptedEvent): void {
-    this.sendRaw(JSON.stringify({ v: 1, ...event }));
+    this.transport.send(event);
   }
 
-  /** Sends one raw data-channel message (e.g. malformed JSON). */
+  /** Sends one raw data-channel message (e.g. malformed JSON), unvalidated. */
   sendRaw(text: string): void {
-    this.requireCall();
-    this.current!.events.message(text);
+    this.transport.sendRaw(text);
   }
 
   /** The user speaks: speech started/stopped and the final user transcript. Returns the turn id. */
@@ -250,62 +229,21 @@ export class ScriptedService {
    * keep `heartbeatIntervalMs` on). The next connection works again.
    */
   cut(): void {
-    this.silenced = this.requireCurrent().call;
+    this.transport.cut();
   }
 
   /** The connection drops (the far side vanished): the session starts reconnecting. */
   drop(): void {
-    this.hangUp(this.requireCurrent(), new Error('scripted drop'));
+    this.transport.drop();
   }
 
-  private hangUp(current: { call: OpenCall; events: TransportEvents }, reason: Error): void {
-    current.call.open = false;
-    current.call.closedBy ??= 'service';
-    current.events.closed(reason);
-  }
-
-  private openTransport(events: TransportEvents): Transport {
-    let open = false;
-    let call: OpenCall | undefined;
-    let closed = false;
-    const fail = () => new Error('scripted transport closed');
-    return {
-      connect: async (exchange) => {
-        if (closed) throw fail();
-        const answer = await exchange({ sdp: 'v=0 scripted offer' });
-        if (closed) throw fail();
-        call = { sessionId: answer.sessionId, offer: this.offers.at(-1), open: true, closedBy: undefined };
-        this.calls.push(call);
-        this.current = { call, events };
-        open = true;
-        events.audio(fakeStream());
-        if (this.options.autoReady ?? true) this.ready();
-      },
-      get open() {
-        return open && !closed && (call?.open ?? false);
-      },
-      bufferedAmount: 0,
-      send: (text) => {
-        if (!open || closed || !call?.open) throw new Error('data channel is not open');
-        if (call !== this.silenced) this.receive(text);
-      },
-      replaceTrack: () => undefined,
-      close: () => {
-        closed = true;
-        if (!call) return;
-        if (call.open) call.closedBy ??= 'client';
-        call.open = false;
-      },
-    };
-  }
-
+  /** The client sent `text` (already in `received`). */
   private receive(text: string): void {
-    this.received.push(text);
     let event: ClientEvent;
     try {
       event = JSON.parse(text) as ClientEvent;
     } catch {
-      return; // another dialect's message: only in `received`
+      return; // another protocol's message: only in `received`
     }
     if (event.type === 'ping') {
       this.send({ type: 'pong', t: event.t });
@@ -313,10 +251,7 @@ export class ScriptedService {
     }
     this.sent.push(event);
     this.observe({ kind: 'event', data: event });
-    const current = this.current;
-    if (event.type === 'session.end' && (this.options.closesOnEnd ?? true) && current?.call.open) {
-      queueMicrotask(() => current.call.open && this.hangUp(current, new Error('closed after session.end')));
-    }
+    if (event.type === 'session.end' && (this.options.closesOnEnd ?? true)) this.transport.hangUpLater();
     const answer = this.options.answer;
     if (event.type === 'input.text' && answer) {
       queueMicrotask(() => {
@@ -331,23 +266,4 @@ export class ScriptedService {
   private observe(interaction: Interaction): void {
     this.expectations.observe(interaction);
   }
-
-  private requireCurrent() {
-    if (!this.current?.call.open) throw new Error('ScriptedService: no open call (start the session first)');
-    return this.current;
-  }
-
-  private requireCall(): ScriptedCall {
-    return this.requireCurrent().call;
-  }
-}
-
-type OpenCall = { -readonly [K in keyof ScriptedCall]: ScriptedCall[K] };
-
-function signalingError(failure: SignalingFailure): ApiError {
-  if ('network' in failure) return new ApiError('network_error', 'Signaling could not reach the server (scripted)');
-  const headers = failure.retryAfterSeconds !== undefined ? { 'retry-after': String(failure.retryAfterSeconds) } : {};
-  const cause = { response: { status: failure.status, headers: { get: (name: string) => (headers as Record<string, string>)[name.toLowerCase()] ?? null } } };
-  const detail = failure.detail ?? `scripted ${failure.status}`;
-  return new ApiError('http_error', `Signaling failed with ${failure.status}: ${detail}`, { status: failure.status, body: { detail }, cause });
 }

@@ -2,7 +2,7 @@ import { EventEmitter } from 'eventemitter3';
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/client/events.js';
 import type { SessionEvents, TranscriptUpdate, Turn, VoiceSessionError } from '../../src/client/index.js';
-import { TurnTracker } from '../../src/client/turns.js';
+import { TurnTracker, type TurnEvent } from '../../src/client/turns.js';
 import type { ServerEvent } from '../../src/schemas/index.js';
 
 function setup() {
@@ -18,17 +18,17 @@ function setup() {
   return { tracker: new TurnTracker(report), log, transcripts, turns, events };
 }
 
-const completed = (turn_id: number, extra: Partial<Extract<ServerEvent, { type: 'turn.completed' }>> = {}): ServerEvent => ({
+const completed = (turn_id: number, extra: Partial<Extract<ServerEvent, { type: 'turn.completed' }>> = {}): TurnEvent => ({
   v: 1, type: 'turn.completed', turn_id, message_id: `m${turn_id}`, input: 'voice', question: 'Q?', answer: 'A.',
   first_response_ms: 420, agent_build_ms: 0, input_duration_ms: 1500, output_duration_ms: 2000, interrupted: false, ...extra,
 });
 
-const userSaid = (turn_id: number): ServerEvent => ({ v: 1, type: 'transcript.final', turn_id, role: 'user', text: 'Q?' });
+const userSaid = (turn_id: number): TurnEvent => ({ v: 1, type: 'transcript.final', turn_id, role: 'user', text: 'Q?' });
 
 describe('TurnTracker', () => {
   it('turns a voice exchange into speaking flags, transcripts and one turn', () => {
     const { tracker, log, transcripts, turns } = setup();
-    const events: ServerEvent[] = [
+    const events: TurnEvent[] = [
       { v: 1, type: 'input.speech_started', turn_id: 1, at_ms: 100 },
       { v: 1, type: 'input.speech_stopped', turn_id: 1, at_ms: 1600, duration_ms: 1500 },
       { v: 1, type: 'transcript.final', turn_id: 1, role: 'user', text: 'How long is the warranty?' },

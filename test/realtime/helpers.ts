@@ -9,7 +9,7 @@ import { seedStore } from '../../emulator/src/fixtures/seed.js';
 import { createRealtimeService, type RealtimeService, type RealtimeServiceOptions } from '../../emulator/src/realtime/index.js';
 import { resample } from '../../emulator/src/realtime/pcm.js';
 import { ScriptQueue } from '../../emulator/src/script.js';
-import { createMemoryStore } from '../../emulator/src/store.js';
+import { createMemoryStore } from '../../emulator/src/memory-collection.js';
 import { decodeWav } from '../../emulator/src/wav.js';
 import { DATA_CHANNEL_LABEL, ServerEvent } from '../../src/schemas/realtime-events.js';
 import { WrtcCaller } from './wrtc-caller.js';

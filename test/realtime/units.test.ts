@@ -9,7 +9,7 @@ import { espeakVoice, findEspeak } from '../../emulator/src/realtime/tts-espeak.
 import { synthesizeFormant, textToUnits } from '../../emulator/src/realtime/tts-formant.js';
 import { deltaPieces } from '../../src/schemas/turn-events.js';
 import { VoiceActivityDetector, VAD_SAMPLE_RATE } from '../../emulator/src/realtime/vad.js';
-import { createMemoryStore } from '../../emulator/src/store.js';
+import { createMemoryStore } from '../../emulator/src/memory-collection.js';
 import { decodeWav, encodeWav, WavFormatError } from '../../emulator/src/wav.js';
 import { FIXTURE_AUDIO, makeContext, sleep } from './helpers.js';
 

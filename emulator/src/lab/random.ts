@@ -2,7 +2,8 @@
 export type Random = () => number;
 
 /**
- * mulberry32: a small, fast 32-bit generator, plenty for packet fates (not for cryptography).
+ * mulberry32: a small, fast 32-bit generator, plenty for packet fates and the benchmarks' bootstrap
+ * resamples (bench/lib/stats.mjs takes this one; not for cryptography).
  * The same seed gives the same sequence, so a test's losses and delays repeat exactly.
  */
 export function seededRandom(seed: number): Random {

@@ -2,11 +2,12 @@ import * as z from 'zod/mini';
 import { ValidationError } from '../../api/errors.js';
 import { ClientEvent, PROTOCOL_VERSION, type ServerEvent } from '../../schemas/realtime-events.js';
 import { toValidationDetail } from '../../schemas/validation.js';
+import { systemClock } from '../clock.js';
 import { VoiceSessionError } from '../errors.js';
 import type { RealtimeProtocolCodec } from '../realtime-protocol.js';
 
 /**
- * The OpenAI Realtime dialect for {@link VoiceSession}: retells OpenAI's `oai-events` in kb-voice v1
+ * The OpenAI Realtime protocol for {@link VoiceSession}: retells OpenAI's `oai-events` in kb-voice v1
  * terms (speech flags, transcripts, turns) and v1 client events as OpenAI's. Incoming events are
  * read loosely (only the fields used, so any OpenAI-compatible server works); unknown types are
  * ignored. Liveness pings are `conversation.item.retrieve` of an item that does not exist, answered
@@ -37,7 +38,7 @@ interface OaiTurn {
   input: 'voice' | 'text';
   question: string;
   answer: string;
-  /** performance.now() at the end of the user's input, and of the first answer audio. */
+  /** The session clock's time at the end of the user's input, and of the first answer audio. */
   inputEnd: number;
   firstAudio?: number;
   speechMs: number;
@@ -55,7 +56,7 @@ export interface OpenAICodec extends RealtimeProtocolCodec {
 }
 
 /** Makes the codec of one session (it keeps the turn bookkeeping). */
-export function openaiCodec(now: () => number = () => performance.now()): OpenAICodec {
+export function openaiCodec(now: () => number = () => systemClock.now()): OpenAICodec {
   let nextTurn = 1;
   const byItem = new Map<string, OaiTurn>();
   const byResponse = new Map<string, OaiTurn>();
@@ -233,7 +234,7 @@ export function openaiCodec(now: () => number = () => performance.now()): OpenAI
         case 'response.interrupt':
           return active ? stop : [msg({ type: 'output_audio_buffer.clear' })];
         case 'session.end':
-          // OpenAI's dialect has no goodbye message: closing the connection ends the call.
+          // OpenAI's protocol has no goodbye message: closing the connection ends the call.
           return [];
         case 'input.text': {
           const item = msg({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: e.text }] } });

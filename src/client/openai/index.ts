@@ -1,3 +1,3 @@
-/** The OpenAI Realtime dialect of VoiceSession (imported only by apps that select it). */
+/** The OpenAI Realtime protocol of VoiceSession (imported only by apps that select it). */
 export { openaiProtocol, type OpenAIProtocolOptions } from './protocol.js';
 export { openaiCodec, type OpenAICodec } from './codec.js';

@@ -51,7 +51,7 @@ function sessionConfig(request: SignalingRequest): object {
 }
 
 /**
- * The OpenAI Realtime dialect (WebRTC, `oai-events`) for `new VoiceSession({ protocol: openaiProtocol(…) })`.
+ * The OpenAI Realtime protocol (WebRTC, `oai-events`) for `new VoiceSession({ protocol: openaiProtocol(…) })`.
  * Same public API as the default v1 protocol: states, transcripts, turns with latency, snapshots and
  * the report. Only apps that import it ship it.
  *
@@ -69,9 +69,9 @@ export function openaiProtocol(options: OpenAIProtocolOptions): RealtimeProtocol
     async signal(offer, request) {
       const doFetch = options.fetch ?? fetch;
       if (request.sessionId) {
-        // The dialect has no way to continue a call: a dropped call is not resumed (a 4xx status ends
+        // The protocol has no way to continue a call: a dropped call is not resumed (a 4xx status ends
         // the retries at once).
-        throw new VoiceSessionError('signaling_failed', 'OpenAI-dialect calls cannot be resumed after the connection dropped', { status: 409 });
+        throw new VoiceSessionError('signaling_failed', 'OpenAI-protocol calls cannot be resumed after the connection dropped', { status: 409 });
       }
       const robot = `${base}/v1/robots/${encodeURIComponent(request.aiId)}/realtime`;
       let res: Response;
@@ -97,6 +97,6 @@ export function openaiProtocol(options: OpenAIProtocolOptions): RealtimeProtocol
       if (!sessionId) throw new VoiceSessionError('signaling_failed', 'The call answer has no Location header (cross-origin: the server must expose it)');
       return { sessionId, sdp: await res.text() };
     },
-    codec: () => openaiCodec(),
+    codec: (clock) => openaiCodec(() => clock.now()),
   };
 }

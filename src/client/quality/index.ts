@@ -4,4 +4,5 @@ export { sampleBetween, callQuality, UNKNOWN_QUALITY, type CallQuality, type Qua
 export { QualitySampler, type QualitySamplerOptions } from './sampler.js';
 export { summarizeQuality, percentile, type QualityReport } from './report.js';
 export { PerceivedLatencyMeter, PERCEIVED_LATENCY_DEFAULTS, type PerceivedLatencyOptions } from './perceived.js';
-export { QualityTracker, MAX_QUALITY_SAMPLES, type QualityOptions, type QualityTrackerDeps } from './tracker.js';
+export { QualityTracker, MAX_QUALITY_SAMPLES, type QualityTrackerDeps } from './tracker.js';
+export type { QualityOptions } from './options.js';

@@ -1,23 +1,14 @@
-import { PerceivedLatencyMeter, type PerceivedLatencyOptions } from './perceived.js';
+import type { QualityOptions } from './options.js';
+import { PerceivedLatencyMeter } from './perceived.js';
 import { summarizeQuality, type QualityReport } from './report.js';
 import { callQuality, UNKNOWN_QUALITY, type CallQuality, type QualitySample } from './sample.js';
 import type { Attempt } from '../attempt.js';
-import type { Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import type { SessionEffect } from '../effects.js';
 import { QualitySampler } from './sampler.js';
 
 /** Samples kept for the report: a day at one a second; older ones are dropped first. */
 export const MAX_QUALITY_SAMPLES = 86_400;
-
-/** Options of the session's call-quality tracking (`VoiceSession` option `quality`). */
-export interface QualityOptions {
-  /** Between `getStats()` samples (ms); default 1000. 0 turns sampling off (quality stays `unknown`). */
-  intervalMs?: number;
-  /** The span each sample covers (ms); default 5000. */
-  windowMs?: number;
-  /** Thresholds of `Turn.perceivedLatencyMs` (docs/quality.md). */
-  perceivedLatency?: PerceivedLatencyOptions;
-}
 
 export interface QualityTrackerDeps {
   /** A new quality value (each sample whose contract fields changed). */
@@ -55,7 +46,8 @@ export class QualityTracker implements SessionEffect {
             ...(deps.clock ? { clock: deps.clock } : {}),
           });
     this.perceived = new PerceivedLatencyMeter(options.perceivedLatency);
-    this.now = deps.clock ? () => deps.clock!.now() : () => Date.now();
+    const clock = deps.clock ?? systemClock;
+    this.now = () => clock.now();
   }
 
   /** The latest value (contract fields), `unknown` until measured. */
