@@ -17,7 +17,7 @@ const INPUTS = [
   'package.json', 'emulator/package.json', 'qa/package.json', 'package-lock.json',
 ];
 /** What the build writes: a skipped build needs all of it present. */
-const OUTPUTS = ['dist/index.js', 'dist/vendor/simple-peer.js', 'dist/kb-voice-widget.js', 'dist/cli/main.js', 'emulator/dist/index.js', 'emulator/dist/bin.js', 'qa/dist/index.js', 'qa/dist/harness.bundle.js'];
+const OUTPUTS = ['dist/index.js', 'dist/vendor/simple-peer.js', 'dist/kb-voice-widget.js', 'dist/widget/jsx.d.ts', 'dist/cli/main.js', 'emulator/dist/index.js', 'emulator/dist/bin.js', 'qa/dist/index.js', 'qa/dist/harness.bundle.js'];
 
 function files(relative) {
   const full = path.join(root, relative);
