@@ -99,7 +99,8 @@ export class VoiceVisualizer {
       el.dataset.speaking = String(level >= SPEAKING);
       bars.forEach((bar, i) => {
         const value = still ? REST : Math.max(REST, levels.at(-1 - AGE_OF_BAR[i]!) ?? 0);
-        const transform = `scaleY(${value.toFixed(3)})`;
+        // Written as the browser serializes it (no trailing zeros), so an unchanged bar is not written again.
+        const transform = `scaleY(${Math.round(value * 1000) / 1000})`;
         if (bar.style.transform !== transform) bar.style.transform = transform;
       });
     }

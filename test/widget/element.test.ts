@@ -114,13 +114,13 @@ describe('the visualizer', () => {
     expect(t.frames).toHaveLength(1);
     t.runFrames();
     expect(t.frames).toHaveLength(0); // a frame does not ask for the next
-    expect(t.bars('caller')[2]).toBe('scaleY(0.600)'); // newest in the middle
-    expect(t.bars('caller')[3]).toBe('scaleY(0.800)'); // one event older next to it
+    expect(t.bars('caller')[2]).toBe('scaleY(0.6)'); // newest in the middle
+    expect(t.bars('caller')[3]).toBe('scaleY(0.8)'); // one event older next to it
     expect(t.root.querySelector<HTMLElement>('[data-voice="caller"]')!.dataset.speaking).toBe('true');
-    expect(t.bars('assistant')).toEqual(Array(5).fill('scaleY(0.120)'));
+    expect(t.bars('assistant')).toEqual(Array(5).fill('scaleY(0.12)'));
     t.v.setLive(false);
     t.runFrames();
-    expect(t.bars('caller')).toEqual(Array(5).fill('scaleY(0.120)')); // at rest after the call
+    expect(t.bars('caller')).toEqual(Array(5).fill('scaleY(0.12)')); // at rest after the call
   });
 
   it('stays still under prefers-reduced-motion, marking who speaks instead', () => {
@@ -129,7 +129,7 @@ describe('the visualizer', () => {
     t.v.setLive(true);
     t.v.push({ input: 0, output: 0.9 });
     t.runFrames();
-    expect(t.bars('assistant')).toEqual(Array(5).fill('scaleY(0.120)'));
+    expect(t.bars('assistant')).toEqual(Array(5).fill('scaleY(0.12)'));
     expect(t.root.querySelector<HTMLElement>('[data-voice="assistant"]')!.dataset.speaking).toBe('true');
   });
 });
