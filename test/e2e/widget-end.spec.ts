@@ -33,7 +33,8 @@ test('a graceful End waits for the current sentence, then the call ends before t
     const turnsBefore = el.snapshot!.turns.length;
     el.addEventListener('transcript', (event) => {
       if (event.detail.role !== 'assistant' || el.snapshot!.turns.length !== turnsBefore) return;
-      text = event.detail.text;
+      // The deltas are what was heard; a final transcript the service sends as it closes carries the whole answer.
+      if (!event.detail.final) text = event.detail.text;
       if (!ended) {
         ended = true;
         void el.end();
