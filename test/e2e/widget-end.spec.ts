@@ -2,7 +2,7 @@ import type { KbVoiceWidget } from 'kb-voice/widget';
 import { expect, test } from './fixtures.js';
 import { openWidgetPage } from './widget-page.js';
 
-// End call during an answer lets the assistant finish the sentence it is saying, not the whole
+// Ending and muting as documented. End call during an answer lets the assistant finish the sentence it is saying, not the whole
 // answer (issue 40: End at 1.6 s of an 8.3 s answer ended the call at 9.2 s). Typed questions: the
 // microphone is silent.
 test.use({ micFile: 'e2e-silence.wav' });
@@ -51,4 +51,22 @@ test('a graceful End waits for the current sentence, then the call ends before t
   // ...and the call ended before the rest of the answer.
   expect(heard.text.length).toBeLessThan(full.length);
   await expect(widget.getByTestId('call-status')).toHaveText('ended');
+});
+
+test('Mute before the call: the call starts muted, as with the React hook', async ({ page, stack, emu }) => {
+  void emu;
+  const widget = await openWidgetPage(page, stack);
+  const mute = widget.getByTestId('mute-toggle');
+  await expect(mute).toBeEnabled();
+  await mute.click();
+  await expect(mute).toHaveAttribute('aria-pressed', 'true');
+  await widget.getByTestId('call-start').click();
+  await expect(widget.getByTestId('call-status')).toHaveText('connected', { timeout: 20_000 });
+  expect(await widget.evaluate((el: KbVoiceWidget) => el.session!.getSnapshot().muted)).toBe(true);
+  await expect(mute).toHaveAttribute('aria-pressed', 'true');
+  await expect(widget.getByTestId('mic-status')).toHaveText('Microphone muted');
+  await mute.click();
+  expect(await widget.evaluate((el: KbVoiceWidget) => el.session!.getSnapshot().muted)).toBe(false);
+  await widget.getByTestId('call-end').click();
+  await expect(widget.getByTestId('call-status')).toHaveText('ended', { timeout: 20_000 });
 });
