@@ -5,6 +5,7 @@ import type { AudioLevels } from '../client/events.js';
 import type { WidgetMessageTable } from './messages.js';
 import { WidgetText } from './locale.js';
 import { WIDGET_CSS } from './styles.js';
+import { Captions } from './captions.js';
 import { visualizerMarkup, VoiceVisualizer } from './visualizer.js';
 
 /**
@@ -17,9 +18,6 @@ const STATUS_WORDS: Record<SessionStatus, keyof WidgetMessageTable> = {
   idle: 'status.idle', connecting: 'status.connecting', reconnecting: 'status.connecting', connected: 'status.connected',
   ending: 'status.connected', ended: 'status.ended', failed: 'status.failed',
 };
-
-/** Finished turns kept on screen; older captions leave the DOM (the session keeps every turn). */
-const MAX_TURNS_SHOWN = 20;
 
 // Static markup only, no words: every string comes from the message table (setText), everything from
 // the network is set with textContent. The controls row keeps room for one more button (push-to-talk).
@@ -82,7 +80,7 @@ export class WidgetView {
   private readonly visualizer: VoiceVisualizer;
   /** The words of the UI language (setText); English until the element sets them. */
   private text = new WidgetText('en');
-  private readonly captionNodes = new Map<string, HTMLElement>();
+  private readonly captions: Captions;
   private shownLevel: number | null = -1;
   /** Focus was dropped by a control that got disabled and awaits a control to take it (see update). */
   private focusToHandOver = false;
@@ -99,6 +97,7 @@ export class WidgetView {
       micName: q('[data-label="mic"]'), speakerName: q('[data-label="speaker"]'),
     };
     this.visualizer = new VoiceVisualizer(q('.visualizer'));
+    this.captions = new Captions(this.el.captions);
     this.setText(this.text);
     this.el.typeInstead.addEventListener('click', () => actions.typeInstead());
     this.el.mic.addEventListener('change', () => actions.setInput(this.el.mic.value));
@@ -140,9 +139,7 @@ export class WidgetView {
     this.visualizer.setNames(text.t('visualizer.caller'), text.t('visualizer.assistant'));
     el.status.textContent = text.t(STATUS_WORDS[(el.status.dataset.status ?? 'idle') as SessionStatus] ?? 'status.idle');
     if (this.shownLevel === null) el.meter.setAttribute('aria-valuetext', text.t('level.notMeasured'));
-    for (const node of this.captionNodes.values()) {
-      (node.firstChild as HTMLElement).textContent = text.t(node.dataset.role === 'user' ? 'captions.you' : 'captions.assistant');
-    }
+    this.captions.setNames(text.t('captions.you'), text.t('captions.assistant'));
   }
 
   /** The session's levels: the meter shows the microphone, the visualizer both voices. */
@@ -185,7 +182,7 @@ export class WidgetView {
     el.input.disabled = el.send.disabled = status !== 'connected';
     if (!live) this.setLevel(0);
     this.visualizer.setLive(live);
-    this.renderCaptions(snapshot);
+    this.captions.render(snapshot);
     this.renderLatency(snapshot?.turns ?? []);
     // A control that just got disabled or hidden would drop keyboard focus to the page: hand it on.
     // While the call is `ending` both Start and End are disabled: the hand-over waits for Start to
@@ -237,54 +234,6 @@ export class WidgetView {
   /** Empties the question box once it was sent. */
   clearInput(): void {
     this.el.input.value = '';
-  }
-
-  /** Finished turns and the turn in progress, one caption per side, updated in place (the log announces changes only). */
-  private renderCaptions(snapshot: SessionSnapshot | undefined): void {
-    const wanted: Array<{ key: string; turn: number; role: 'user' | 'assistant'; text: string; final: boolean; input?: string }> = [];
-    for (const turn of snapshot?.turns.slice(-MAX_TURNS_SHOWN) ?? []) {
-      wanted.push({ key: `${turn.id}:user`, turn: turn.id, role: 'user', text: turn.question, final: true, input: turn.input });
-      if (turn.answer) wanted.push({ key: `${turn.id}:assistant`, turn: turn.id, role: 'assistant', text: turn.answer, final: true, input: turn.input });
-    }
-    const current = snapshot?.live;
-    if (current && !snapshot.turns.some((t) => t.id === current.turnId)) {
-      if (current.user) wanted.push({ key: `${current.turnId}:user`, turn: current.turnId, role: 'user', text: current.user, final: false });
-      if (current.assistant) wanted.push({ key: `${current.turnId}:assistant`, turn: current.turnId, role: 'assistant', text: current.assistant, final: false });
-    }
-    const keep = new Set(wanted.map((w) => w.key));
-    for (const [key, node] of this.captionNodes) {
-      if (!keep.has(key)) {
-        node.remove();
-        this.captionNodes.delete(key);
-      }
-    }
-    let previous: HTMLElement | undefined;
-    for (const want of wanted) {
-      let node = this.captionNodes.get(want.key);
-      if (!node) {
-        node = document.createElement('p');
-        node.className = 'caption';
-        node.setAttribute('part', `caption caption-${want.role}`);
-        node.dataset.testid = 'caption';
-        node.dataset.role = want.role;
-        node.dataset.turn = String(want.turn);
-        const who = document.createElement('span');
-        who.className = 'who';
-        who.textContent = this.text.t(want.role === 'user' ? 'captions.you' : 'captions.assistant');
-        node.append(who, document.createElement('span'));
-        this.captionNodes.set(want.key, node);
-      }
-      if (previous ? previous.nextSibling !== node : this.el.captions.firstChild !== node) {
-        if (previous) previous.after(node);
-        else this.el.captions.prepend(node);
-      }
-      const text = node.lastChild as HTMLElement;
-      if (text.textContent !== want.text) text.textContent = want.text;
-      node.dataset.final = String(want.final);
-      if (want.input) node.dataset.input = want.input;
-      previous = node;
-    }
-    if (wanted.length > 0) this.el.captions.scrollTop = this.el.captions.scrollHeight;
   }
 
   /** The latency of the last answer that was heard (a turn cut before its audio has none). */
