@@ -3,6 +3,7 @@ import type { SessionReport, Turn } from 'kb-voice';
 import type { DemoConfig } from './config.js';
 import { byId, el } from './ui/dom.js';
 import { describeError } from './ui/errors.js';
+import { FirstBuildNote } from './ui/first-build.js';
 import { renderLatencyChart } from './ui/latency-chart.js';
 import { renderQualityChart, type QualityPoint } from './ui/quality-chart.js';
 import { renderCost, renderSegments, renderUsage } from './ui/report.js';
@@ -47,6 +48,7 @@ export function startApp(config: DemoConfig): void {
     resume: byId<HTMLButtonElement>('playback-resume'),
     status: byId('call-status'),
     warmup: byId('warmup-status'),
+    firstBuild: byId('first-build-note'),
     mic: byId('mic-status'),
     speaking: byId('speaking'),
     inLevel: byId('input-level'),
@@ -73,6 +75,7 @@ export function startApp(config: DemoConfig): void {
     delStatus: byId('delete-status'),
   };
   const timeline = new Timeline(byId<HTMLOListElement>('timeline'));
+  const firstBuild = new FirstBuildNote(ui.firstBuild);
   let session: VoiceSession | null = null;
   let sessionId: string | null = null;
   const script = wireScript(
@@ -149,6 +152,7 @@ export function startApp(config: DemoConfig): void {
       ui.start.disabled = false;
       speaking.user = speaking.assistant = false;
       renderSpeaking();
+      firstBuild.answer();
       level(ui.inLevel, 0);
       level(ui.outLevel, 0);
       if (state.status === 'ended' && sessionId) void loadReport(session, sessionId);
@@ -176,19 +180,23 @@ export function startApp(config: DemoConfig): void {
     session = s;
     renderMute(false);
     pill(ui.warmup, WARMUP_STATUS[s.warmup]);
+    firstBuild.reset(s.warmup);
     renderQuality(s.getSnapshot().quality);
     s.on('state', onState);
     s.on('warmup', (status) => {
       pill(ui.warmup, WARMUP_STATUS[status]);
+      firstBuild.setWarmup(status);
       timeline.add('warmup', `warmup ${status}`);
     });
     s.on('userSpeaking', (on) => {
       speaking.user = on;
+      if (!on) firstBuild.question();
       renderSpeaking();
       timeline.add('speech', on ? 'you started speaking' : 'you stopped speaking');
     });
     s.on('assistantSpeaking', (on) => {
       speaking.assistant = on;
+      if (on) firstBuild.answer();
       renderSpeaking();
       timeline.add('speech', on ? 'assistant started speaking' : 'assistant stopped speaking');
     });
@@ -304,6 +312,7 @@ export function startApp(config: DemoConfig): void {
     if (!text || !session) return;
     try {
       session.sendText(text);
+      firstBuild.question();
       ui.input.value = '';
       timeline.add('info', `you typed: ${text}`);
     } catch (error) {

@@ -1,5 +1,7 @@
-// What `npm run build` reads, hashed: lets `npm test` skip a build whose output is already in dist/
-// (on CI, `npm ci` runs the `prepare` build; building again would take the same ~15 s for nothing).
+// What `npm run build` reads, hashed: lets `npm test` and `npm run demo` skip a build whose output is
+// already in dist/ (building again would take the same ~15-20 s for nothing). The package has no
+// `prepare`/`prepack` script (npm warns about lifecycle scripts on install, and the published
+// manifest must have none): `npm test`, `npm run demo` and `npm run release` build when needed.
 // build.mjs records the hash after a successful build; the record lives in node_modules/.cache,
 // never in dist/ (which is published).
 import { createHash } from 'node:crypto';
@@ -17,7 +19,7 @@ const INPUTS = [
   'package.json', 'emulator/package.json', 'qa/package.json', 'package-lock.json',
 ];
 /** What the build writes: a skipped build needs all of it present. */
-const OUTPUTS = ['dist/index.js', 'dist/vendor/simple-peer.js', 'dist/kb-voice-widget.js', 'dist/cli/main.js', 'emulator/dist/index.js', 'emulator/dist/bin.js', 'qa/dist/index.js', 'qa/dist/harness.bundle.js'];
+const OUTPUTS = ['dist/index.js', 'dist/vendor/simple-peer.js', 'dist/kb-voice-widget.js', 'dist/widget/jsx.d.ts', 'dist/cli/main.js', 'emulator/dist/index.js', 'emulator/dist/bin.js', 'qa/dist/index.js', 'qa/dist/harness.bundle.js'];
 
 function files(relative) {
   const full = path.join(root, relative);

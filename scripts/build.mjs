@@ -22,6 +22,8 @@
 //    bundles dist/widget/index.js with everything it imports (zod, ky, eventemitter3, the vendored
 //    simple-peer), minified, for one `<script type="module">` tag on any static host. Checked for
 //    Node built-ins and for imports left over (it must stand alone); its size is a package check.
+// 4b. src/widget/jsx.d.ts (the element's JSX typings, hand-written: tsc does not copy .d.ts files)
+//    is copied to dist/widget/jsx.d.ts, which dist/widget/index.d.ts references.
 // 5. dist/cli/main.js (the `kb-voice` bin; tsc keeps its shebang) is made executable.
 // 6. The workspace package kb-voice-emulator: `tsc -p emulator/tsconfig.json` emits emulator/dist
 //    (its `kb-voice/schemas` imports resolve to the dist/ just built, through node_modules/kb-voice)
@@ -34,7 +36,7 @@
 // Only JavaScript is rewritten: the .d.ts files still name 'simple-peer' for types (see the
 // package checks in scripts/check-package.mjs).
 import { spawnSync } from 'node:child_process';
-import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -61,6 +63,7 @@ async function main() {
   await bundleSimplePeer();
   const rewritten = await pointImportsAtVendoredSimplePeer();
   await bundleWidget();
+  await copyFile(path.join(root, 'src', 'widget', 'jsx.d.ts'), path.join(dist, 'widget', 'jsx.d.ts'));
   await chmod(path.join(dist, 'cli', 'main.js'), 0o755);
   runTsc(path.join('emulator', 'tsconfig.json'));
   await chmod(path.join(emulatorDir, 'dist', 'bin.js'), 0o755);

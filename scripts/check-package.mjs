@@ -7,6 +7,8 @@
 //   2. install         `npm install kb-voice.tgz` into an EMPTY app, for real (registry): prints the
 //                      node_modules size, package count, native binaries and install scripts, and
 //                      fails above the targets (<= 13 MB du, 4 packages: kb-voice, zod, ky, eventemitter3; 0 native, 0 scripts)
+//                      or when README.md's sentence about it states other figures than measured
+//   2b. manifests      no lifecycle script (prepare, prepack, install...) in any packed package.json
 //   3. publint         package.json/exports lint of both tarballs (warnings fail)
 //   4. attw            types resolve for every entry of both (profile esm-only: ESM-only packages)
 //   4. browser bundle  esbuild, platform=browser, NO define/inject/alias/polyfill, of
@@ -19,7 +21,9 @@
 //   5. schemas bundle  `kb-voice/schemas` is browser-safe too (size printed)
 //   6. vite build      the same consumer through Vite with its defaults
 //   7. consumer types  tsc strict with skipLibCheck OFF over a browser consumer (bundler
-//                      resolution, no Node types) and a Node consumer (node16) of every entry
+//                      resolution, no Node types, no React) and a Node consumer (node16) of every entry
+//   7b. React JSX      a React 19 + TypeScript app (skipLibCheck off) type-checks <kb-voice-widget ai-id=…
+//                      language="ja" onturn=…/> from `import 'kb-voice/widget'` alone, and a wrong prop fails
 //   8. node smoke      every entry imports in Node from the app that installed kb-voice alone; the
 //                      `kb-voice emulator` bin there says in one line how to install the emulator
 //   9. emulator        the packed kb-voice-emulator, installed beside kb-voice, starts on port 0,
@@ -98,6 +102,10 @@ function kb(bytes) {
  * serves from node:http alone).
  */
 const INSTALL_LIMITS = { diskBytes: 13_000_000, packages: ['eventemitter3', 'kb-voice', 'ky', 'zod'], nativeBinaries: 0, installScripts: 0 };
+/** How far README's "about N MB" may be from the measured size on disk (it states whole MB). */
+const README_MB_TOLERANCE = 1;
+/** npm lifecycle scripts: a published manifest has none (npm runs or warns about them on install; the build is not a consumer's business). */
+const LIFECYCLE_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare', 'prepack', 'postpack', 'prepublish', 'prepublishOnly', 'publish', 'postpublish', 'preuninstall', 'uninstall', 'postuninstall', 'dependencies'];
 
 /**
  * The package's entries and what a Node import of each needs besides kb-voice itself
@@ -214,7 +222,29 @@ async function main() {
       if (footprint.nativeBinaries.length > INSTALL_LIMITS.nativeBinaries) over.push(`native binaries: ${footprint.nativeBinaries.join(', ')}`);
       if (footprint.installScripts.length > INSTALL_LIMITS.installScripts) over.push(`install scripts: ${footprint.installScripts.join(', ')}`);
       if (over.length > 0) throw new Error(`${summary}\nover the target: ${over.join('; ')}`);
-      return summary;
+      const claims = readmeInstallClaims(await readFile(path.join(root, 'README.md'), 'utf8'));
+      const measuredMb = footprint.diskBytes / 1_000_000;
+      const wrong = [];
+      if (claims.packages !== footprint.packages.length) wrong.push(`${claims.packages} packages (measured ${footprint.packages.length})`);
+      if (Math.abs(claims.mb - measuredMb) > README_MB_TOLERANCE) wrong.push(`about ${claims.mb} MB (measured ${measuredMb.toFixed(1)} MB)`);
+      if (claims.limitMb * 1_000_000 !== INSTALL_LIMITS.diskBytes || claims.limitPackages !== INSTALL_LIMITS.packages.length) {
+        wrong.push(`limits ${claims.limitMb} MB / ${claims.limitPackages} packages (checked: ${INSTALL_LIMITS.diskBytes / 1_000_000} MB / ${INSTALL_LIMITS.packages.length})`);
+      }
+      if (wrong.length > 0) throw new Error(`${summary}\nREADME.md says ${wrong.join(', ')}: update its install sentence`);
+      return `${summary}; README's "${claims.packages} packages and about ${claims.mb} MB" holds`;
+    });
+
+    await check('no lifecycle script in the published manifests', async () => {
+      const found = [];
+      for (const file of [tarball, emulatorTarball, qaTarball]) {
+        const listed = run('tar', ['-xOzf', file, 'package/package.json']);
+        if (listed.status !== 0) throw new Error(`cannot read package.json from ${path.basename(file)}: ${listed.stderr}`);
+        const manifest = JSON.parse(listed.stdout);
+        const scripts = Object.keys(manifest.scripts ?? {}).filter((name) => LIFECYCLE_SCRIPTS.includes(name));
+        if (scripts.length > 0) found.push(`${manifest.name}: ${scripts.join(', ')}`);
+      }
+      if (found.length > 0) throw new Error(`lifecycle scripts in the packed manifests: ${found.join('; ')}`);
+      return `none in kb-voice, kb-voice-emulator, kb-voice-qa (of ${LIFECYCLE_SCRIPTS.length} npm lifecycle names)`;
     });
     if (!existsSync(installed)) throw new Error('kb-voice is not installed in the consumer app: the remaining checks cannot run');
 
@@ -342,6 +372,10 @@ async function main() {
       return 'browser consumer of ., ./schemas and ./widget (bundler, no @types/node); Node consumer of ./api, ./schemas, ./relay (node16, no DOM lib)';
     });
 
+    await check('React 19 + TypeScript: <kb-voice-widget> in TSX (skipLibCheck off)', async () => {
+      return typecheckReactConsumer(consumer);
+    });
+
     await check('node smoke (every entry imports; kb-voice emulator without the emulator)', async () => {
       // kb-voice/react needs its optional peer, as in an app that uses it.
       await linkPackage(consumer, 'react');
@@ -461,6 +495,66 @@ async function bundleForBrowser(consumer, entry, external = [], { text: withText
   // Free Node globals would throw at run time in a browser ("global is not defined").
   if (/\brequire\(["']/.test(text)) throw new Error('the browser bundle calls require()');
   return { bytes: code.length, gzipped: gzipSync(code, { level: 9 }).length, ...(withText ? { text } : {}) };
+}
+
+/** README.md's install sentence: "adds N packages and about X MB ... past L MB or P packages". */
+function readmeInstallClaims(readme) {
+  const text = readme.replace(/\s+/g, ' ');
+  const size = /`npm install kb-voice` into an empty app adds (\d+) packages and about (\d+(?:\.\d+)?) MB/.exec(text);
+  const limits = /grows past (\d+(?:\.\d+)?) MB or (\d+) packages/.exec(text);
+  if (!size || !limits) throw new Error('README.md has no sentence "`npm install kb-voice` into an empty app adds N packages and about X MB ... grows past L MB or P packages"');
+  return { packages: Number(size[1]), mb: Number(size[2]), limitMb: Number(limits[1]), limitPackages: Number(limits[2]) };
+}
+
+/**
+ * A React 19 app in TSX, strict, skipLibCheck off: `import 'kb-voice/widget'` alone types the
+ * element (attributes, React 19 property and event props, the ref). A second file with a wrong
+ * prop must fail, so the first passing means the typings are there (not `any`).
+ */
+async function typecheckReactConsumer(consumer) {
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const dir = path.join(consumer, 'types-react');
+  await mkdir(dir, { recursive: true });
+  for (const name of ['react', '@types/react']) await linkPackage(consumer, name);
+  const reactTypes = JSON.parse(await readFile(path.join(consumer, 'node_modules', '@types', 'react', 'package.json'), 'utf8')).version;
+  if (!reactTypes.startsWith('19.')) throw new Error(`@types/react ${reactTypes} is not React 19's`);
+  await writeFile(
+    path.join(dir, 'app.tsx'),
+    `import 'kb-voice/widget';
+import type { KbVoiceWidget } from 'kb-voice/widget';
+import { useRef } from 'react';
+export function Assistant({ aiId }: { aiId: string }) {
+  const widget = useRef<KbVoiceWidget>(null);
+  return (
+    <kb-voice-widget
+      ref={widget}
+      ai-id={aiId}
+      relay-url="/api/voice"
+      language="ja"
+      className="assistant"
+      messages={{ 'button.start': '話しかける' }}
+      onturn={(event) => console.log(event.detail.answer, widget.current?.snapshot?.status)}
+      onerror={(event) => console.warn(event.detail.code)}
+    />
+  );
+}
+`,
+  );
+  await writeFile(path.join(dir, 'wrong.tsx'), `import 'kb-voice/widget';
+export const wrong = <kb-voice-widget language={5} messages={{ 'button.nope': 'x' }} />;
+`);
+  const compilerOptions = {
+    strict: true, skipLibCheck: false, noEmit: true, target: 'ES2022', jsx: 'react-jsx',
+    module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [],
+  };
+  await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['app.tsx'] }));
+  await writeFile(path.join(dir, 'tsconfig.wrong.json'), JSON.stringify({ compilerOptions, files: ['wrong.tsx'] }));
+  const good = run(process.execPath, [tsc, '-p', dir], { cwd: dir });
+  if (good.status !== 0) throw new Error(`React consumer:\n${good.stdout}${good.stderr}`);
+  const bad = run(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.wrong.json')], { cwd: dir });
+  const errors = (bad.stdout.match(/error TS\d+/g) ?? []).length;
+  if (bad.status === 0 || errors < 2) throw new Error(`a wrong prop type and an unknown message key type-checked (the element is untyped):\n${bad.stdout}`);
+  return `@types/react ${reactTypes}: <kb-voice-widget ai-id language="ja" messages onturn ref> type-checks; language={5} and an unknown message key fail (${errors} errors)`;
 }
 
 async function typecheckConsumers(consumer) {

@@ -2,8 +2,9 @@
 // `npm run demo`: emulator + relay + QA page on loopback; Ctrl-C stops all of them.
 //   node scripts/demo.mjs [--port 5173] [--emulator-port 8787] [--relay-port 8788] [--agent-build-ms N] [--lang ja]
 // Env equivalents: DEMO_PORT, DEMO_EMULATOR_PORT, DEMO_RELAY_PORT, DEMO_AGENT_BUILD_MS, DEMO_LANG.
+import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { startDemoStack } from './demo-stack.mjs';
+import { buildIsCurrent } from './build-inputs.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -30,6 +31,17 @@ function int(name, flag, env) {
   }
   return n;
 }
+
+// A fresh clone's first demo builds (there is no install-time build); later ones reuse dist/ while it
+// is the build of the current sources.
+if (buildIsCurrent()) console.log('kb-voice demo: dist/ is up to date, not rebuilt');
+else {
+  console.log('kb-voice demo: building (dist/ is missing or older than the sources)…');
+  const build = spawnSync(process.execPath, [new URL('./build.mjs', import.meta.url).pathname], { stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+// Loaded after the build: the stack imports the built packages.
+const { startDemoStack } = await import('./demo-stack.mjs');
 
 let stack;
 try {

@@ -134,7 +134,7 @@ mkdirSync(results, { recursive: true });
 for (const file of ['vitest.json', 'package-checks.json', 'playwright.json', 'doc-test/report.json']) rmSync(path.join(results, file), { force: true });
 
 const started = Date.now();
-// dist/ already built from these very sources (on CI: by `npm ci`'s prepare): no second build.
+// dist/ already built from these very sources (by an earlier `npm test`, `npm run demo` or build): no second build.
 const built = buildIsCurrent();
 if (built) {
   console.log('\n=== build: dist/ is the build of the current sources (scripts/build-inputs.mjs), not rebuilt');

@@ -31,9 +31,32 @@ export function webAudioMeters(): { factory: LevelMeterFactory; resume(): Promis
   const Ctx = (globalThis as { AudioContext?: typeof AudioContext }).AudioContext;
   if (!Ctx) return undefined;
   let ctx: AudioContext | undefined;
+  let unlock: (() => void) | undefined;
+  const GESTURES = ['pointerdown', 'keydown'] as const;
+  const stopListening = () => {
+    if (unlock) for (const type of GESTURES) removeEventListener(type, unlock, true);
+    unlock = undefined;
+  };
+  /**
+   * The context is made when the call connects, after the Start click's awaits: a browser whose
+   * autoplay policy wants a user gesture for Web Audio (Firefox; Chromium counts the earlier click)
+   * keeps it suspended, and the meters read nothing for the whole call. Ask at once (enough where
+   * the page already had a gesture), and again on the page's next click or key press, which is a
+   * gesture in every browser.
+   */
+  const wake = (context: AudioContext) => {
+    if (context.state === 'running' || unlock || typeof addEventListener !== 'function') return;
+    void context.resume().catch(() => undefined);
+    unlock = () => {
+      stopListening();
+      if (context.state === 'suspended') void context.resume().catch(() => undefined);
+    };
+    for (const type of GESTURES) addEventListener(type, unlock, true);
+  };
   return {
     factory(stream) {
       ctx ??= new Ctx();
+      wake(ctx);
       const source = ctx.createMediaStreamSource(stream);
       const analyser = ctx.createAnalyser();
       analyser.fftSize = 512;
@@ -53,6 +76,7 @@ export function webAudioMeters(): { factory: LevelMeterFactory; resume(): Promis
       if (ctx?.state === 'suspended') await ctx.resume();
     },
     close() {
+      stopListening();
       void ctx?.close().catch(() => undefined);
       ctx = undefined;
     },

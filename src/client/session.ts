@@ -8,7 +8,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { SessionEffect } from './effects.js';
 import { Ending } from './ending.js';
 import { classifyFailure, fromApiFailure, VoiceSessionError } from './errors.js';
-import type { EventHandlers, Report, SessionEvents, Turn } from './events.js';
+import type { EventHandlers, Report, SessionEvents, TranscriptUpdate, Turn } from './events.js';
 import { Heartbeat } from './heartbeat.js';
 import { LevelMonitor, webAudioMeters } from './levels.js';
 import { QualityTracker } from './quality/tracker.js';
@@ -518,6 +518,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private reported<K extends keyof SessionEvents>(event: K, args: Parameters<SessionEvents[K]>): void {
     if (event === 'error') this._error = args[0] as VoiceSessionError;
     if (event === 'assistantSpeaking' && args[0] === false) this.ending.speechOver();
+    if (event === 'transcript') this.ending.transcript(args[0] as TranscriptUpdate);
     this.publish(event, args);
   }
 

@@ -6,7 +6,9 @@ import type { VoiceSessionOptions } from '../client/options.js';
 import type { VoiceSession } from '../client/session.js';
 import type { SessionSnapshot } from '../client/snapshot.js';
 import type { SessionState } from '../client/state.js';
-import { describeError } from './messages.js';
+import { describeError, type WidgetProblem } from './describe-error.js';
+import { uiLanguage, WidgetText } from './locale.js';
+import type { WidgetMessageTable } from './messages.js';
 import { WidgetView } from './view.js';
 
 /**
@@ -55,7 +57,31 @@ export class KbVoiceWidget extends Base {
   /** The current call has no microphone (`microphone: false`, or "Continue by typing"). */
   #textOnly = false;
   /** A problem found by the widget itself (bad attributes, a rejected question), shown until the next action. */
-  #localError: string | undefined;
+  #localError: unknown;
+  #messages: Partial<WidgetMessageTable> = {};
+  #text: WidgetText | undefined;
+  /** Follows the page's `lang` while connected (the UI language follows it unless `language` is set). */
+  #pageLang: MutationObserver | undefined;
+  readonly #languageChanged = (): void => this.#retext();
+
+  /**
+   * The page's own strings, by key (docs/widget.md lists them): single strings over the built-in
+   * table of the UI language, or a whole table for a language not built in (its missing keys stay
+   * English). Setting it redraws the widget.
+   */
+  get messages(): Partial<WidgetMessageTable> {
+    return this.#messages;
+  }
+
+  set messages(messages: Partial<WidgetMessageTable>) {
+    this.#messages = { ...messages };
+    this.#retext();
+  }
+
+  /** The UI language in use: `language`, then the page's `lang`, then the browser's (a BCP 47 tag). */
+  get uiLanguage(): string {
+    return this.#words().language;
+  }
 
   /** The current (or last) call's session; undefined before the first call. Make calls with the buttons or start(). */
   get session(): VoiceSession | undefined {
@@ -76,13 +102,20 @@ export class KbVoiceWidget extends Base {
         toggleMute: () => this.#toggleMute(),
         resumePlayback: () => void this.#resumePlayback(),
         send: (text) => this.#send(text),
-        setInput: (id) => void this.#holder.setInputDevice(id).catch((error: unknown) => this.#fail(describeError(error))),
-        setOutput: (id) => void this.#holder.setOutputDevice(id).catch((error: unknown) => this.#fail(describeError(error))),
+        setInput: (id) => void this.#holder.setInputDevice(id).catch((error: unknown) => this.#fail(error)),
+        setOutput: (id) => void this.#holder.setOutputDevice(id).catch((error: unknown) => this.#fail(error)),
         typeInstead: () => void this.#start(true),
       });
+      // The holder tells of every change of the current call's snapshot, and of a mute chosen before a call.
+      this.#holder.subscribe(() => this.#render());
     }
     this.#unmount ??= this.#holder.attach();
-    this.#render();
+    if (!this.#pageLang && typeof MutationObserver !== 'undefined') {
+      this.#pageLang = new MutationObserver(this.#languageChanged);
+      this.#pageLang.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
+      addEventListener('languagechange', this.#languageChanged);
+    }
+    this.#retext();
   }
 
   disconnectedCallback(): void {
@@ -90,11 +123,16 @@ export class KbVoiceWidget extends Base {
     // microphone never stays open behind a page that no longer shows the widget.
     this.#unmount?.();
     this.#unmount = undefined;
+    this.#pageLang?.disconnect();
+    this.#pageLang = undefined;
+    removeEventListener('languagechange', this.#languageChanged);
   }
 
-  attributeChangedCallback(): void {
-    // Attributes are read when a call starts; a change clears a complaint about them.
-    if (this.#localError) {
+  attributeChangedCallback(name: string): void {
+    // Attributes are read when a call starts; a change clears a complaint about them. The UI
+    // language follows `language` at once.
+    if (name === 'language') this.#retext();
+    if (this.#localError !== undefined) {
       this.#localError = undefined;
       this.#render();
     }
@@ -113,13 +151,13 @@ export class KbVoiceWidget extends Base {
     if (this.#holder.busy) return this.#holder.start();
     const aiId = this.getAttribute('ai-id')?.trim();
     if (!aiId) {
-      this.#fail('The widget has no ai-id attribute: the page\u2019s author must set it to the assistant\u2019s id.');
+      this.#fail({ code: 'no_ai_id' } satisfies WidgetProblem);
       return;
     }
     const relayUrl = this.getAttribute('relay-url')?.trim() || '/api/voice';
     const baseUrl = resolveUrl(relayUrl);
     if (!baseUrl) {
-      this.#fail(`The widget\u2019s relay-url attribute (${relayUrl}) is not a URL: the page\u2019s author must fix it.`);
+      this.#fail({ code: 'bad_relay_url', url: relayUrl } satisfies WidgetProblem);
       return;
     }
     const language = this.getAttribute('language')?.trim() || document.documentElement.lang || undefined;
@@ -143,7 +181,7 @@ export class KbVoiceWidget extends Base {
   #attach(session: VoiceSession): void {
     this.#detach?.();
     this.#localError = undefined;
-    const offs = [session.subscribe(() => this.#render())];
+    const offs: Array<() => void> = [];
     for (const name of FORWARDED) {
       const forward = (...args: unknown[]) => {
         const detail = name === 'state' ? { state: args[0], previous: args[1] } : args[0];
@@ -152,7 +190,7 @@ export class KbVoiceWidget extends Base {
       session.on(name, forward);
       offs.push(() => session.off(name, forward));
     }
-    const level = ({ input }: AudioLevels) => this.#view?.setLevel(input);
+    const level = (levels: AudioLevels) => this.#view?.setLevels(levels);
     session.on('level', level);
     offs.push(() => session.off('level', level));
     this.#detach = () => offs.forEach((off) => off());
@@ -161,25 +199,42 @@ export class KbVoiceWidget extends Base {
   }
 
   #toggleMute(): void {
-    if (this.#holder.session) this.#holder.setMuted(!this.#holder.muted);
+    // Before a call too: the next call starts muted.
+    this.#holder.setMuted(!this.#holder.muted);
   }
 
   async #resumePlayback(): Promise<void> {
-    await this.#holder.resumePlayback().catch((error: unknown) => this.#fail(describeError(error)));
+    await this.#holder.resumePlayback().catch((error: unknown) => this.#fail(error));
   }
 
   #send(text: string): void {
     try {
       this.#holder.sendText(text);
       this.#view?.clearInput();
-      if (this.#localError) this.#fail(undefined);
+      if (this.#localError !== undefined) this.#fail(undefined);
     } catch (error) {
-      this.#fail(describeError(error));
+      this.#fail(error);
     }
   }
 
-  #fail(text: string | undefined): void {
-    this.#localError = text;
+  /** Shows a problem (undefined: none) until the next action. */
+  #fail(error: unknown): void {
+    this.#localError = error;
+    this.#render();
+  }
+
+  /** The words of the UI language now (the language or the page's strings may have changed since). */
+  #words(): WidgetText {
+    const language = uiLanguage(this.getAttribute('language'), typeof document === 'undefined' ? undefined : document.documentElement.lang,
+      typeof navigator === 'undefined' ? [] : navigator.languages ?? [navigator.language]);
+    if (this.#text?.language !== language) this.#text = new WidgetText(language, this.#messages);
+    return this.#text;
+  }
+
+  /** The UI language or the page's strings changed: every word again. */
+  #retext(): void {
+    this.#text = undefined;
+    this.#view?.setText(this.#words());
     this.#render();
   }
 
@@ -191,9 +246,11 @@ export class KbVoiceWidget extends Base {
       this.#renderQueued = false;
       const view = this.#view;
       if (!view) return;
-      const snapshot = this.#holder.session?.getSnapshot();
+      const snapshot = this.#holder.getSnapshot();
+      const text = this.#words();
       view.update(snapshot, this.#textOnly);
-      view.showError(this.#localError ?? errorText(snapshot));
+      const error = this.#localError ?? shownError(snapshot);
+      view.showError(error === undefined ? undefined : describeError(error, text));
     });
   }
 }
@@ -208,11 +265,11 @@ function resolveUrl(url: string): string | undefined {
 }
 
 /** The session's error worth showing now: the failure of a failed call, or the last one during a call. */
-function errorText(snapshot: SessionSnapshot | undefined): string | undefined {
+function shownError(snapshot: SessionSnapshot | undefined): VoiceSessionError | undefined {
   if (!snapshot?.error) return undefined;
   if (snapshot.error.code === 'playback_blocked' && !snapshot.playbackBlocked) return undefined;
   if (snapshot.status === 'ended' && snapshot.state.status === 'ended' && snapshot.state.reason !== 'connection_lost') return undefined;
-  return describeError(snapshot.error);
+  return snapshot.error;
 }
 
 declare global {

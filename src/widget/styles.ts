@@ -1,6 +1,9 @@
 /**
- * The widget's stylesheet, scoped to its shadow root (nothing leaks into the page, the page's CSS
- * does not reach in). Pages theme it through the custom properties on `:host` (inherited through
+ * The widget's stylesheet, scoped to its shadow root (nothing leaks into the page). Inherited
+ * properties do cross a shadow boundary, so `:host` starts from `all: initial` (font, colour,
+ * text-align, line-height, letter-spacing, word-spacing, text-transform, white-space, visibility...)
+ * and sets `direction` itself (`all` leaves it alone): the page's `body`/`#root` rules stay out.
+ * Rules the page puts on the element itself still win over `:host` (that is how it is themed). Pages theme it through the custom properties on `:host` (inherited through
  * the shadow boundary) and the `part` names (`::part(button)`, ...). The default colours pass WCAG
  * AA contrast (4.5:1 for text) on the default background.
  */
@@ -19,6 +22,9 @@ export const WIDGET_CSS: string = `
   --kbv-error-bg: #fdf0ef;
   --kbv-focus: #c2410c;
   --kbv-radius: 12px;
+  all: initial;
+  direction: ltr;
+  unicode-bidi: isolate;
   display: block;
   box-sizing: border-box;
   width: 100%;
@@ -27,6 +33,7 @@ export const WIDGET_CSS: string = `
   color: var(--kbv-fg);
 }
 :host([hidden]) { display: none; }
+:host([dir="rtl"]) { direction: rtl; }
 *, *::before, *::after { box-sizing: border-box; }
 .panel {
   display: grid; gap: .75rem; padding: 1rem; min-inline-size: 0;
@@ -87,6 +94,17 @@ input:disabled { opacity: .6; }
   color: var(--kbv-error); background: var(--kbv-error-bg); border: 1px solid currentColor;
 }
 .error[hidden] { display: none; }
+.visualizer { display: flex; flex-wrap: wrap; gap: .5rem 1.25rem; align-items: center; }
+.voice { display: inline-flex; align-items: center; gap: .45rem; font-size: .8rem; color: var(--kbv-muted); }
+.bars { display: inline-flex; align-items: center; gap: 3px; block-size: 1.5rem; }
+.bars > span { inline-size: 4px; block-size: 100%; border-radius: 2px; background: var(--kbv-user);
+  transform: scaleY(.12); transition: transform 100ms linear, opacity 100ms linear; }
+.voice[data-voice="assistant"] .bars > span { background: var(--kbv-assistant); }
+.visualizer[data-active="false"] .bars > span { opacity: .4; }
+/* Still under reduced motion: the bars keep their height, who speaks shows by opacity alone. */
+@media (prefers-reduced-motion: reduce) {
+  .visualizer[data-active="true"] .voice[data-speaking="false"] .bars > span { opacity: .4; }
+}
 @media (prefers-reduced-motion: reduce) {
   *, *::before, *::after { animation: none !important; transition: none !important; }
 }

@@ -1,49 +1,55 @@
 import type { Turn } from '../client/events.js';
 import type { SessionSnapshot } from '../client/snapshot.js';
 import type { SessionStatus } from '../client/state.js';
+import type { AudioLevels } from '../client/events.js';
+import type { WidgetMessageTable } from './messages.js';
+import { WidgetText } from './locale.js';
 import { WIDGET_CSS } from './styles.js';
+import { Captions } from './captions.js';
+import { visualizerMarkup, VoiceVisualizer } from './visualizer.js';
 
 /**
- * The status words of the QA page (CONTRACT.md): `reconnecting` shows as `connecting`, and `ending`
- * (the assistant finishes its sentence) as `connected`: the call is still up. The element's
- * `data-status` has the real status, and the End button says "Ending…" meanwhile.
+ * The status words' keys (`data-status` keeps the QA page's English words, CONTRACT.md):
+ * `reconnecting` shows as `connecting`, and `ending` (the assistant finishes its sentence) as
+ * `connected`: the call is still up. The element's `data-status` has the real status, and the End
+ * button says "Ending…" meanwhile.
  */
-const STATUS_WORDS: Record<SessionStatus, string> = {
-  idle: 'idle', connecting: 'connecting', reconnecting: 'connecting', connected: 'connected', ending: 'connected', ended: 'ended', failed: 'failed',
+const STATUS_WORDS: Record<SessionStatus, keyof WidgetMessageTable> = {
+  idle: 'status.idle', connecting: 'status.connecting', reconnecting: 'status.connecting', connected: 'status.connected',
+  ending: 'status.connected', ended: 'status.ended', failed: 'status.failed',
 };
 
-/** Finished turns kept on screen; older captions leave the DOM (the session keeps every turn). */
-const MAX_TURNS_SHOWN = 20;
-
-// Static markup only: everything that comes from the network is set with textContent.
+// Static markup only, no words: every string comes from the message table (setText), everything from
+// the network is set with textContent. The controls row keeps room for one more button (push-to-talk).
 const TEMPLATE = `
 <style>${WIDGET_CSS}</style>
 <section class="panel" part="panel" aria-labelledby="kbv-title">
   <div class="head">
-    <span class="title" part="title" id="kbv-title">Voice assistant</span>
-    <span class="status" part="status" role="status" data-testid="call-status" data-status="idle">idle</span>
-    <span class="quality" part="quality" role="img" data-testid="call-quality" aria-label="Call quality: poor. Your voice or the answer may break up." hidden>Poor connection</span>
+    <span class="title" part="title" id="kbv-title"></span>
+    <span class="status" part="status" role="status" data-testid="call-status" data-status="idle"></span>
+    <span class="quality" part="quality" role="img" data-testid="call-quality" hidden></span>
   </div>
   <div class="controls" part="controls">
-    <button type="button" class="primary" part="button start-button" data-testid="call-start">Start call</button>
-    <button type="button" part="button end-button" data-testid="call-end" disabled>End call</button>
-    <button type="button" part="button mute-button" data-testid="mute-toggle" aria-pressed="false" disabled>Mute</button>
-    <button type="button" part="button sound-button" data-testid="playback-resume" hidden>Enable sound</button>
-    <button type="button" part="button type-button" data-testid="type-instead" hidden>Continue by typing</button>
+    <button type="button" class="primary" part="button start-button" data-testid="call-start"></button>
+    <button type="button" part="button end-button" data-testid="call-end" disabled></button>
+    <button type="button" part="button mute-button" data-testid="mute-toggle" aria-pressed="false"></button>
+    <button type="button" part="button sound-button" data-testid="playback-resume" hidden></button>
+    <button type="button" part="button type-button" data-testid="type-instead" hidden></button>
   </div>
   <div class="level" part="level">
-    <span id="kbv-level-label" data-testid="mic-status">Microphone</span>
+    <span id="kbv-level-label" data-testid="mic-status"></span>
     <span class="meter" part="meter" role="meter" aria-labelledby="kbv-level-label" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0" data-testid="input-level" data-value="0"><span part="meter-bar"></span></span>
   </div>
+  ${visualizerMarkup()}
   <div class="devices" part="devices" hidden>
-    <label>Microphone <select part="select" data-testid="mic-select"></select></label>
-    <label>Speaker <select part="select" data-testid="speaker-select"></select></label>
+    <label><span data-label="mic"></span> <select part="select" data-testid="mic-select"></select></label>
+    <label><span data-label="speaker"></span> <select part="select" data-testid="speaker-select"></select></label>
   </div>
-  <div class="captions" part="captions" role="log" aria-live="polite" aria-label="Captions" tabindex="0" data-empty="Captions of the call appear here."></div>
+  <div class="captions" part="captions" role="log" aria-live="polite" tabindex="0"></div>
   <p class="latency" part="latency" data-testid="latency"></p>
   <form part="form" autocomplete="off">
-    <input type="text" part="input" data-testid="text-input" aria-label="Type a question" placeholder="Type a question…" maxlength="4000" disabled />
-    <button type="submit" part="button send-button" data-testid="text-send" disabled>Send</button>
+    <input type="text" part="input" data-testid="text-input" maxlength="4000" disabled />
+    <button type="submit" part="button send-button" data-testid="text-send" disabled></button>
   </form>
   <p class="error" part="error" role="alert" data-testid="error" hidden></p>
 </section>`;
@@ -66,12 +72,15 @@ const canPickOutput = () => typeof HTMLMediaElement !== 'undefined' && 'setSinkI
 /** The widget's shadow DOM: built once, then updated from session snapshots (never re-created). */
 export class WidgetView {
   private readonly el: {
-    status: HTMLElement; start: HTMLButtonElement; end: HTMLButtonElement; mute: HTMLButtonElement; sound: HTMLButtonElement;
+    panel: HTMLElement; title: HTMLElement; status: HTMLElement; start: HTMLButtonElement; end: HTMLButtonElement; mute: HTMLButtonElement; sound: HTMLButtonElement;
     meter: HTMLElement; micLabel: HTMLElement; quality: HTMLElement; bar: HTMLElement; captions: HTMLElement; latency: HTMLElement; form: HTMLFormElement;
     input: HTMLInputElement; send: HTMLButtonElement; error: HTMLElement; typeInstead: HTMLButtonElement;
-    devices: HTMLElement; mic: HTMLSelectElement; speaker: HTMLSelectElement;
+    devices: HTMLElement; mic: HTMLSelectElement; speaker: HTMLSelectElement; micName: HTMLElement; speakerName: HTMLElement;
   };
-  private readonly captionNodes = new Map<string, HTMLElement>();
+  private readonly visualizer: VoiceVisualizer;
+  /** The words of the UI language (setText); English until the element sets them. */
+  private text = new WidgetText('en');
+  private readonly captions: Captions;
   private shownLevel: number | null = -1;
   /** Focus was dropped by a control that got disabled and awaits a control to take it (see update). */
   private focusToHandOver = false;
@@ -80,12 +89,16 @@ export class WidgetView {
     root.innerHTML = TEMPLATE;
     const q = <T extends Element = HTMLElement>(selector: string) => root.querySelector(selector) as T;
     this.el = {
-      status: q('[data-testid="call-status"]'), start: q('[data-testid="call-start"]'), end: q('[data-testid="call-end"]'),
+      panel: q('.panel'), title: q('.title'), status: q('[data-testid="call-status"]'), start: q('[data-testid="call-start"]'), end: q('[data-testid="call-end"]'),
       mute: q('[data-testid="mute-toggle"]'), sound: q('[data-testid="playback-resume"]'), meter: q('[role="meter"]'), micLabel: q('#kbv-level-label'), quality: q('[data-testid="call-quality"]'),
       bar: q('[part="meter-bar"]'), captions: q('.captions'), latency: q('.latency'), form: q('form'),
       input: q('[data-testid="text-input"]'), send: q('[data-testid="text-send"]'), error: q('[data-testid="error"]'),
       typeInstead: q('[data-testid="type-instead"]'), devices: q('.devices'), mic: q('[data-testid="mic-select"]'), speaker: q('[data-testid="speaker-select"]'),
+      micName: q('[data-label="mic"]'), speakerName: q('[data-label="speaker"]'),
     };
+    this.visualizer = new VoiceVisualizer(q('.visualizer'));
+    this.captions = new Captions(this.el.captions);
+    this.setText(this.text);
     this.el.typeInstead.addEventListener('click', () => actions.typeInstead());
     this.el.mic.addEventListener('change', () => actions.setInput(this.el.mic.value));
     this.el.speaker.addEventListener('change', () => actions.setOutput(this.el.speaker.value));
@@ -100,22 +113,58 @@ export class WidgetView {
     });
   }
 
+  /** Puts the static words of a UI language in place (the element then shows its snapshot again for the rest). */
+  setText(text: WidgetText): void {
+    this.text = text;
+    const { el } = this;
+    const set = (node: HTMLElement, key: keyof WidgetMessageTable) => {
+      const words = text.t(key);
+      if (node.textContent !== words) node.textContent = words;
+    };
+    el.panel.lang = text.language;
+    set(el.title, 'title');
+    set(el.quality, 'quality.poor');
+    el.quality.setAttribute('aria-label', text.t('quality.poorLabel'));
+    set(el.start, 'button.start');
+    set(el.mute, 'button.mute');
+    set(el.sound, 'button.sound');
+    set(el.typeInstead, 'button.typeInstead');
+    set(el.send, 'button.send');
+    set(el.micName, 'devices.microphone');
+    set(el.speakerName, 'devices.speaker');
+    el.captions.setAttribute('aria-label', text.t('captions.label'));
+    el.captions.dataset.empty = text.t('captions.empty');
+    el.input.setAttribute('aria-label', text.t('input.label'));
+    el.input.placeholder = text.t('input.placeholder');
+    this.visualizer.setNames(text.t('visualizer.caller'), text.t('visualizer.assistant'));
+    el.status.textContent = text.t(STATUS_WORDS[(el.status.dataset.status ?? 'idle') as SessionStatus] ?? 'status.idle');
+    if (this.shownLevel === null) el.meter.setAttribute('aria-valuetext', text.t('level.notMeasured'));
+    this.captions.setNames(text.t('captions.you'), text.t('captions.assistant'));
+  }
+
+  /** The session's levels: the meter shows the microphone, the visualizer both voices. */
+  setLevels(levels: AudioLevels): void {
+    this.setLevel(levels.input);
+    this.visualizer.push(levels);
+  }
+
   /** Shows a snapshot (undefined: no call yet); `textOnly`: the call has no microphone. */
   update(snapshot: SessionSnapshot | undefined, textOnly = false): void {
     const focused = this.root.activeElement;
     const status = snapshot?.status ?? 'idle';
     const live = status === 'connecting' || status === 'connected' || status === 'reconnecting';
     const { el } = this;
-    if (el.status.dataset.status !== status) {
-      el.status.dataset.status = status;
-      el.status.textContent = STATUS_WORDS[status];
-    }
+    const statusWords = this.text.t(STATUS_WORDS[status]);
+    el.status.dataset.status = status;
+    if (el.status.textContent !== statusWords) el.status.textContent = statusWords;
     const ending = status === 'ending';
     el.start.disabled = live || ending;
     el.end.disabled = !live;
-    const endWords = ending ? 'Ending\u2026' : 'End call';
+    const endWords = this.text.t(ending ? 'button.ending' : 'button.end');
     if (el.end.textContent !== endWords) el.end.textContent = endWords;
-    el.mute.disabled = !live || textOnly;
+    // Usable before a call too: the next call starts muted (as with the React hook). Not in a call
+    // without a microphone, nor while it ends.
+    el.mute.disabled = (live && textOnly) || ending;
     const refused = status === 'failed' && /^microphone_(denied|unavailable)$/.test(snapshot?.error?.code ?? '');
     el.typeInstead.hidden = !refused;
     this.renderDevices(live ? snapshot?.devices : undefined, textOnly);
@@ -123,7 +172,7 @@ export class WidgetView {
     el.mute.setAttribute('aria-pressed', String(muted));
     // One name, its state in aria-pressed (a toggle whose name also flips reads as a contradiction);
     // the meter's label says it in words for everyone.
-    const micWords = muted ? 'Microphone muted' : 'Microphone';
+    const micWords = this.text.t(muted ? 'level.microphoneMuted' : 'level.microphone');
     if (el.micLabel.textContent !== micWords) el.micLabel.textContent = micWords;
     el.sound.hidden = !(live && snapshot?.playbackBlocked);
     // Shown only while the call is poor: a warning, not a dashboard.
@@ -132,7 +181,8 @@ export class WidgetView {
     el.quality.dataset.level = level;
     el.input.disabled = el.send.disabled = status !== 'connected';
     if (!live) this.setLevel(0);
-    this.renderCaptions(snapshot);
+    this.visualizer.setLive(live);
+    this.captions.render(snapshot);
     this.renderLatency(snapshot?.turns ?? []);
     // A control that just got disabled or hidden would drop keyboard focus to the page: hand it on.
     // While the call is `ending` both Start and End are disabled: the hand-over waits for Start to
@@ -153,8 +203,9 @@ export class WidgetView {
   /** The device menu: inputs (not for a text-only call) and, where the browser can route audio, outputs. */
   private renderDevices(devices: SessionSnapshot['devices'], textOnly: boolean): void {
     const { mic, speaker } = this.el;
-    fill(mic, textOnly ? [] : devices?.inputs ?? []);
-    fill(speaker, canPickOutput() ? devices?.outputs ?? [] : []);
+    const unnamed = (n: number) => this.text.t('devices.unnamed', { n });
+    fill(mic, textOnly ? [] : devices?.inputs ?? [], unnamed);
+    fill(speaker, canPickOutput() ? devices?.outputs ?? [] : [], unnamed);
     mic.parentElement!.hidden = mic.options.length === 0;
     speaker.parentElement!.hidden = speaker.options.length === 0;
     this.el.devices.hidden = mic.options.length + speaker.options.length === 0;
@@ -168,7 +219,7 @@ export class WidgetView {
     this.el.bar.style.transform = `scaleX(${(percent ?? 0) / 100})`;
     this.el.meter.setAttribute('aria-valuenow', String(percent ?? 0));
     // A meter that cannot measure says so, rather than showing silence.
-    if (percent === null) this.el.meter.setAttribute('aria-valuetext', 'not measured');
+    if (percent === null) this.el.meter.setAttribute('aria-valuetext', this.text.t('level.notMeasured'));
     else this.el.meter.removeAttribute('aria-valuetext');
     this.el.meter.dataset.value = percent === null ? '' : String(percent / 100);
   }
@@ -185,60 +236,11 @@ export class WidgetView {
     this.el.input.value = '';
   }
 
-  /** Finished turns and the turn in progress, one caption per side, updated in place (the log announces changes only). */
-  private renderCaptions(snapshot: SessionSnapshot | undefined): void {
-    const wanted: Array<{ key: string; turn: number; role: 'user' | 'assistant'; text: string; final: boolean; input?: string }> = [];
-    for (const turn of snapshot?.turns.slice(-MAX_TURNS_SHOWN) ?? []) {
-      wanted.push({ key: `${turn.id}:user`, turn: turn.id, role: 'user', text: turn.question, final: true, input: turn.input });
-      if (turn.answer) wanted.push({ key: `${turn.id}:assistant`, turn: turn.id, role: 'assistant', text: turn.answer, final: true, input: turn.input });
-    }
-    const current = snapshot?.live;
-    if (current && !snapshot.turns.some((t) => t.id === current.turnId)) {
-      if (current.user) wanted.push({ key: `${current.turnId}:user`, turn: current.turnId, role: 'user', text: current.user, final: false });
-      if (current.assistant) wanted.push({ key: `${current.turnId}:assistant`, turn: current.turnId, role: 'assistant', text: current.assistant, final: false });
-    }
-    const keep = new Set(wanted.map((w) => w.key));
-    for (const [key, node] of this.captionNodes) {
-      if (!keep.has(key)) {
-        node.remove();
-        this.captionNodes.delete(key);
-      }
-    }
-    let previous: HTMLElement | undefined;
-    for (const want of wanted) {
-      let node = this.captionNodes.get(want.key);
-      if (!node) {
-        node = document.createElement('p');
-        node.className = 'caption';
-        node.setAttribute('part', `caption caption-${want.role}`);
-        node.dataset.testid = 'caption';
-        node.dataset.role = want.role;
-        node.dataset.turn = String(want.turn);
-        const who = document.createElement('span');
-        who.className = 'who';
-        who.textContent = want.role === 'user' ? 'You:' : 'Assistant:';
-        node.append(who, document.createElement('span'));
-        this.captionNodes.set(want.key, node);
-      }
-      if (previous ? previous.nextSibling !== node : this.el.captions.firstChild !== node) {
-        if (previous) previous.after(node);
-        else this.el.captions.prepend(node);
-      }
-      const text = node.lastChild as HTMLElement;
-      if (text.textContent !== want.text) text.textContent = want.text;
-      node.dataset.final = String(want.final);
-      if (want.input) node.dataset.input = want.input;
-      previous = node;
-    }
-    if (wanted.length > 0) this.el.captions.scrollTop = this.el.captions.scrollHeight;
-  }
-
   /** The latency of the last answer that was heard (a turn cut before its audio has none). */
   private renderLatency(turns: readonly Turn[]): void {
     let ms: number | null = null;
     for (let i = turns.length - 1; i >= 0 && ms === null; i--) ms = turns[i]!.firstResponseMs;
-    const after = ms === null ? '' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-    const text = ms === null ? '' : `Last answer started ${after} after the question.`;
+    const text = ms === null ? '' : this.text.t('latency', { time: this.text.latency(ms) });
     if (this.el.latency.textContent === text) return;
     this.el.latency.textContent = text;
     if (ms === null) delete this.el.latency.dataset.ms;
@@ -247,11 +249,11 @@ export class WidgetView {
 }
 
 /** Replaces a select's options when the device list changed, keeping the chosen one. */
-function fill(select: HTMLSelectElement, devices: readonly { deviceId: string; label: string }[]): void {
-  const key = devices.map((d) => `${d.deviceId}\u0000${d.label}`).join('\u0001');
+function fill(select: HTMLSelectElement, devices: readonly { deviceId: string; label: string }[], unnamed: (n: number) => string): void {
+  const key = devices.map((d, i) => `${d.deviceId}\u0000${d.label || unnamed(i + 1)}`).join('\u0001');
   if (select.dataset.key === key) return;
   select.dataset.key = key;
   const chosen = select.value;
-  select.replaceChildren(...devices.map((d, i) => new Option(d.label || `Device ${i + 1}`, d.deviceId)));
+  select.replaceChildren(...devices.map((d, i) => new Option(d.label || unnamed(i + 1), d.deviceId)));
   if (devices.some((d) => d.deviceId === chosen)) select.value = chosen;
 }

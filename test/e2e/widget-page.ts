@@ -8,15 +8,17 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BUILD = resolve(ROOT, 'dist/kb-voice-widget.js');
 
 /**
- * Opens test/fixtures/widget/plain.html, a plain HTML page whose only script is the widget's
+ * Opens test/fixtures/widget/plain.html (`options.page` may rewrite it: another language, a hostile
+ * stylesheet), a plain HTML page whose only script is the widget's
  * one-file build (dist/kb-voice-widget.js), served as static files from the demo stack's origin
  * (where /api/voice is the relay), as any static host would serve them.
  */
-export async function openWidgetPage(page: Page, stack: DemoStack, options: { aiId?: string } = {}): Promise<Locator> {
+export async function openWidgetPage(page: Page, stack: DemoStack, options: { aiId?: string; page?: (html: string) => string } = {}): Promise<Locator> {
   if (!existsSync(BUILD)) throw new Error('dist/kb-voice-widget.js is missing: run npm run build first');
   const origin = new URL(stack.pageUrl).origin;
-  const html = readFileSync(resolve(ROOT, 'test/fixtures/widget/plain.html'), 'utf8')
+  const plain = readFileSync(resolve(ROOT, 'test/fixtures/widget/plain.html'), 'utf8')
     .replace('{{AI_ID}}', options.aiId ?? stack.emulator.fixtures.robotId);
+  const html = options.page ? options.page(plain) : plain;
   const files: Record<string, { contentType: string; body: string | Buffer }> = {
     '/static/index.html': { contentType: 'text/html; charset=utf-8', body: html },
     '/static/kb-voice-widget.js': { contentType: 'text/javascript; charset=utf-8', body: readFileSync(BUILD) },

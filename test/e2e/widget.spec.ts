@@ -32,7 +32,7 @@ test('plain HTML page with only the one-file build: connect, spoken and typed tu
   const captions = widget.getByTestId('caption');
   await expect(captions.and(widget.locator('[data-role="user"][data-final="true"]')).first()).not.toBeEmpty({ timeout: 40_000 });
   await expect(captions.and(widget.locator('[data-role="assistant"][data-final="true"]')).first()).toContainText(/\w/, { timeout: 30_000 });
-  await expect(widget.getByTestId('latency')).toHaveText(/^Last answer started \d+(\.\d)? m?s after the question\.$/);
+  await expect(widget.getByTestId('latency')).toHaveText(/^Last answer started [\d.,]+ (ms|sec) after the question\.$/);
   // The input level indicator moved with the spoken question.
   await page.waitForFunction(() => (window as unknown as { inputPeak: number }).inputPeak > 5, undefined, { timeout: 15_000 });
 
