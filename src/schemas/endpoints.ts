@@ -30,6 +30,8 @@ export interface Endpoint {
   readonly status: number;
   /** Whether the bearer credential is listed by the spec. */
   readonly auth: boolean;
+  /** The endpoint may answer 204 with no body (E15: an ignored deletion); any other endpoint with a response needs its body. */
+  readonly empty?: boolean;
   /** E3 and E10 can answer with Server-Sent Events when `stream: true`. */
   readonly streams?: boolean;
   /** Media type of a body that is not JSON (RT: `application/trickle-ice-sdpfrag`); its schema is a string. */
@@ -67,7 +69,7 @@ export const endpoints = define({
   E12: { id: 'E12', method: 'GET', path: '/v1/robots/{ai_id}/realtime-cost/sessions', summary: 'Realtime cost per session', params: aiId, query: realtime.RealtimeCostQuery, response: realtime.RealtimeSessionCostList, status: 200, auth: true },
   E13: { id: 'E13', method: 'GET', path: '/v1/robots/{ai_id}/realtime-usage', summary: 'Realtime usage', params: aiId, query: realtime.RealtimeUsageQuery, response: realtime.RealtimeUsage, status: 200, auth: true },
   E14: { id: 'E14', method: 'GET', path: '/v1/robots/{ai_id}/realtime-audio/download', summary: 'Presigned URLs of recorded audio segments', params: aiId, query: realtime.RealtimeAudioQuery, response: realtime.RealtimeAudioOut, status: 200, auth: true },
-  E15: { id: 'E15', method: 'DELETE', path: '/v1/{ai_id}/sessions/{session_id}', summary: 'Delete a session (background hard delete)', params: z.strictObject({ ai_id: id, session_id: z.string() }), response: sessions.SessionDeleteOut, status: 200, auth: true },
+  E15: { id: 'E15', method: 'DELETE', path: '/v1/{ai_id}/sessions/{session_id}', summary: 'Delete a session (background hard delete)', params: z.strictObject({ ai_id: id, session_id: z.string() }), response: sessions.SessionDeleteOut, status: 200, auth: true, empty: true },
   E16: { id: 'E16', method: 'GET', path: '/v1/datasets/{dataset_id}/files/{file_id}/metadata', summary: 'Dataset file metadata', params: z.strictObject({ dataset_id: id, file_id: id }), response: datasets.DatasetFile, status: 200, auth: true },
   E17: { id: 'E17', method: 'GET', path: '/v1/{ai_id}/session.messages/{message_id}', summary: 'One session message', params: z.strictObject({ ai_id: id, message_id: id }), response: sessions.SessionMessage, status: 200, auth: true },
   E18: { id: 'E18', method: 'GET', path: '/v1/question/references/{ai_id}', summary: 'References of an answer', params: aiId, query: sessions.ReferencesQuery, response: sessions.ReferencesOut, status: 200, auth: true },
