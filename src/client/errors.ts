@@ -69,14 +69,9 @@ export class VoiceSessionError extends KbVoiceError {
   }
 }
 
-/** `Retry-After` of the response behind an ApiError (ky's HTTPError keeps it), in ms. */
+/** `Retry-After` of the response behind an ApiError, in ms (parsed once, by the API client). */
 function retryAfterMs(err: ApiError): number | undefined {
-  const header = (err.cause as { response?: { headers?: { get?(name: string): string | null } } } | undefined)?.response?.headers?.get?.('retry-after');
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+  return err.retryAfterMs;
 }
 
 /**

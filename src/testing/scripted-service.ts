@@ -346,8 +346,6 @@ type OpenCall = { -readonly [K in keyof ScriptedCall]: ScriptedCall[K] };
 
 function signalingError(failure: SignalingFailure): ApiError {
   if ('network' in failure) return new ApiError('network_error', 'Signaling could not reach the server (scripted)');
-  const headers = failure.retryAfterSeconds !== undefined ? { 'retry-after': String(failure.retryAfterSeconds) } : {};
-  const cause = { response: { status: failure.status, headers: { get: (name: string) => (headers as Record<string, string>)[name.toLowerCase()] ?? null } } };
   const detail = failure.detail ?? `scripted ${failure.status}`;
-  return new ApiError('http_error', `Signaling failed with ${failure.status}: ${detail}`, { status: failure.status, body: { detail }, cause });
+  return new ApiError('http_error', `Signaling failed with ${failure.status}: ${detail}`, { status: failure.status, body: { detail }, retryAfterMs: failure.retryAfterSeconds !== undefined ? failure.retryAfterSeconds * 1000 : undefined });
 }
