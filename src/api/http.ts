@@ -192,7 +192,7 @@ export class Http {
           // Not 504: a gateway (the relay) already waited its whole limit for the upstream; asking again
           // repeats that wait (9.9 s for a 3 s relay limit) for an answer that is most likely as late.
           statusCodes: [408, 429, 500, 502, 503],
-          afterStatusCodes: [413, 429, 503],
+          afterStatusCodes: [429, 503],
           maxRetryAfter: this.#maxRetryAfter,
           backoffLimit: 2_000,
           // A `Retry-After` beyond the bound or the budget: no wait, the caller gets it as `retryAfterMs`.
@@ -218,7 +218,7 @@ function summarize(error: z.core.$ZodError): string {
 }
 
 /** A failure while the call was under way: the budget ran out, the caller aborted, or the read broke. */
-export function failure(error: unknown, deadline: Deadline, what: string, doing: string, status?: number): unknown {
+function failure(error: unknown, deadline: Deadline, what: string, doing: string, status?: number): unknown {
   if (deadline.expired) return new ApiError('timeout', `${what} timed out after ${deadline.timeoutMs} ms (${doing})`, { status, cause: deadline.signal.reason });
   if (deadline.cancelled) return deadline.signal.reason ?? error;
   return new ApiError('invalid_response', `${what}: the connection broke while ${doing}`, { status, cause: error });
