@@ -1,6 +1,6 @@
-import ky, { HTTPError, type AfterResponseHook, type BeforeRequestHook, type KyInstance } from 'ky';
 import * as z from 'zod/mini';
 import { fillPath, HTTPValidationError, objectToQuery, parseRequest, type Endpoint } from '../schemas/index.js';
+import { attempt, FailedAnswer, type ApiHooks, type AttemptPolicy } from './attempts.js';
 import { parseBody, readText } from './body.js';
 import { Deadline } from './deadline.js';
 import { ApiError, ValidationError } from './errors.js';
@@ -39,34 +39,7 @@ export const MAX_RETRY_AFTER_MS = 5_000;
 /** Default of {@link ApiClientOptions.timeout}. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** What `afterResponse` returns to send the request again (made by `info.retry()`). */
-export type RetrySignal = ReturnType<typeof ky.retry>;
-
-/**
- * Hooks of the API client (ky's, narrowed to what the client supports). Each runs for every
- * attempt, retries included, in order.
- * - `beforeRequest(request, { retryCount })`: change the request before it is sent (e.g.
- *   `request.headers.set('authorization', …)` with your current token, a trace header); return a
- *   `Request` to send instead, or a `Response` to answer without sending.
- * - `afterResponse(request, response, { retryCount, retry })`: look at the response (tracing,
- *   metrics); return a `Response` to use instead, or `retry()` to send the request again, e.g. after
- *   refreshing a token on a 401 (any method; `beforeRequest` runs again; it counts against the
- *   `retry` limit, so `retry: 0` allows none).
- */
-export interface ApiHooks {
-  beforeRequest?: ((request: Request, info: { retryCount: number }) => Request | Response | void | Promise<Request | Response | void>)[];
-  afterResponse?: ((request: Request, response: Response, info: { retryCount: number; retry: () => RetrySignal }) => Response | RetrySignal | void | Promise<Response | RetrySignal | void>)[];
-}
-
-const retry = () => ky.retry();
-
-/** The client's hooks as ky's. */
-function kyHooks(hooks: ApiHooks | undefined) {
-  return {
-    beforeRequest: (hooks?.beforeRequest ?? []).map((hook): BeforeRequestHook => (request, _options, state) => hook(request, { retryCount: state.retryCount })),
-    afterResponse: (hooks?.afterResponse ?? []).map((hook): AfterResponseHook => (request, _options, response, state) => hook(request, response, { retryCount: state.retryCount, retry })),
-  };
-}
+export type { ApiHooks, RetrySignal } from './attempts.js';
 
 /** Arguments of one call: path parameters, query and body, before validation. */
 export interface CallArgs {
@@ -101,28 +74,26 @@ export const describeEndpoint = (endpoint: Endpoint) => `${endpoint.id} ${endpoi
  * body included), and validates what comes back.
  */
 export class Http {
-  readonly #ky: KyInstance;
   readonly #base: string;
   readonly #timeout: number;
-  readonly #retry: number;
-  readonly #maxRetryAfter: number;
+  readonly #headers: Record<string, string>;
+  readonly #policy: AttemptPolicy;
   readonly #now: () => number;
 
   constructor(options: ApiClientOptions, now: () => number = Date.now) {
     this.#base = options.baseUrl.replace(/\/+$/, '');
     this.#timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
-    this.#retry = options.retry ?? 2;
-    this.#maxRetryAfter = options.maxRetryAfter ?? MAX_RETRY_AFTER_MS;
     this.#now = now;
-    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
-    if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-    this.#ky = ky.create({
-      headers,
-      // The call's Deadline bounds everything (ky's own timeout is per attempt and ends at the headers).
-      timeout: false,
-      hooks: kyHooks(options.hooks),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
+    this.#headers = { accept: 'application/json', ...options.headers };
+    if (options.apiKey) this.#headers.authorization = `Bearer ${options.apiKey}`;
+    this.#policy = {
+      retry: options.retry ?? 2,
+      maxRetryAfter: options.maxRetryAfter ?? MAX_RETRY_AFTER_MS,
+      hooks: options.hooks ?? {},
+      // Looked up at call time, so test runners that swap the global are honoured.
+      fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
+      now,
+    };
   }
 
   /** Validates the request, sends it and returns the validated JSON body (`null` for an endpoint that may answer 204). */
@@ -180,29 +151,12 @@ export class Http {
 
     const search = objectToQuery(query).toString();
     const url = args.url ?? `${this.#base}${fillPath(endpoint.path, params)}${search ? `?${search}` : ''}`;
+    // A non-JSON body (RT's sdpfrag) is sent as the text it is, with its media type.
+    const type = body === undefined ? undefined : (endpoint.contentType ?? 'application/json');
+    const headers = type ? { ...this.#headers, 'content-type': type } : this.#headers;
+    const text = body === undefined ? undefined : endpoint.contentType ? (body as string) : JSON.stringify(body);
     try {
-      const response = await this.#ky(url, {
-        method: endpoint.method,
-        // A non-JSON body (RT's sdpfrag) is sent as the text it is, with its media type.
-        ...(body === undefined ? {} : endpoint.contentType ? { body: body as string, headers: { 'content-type': endpoint.contentType } } : { json: body }),
-        signal: deadline.signal,
-        retry: {
-          limit: this.#retry,
-          methods: ['get'],
-          // Not 504: a gateway (the relay) already waited its whole limit for the upstream; asking again
-          // repeats that wait (9.9 s for a 3 s relay limit) for an answer that is most likely as late.
-          statusCodes: [408, 429, 500, 502, 503],
-          afterStatusCodes: [429, 503],
-          maxRetryAfter: this.#maxRetryAfter,
-          backoffLimit: 2_000,
-          // A `Retry-After` beyond the bound or the budget: no wait, the caller gets it as `retryAfterMs`.
-          shouldRetry: ({ error }) => {
-            if (!(error instanceof HTTPError)) return undefined;
-            const after = retryAfterOf(error.response, this.#now);
-            return after !== undefined && (after > this.#maxRetryAfter || after >= deadline.remaining()) ? false : undefined;
-          },
-        },
-      });
+      const response = await attempt({ url, method: endpoint.method, headers, ...(text !== undefined ? { body: text } : {}) }, this.#policy, deadline);
       return { response, url };
     } catch (error) {
       throw await toApiError(error, endpoint, deadline, this.#now);
@@ -226,8 +180,8 @@ function failure(error: unknown, deadline: Deadline, what: string, doing: string
 
 async function toApiError(error: unknown, endpoint: Endpoint, deadline: Deadline, now: () => number): Promise<unknown> {
   const what = describeEndpoint(endpoint);
-  if (error instanceof HTTPError) {
-    // ky's HTTPError keeps the request and its headers (the API key): it is never the cause.
+  if (error instanceof FailedAnswer) {
+    // Only what the response said is kept: nothing that holds the request (its headers carry the key).
     const { status } = error.response;
     const body = parseBody(await readText(error.response, { signal: deadline.signal }).catch(() => ''));
     if (status === 422) {
