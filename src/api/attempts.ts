@@ -27,7 +27,7 @@ export interface ApiHooks {
 export interface Outgoing {
   url: string;
   method: string;
-  headers: Record<string, string>;
+  headers: Headers;
   body?: string;
 }
 

@@ -76,7 +76,7 @@ export const describeEndpoint = (endpoint: Endpoint) => `${endpoint.id} ${endpoi
 export class Http {
   readonly #base: string;
   readonly #timeout: number;
-  readonly #headers: Record<string, string>;
+  readonly #headers: Headers;
   readonly #policy: AttemptPolicy;
   readonly #now: () => number;
 
@@ -84,8 +84,8 @@ export class Http {
     this.#base = options.baseUrl.replace(/\/+$/, '');
     this.#timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
     this.#now = now;
-    this.#headers = { accept: 'application/json', ...options.headers };
-    if (options.apiKey) this.#headers.authorization = `Bearer ${options.apiKey}`;
+    this.#headers = new Headers({ accept: 'application/json', ...options.headers });
+    if (options.apiKey) this.#headers.set('authorization', `Bearer ${options.apiKey}`);
     this.#policy = {
       retry: options.retry ?? 2,
       maxRetryAfter: options.maxRetryAfter ?? MAX_RETRY_AFTER_MS,
@@ -153,7 +153,8 @@ export class Http {
     const url = args.url ?? `${this.#base}${fillPath(endpoint.path, params)}${search ? `?${search}` : ''}`;
     // A non-JSON body (RT's sdpfrag) is sent as the text it is, with its media type.
     const type = body === undefined ? undefined : (endpoint.contentType ?? 'application/json');
-    const headers = type ? { ...this.#headers, 'content-type': type } : this.#headers;
+    const headers = new Headers(this.#headers);
+    if (type) headers.set('content-type', type);
     const text = body === undefined ? undefined : endpoint.contentType ? (body as string) : JSON.stringify(body);
     try {
       const response = await attempt({ url, method: endpoint.method, headers, ...(text !== undefined ? { body: text } : {}) }, this.#policy, deadline);
