@@ -1,3 +1,14 @@
+/** A signal that aborts with either (AbortSignal.any where the platform has it: Firefox < 124, Safari < 17.4 do not). */
+function either(a: AbortSignal, b: AbortSignal): AbortSignal {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any([a, b]);
+  const both = new AbortController();
+  for (const signal of [a, b]) {
+    if (signal.aborted) both.abort(signal.reason);
+    else signal.addEventListener('abort', () => both.abort(signal.reason), { once: true });
+  }
+  return both.signal;
+}
+
 /**
  * The time budget of one API call: one signal that aborts when the caller aborts or when `timeoutMs`
  * has passed since the call began, whatever the call is doing then (sending, waiting out a retry,
@@ -14,7 +25,7 @@ export class Deadline {
     this.#caller = caller;
     this.#endsAt = now() + timeoutMs;
     this.#timer = setTimeout(() => this.#expiry.abort(new DOMException(`The call took longer than ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
-    this.signal = caller ? AbortSignal.any([caller, this.#expiry.signal]) : this.#expiry.signal;
+    this.signal = caller ? either(caller, this.#expiry.signal) : this.#expiry.signal;
   }
 
   /** True once the budget ran out (not when the caller aborted). */
