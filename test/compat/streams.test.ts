@@ -71,7 +71,8 @@ describe('E3 generateStream', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: {"delta":"You "}\n\n');
     });
-    const quick = createApiClient({ baseUrl: up.url, retry: 0, timeout: 300 });
+    // 1 s: the headers and the first piece must come within it, even on a loaded machine.
+    const quick = createApiClient({ baseUrl: up.url, retry: 0, timeout: 1_000 });
     const got: string[] = [];
     const run = async () => {
       for await (const chunk of quick.prompts.generateStream({})) got.push(chunk);
