@@ -1,18 +1,34 @@
-import * as z from 'zod/mini';
 import {
   ChatCompletionChunk, endpoints, GenPromptStreamChunk,
-  type ChatCompletionIn, type Endpoint, type GenPromptIn, type IntegrationRule, type IntegrationsQuery,
-  type SessionMessage, type SessionMessagesQuery,
+  type ChatCompletionIn, type ChatCompletionOut, type GenPromptIn, type GenPromptOut, type IntegrationRule, type IntegrationsQuery,
+  type RealtimeSessionIn, type RealtimeSessionOut, type SessionMessage, type SessionMessagesQuery,
 } from '../schemas/index.js';
 import { ApiError } from './errors.js';
+import { Http, type ApiClientOptions, type CallArgs } from './http.js';
 import { deriveMethods, type CallOptions } from './methods.js';
 import { paginate } from './paginate.js';
-import { readSseData } from './sse.js';
-import { Transport, type ApiClientOptions, type CallArgs } from './transport.js';
+import { followLocation, SignalingResources } from './resources.js';
+import { readStream, type StreamShape } from './stream.js';
 
 export type { CallOptions };
 
 const withSignal = (args: CallArgs, opts?: CallOptions): CallArgs => (opts?.signal ? { ...args, signal: opts.signal } : args);
+
+/** E3 streamed: `{ delta }` pieces; a whole answer is its `prompt` in one piece; `text/plain` is the text itself. */
+const genPromptStream: StreamShape<GenPromptStreamChunk> = {
+  chunk: GenPromptStreamChunk,
+  whole: (out: GenPromptOut) => (out.prompt ? [{ delta: out.prompt }] : []),
+  text: (piece) => ({ delta: piece }),
+};
+
+/** E10 streamed: completion chunks; a whole completion is one chunk carrying each choice's message. */
+const chatStream: StreamShape<ChatCompletionChunk> = {
+  chunk: ChatCompletionChunk,
+  whole: (out: ChatCompletionOut) => [{
+    id: out.id, object: 'chat.completion.chunk', created: out.created, model: out.model,
+    choices: out.choices.map((c) => ({ index: c.index, delta: c.message, finish_reason: c.finish_reason ?? null })),
+  }],
+};
 
 /**
  * Creates the typed client for every endpoint of the service (E1–E20) plus realtime signaling.
@@ -24,36 +40,32 @@ const withSignal = (args: CallArgs, opts?: CallOptions): CallArgs => (opts?.sign
  * On a server, pass `apiKey`. In a browser, point `baseUrl` at your relay and pass no key.
  */
 export function createApiClient(options: ApiClientOptions) {
-  const transport = new Transport(options);
-  const derived = deriveMethods((endpoint, args) => transport.call(endpoint, args));
-
-  /** Streams an SSE endpoint, validating each data payload with `chunk`. */
-  async function* stream<T>(endpoint: Endpoint, args: CallArgs, chunk: z.core.$ZodType<T>): AsyncGenerator<T> {
-    const response = await transport.send(endpoint, args);
-    if (!response.body) throw new ApiError('invalid_response', `${endpoint.id}: the stream has no body`, { status: response.status });
-    for await (const data of readSseData(response.body)) {
-      let json: unknown;
-      try {
-        json = JSON.parse(data);
-      } catch (cause) {
-        throw new ApiError('invalid_response', `${endpoint.id}: a stream event is not JSON`, { status: response.status, body: data, cause });
-      }
-      const parsed = z.safeParse(chunk, json);
-      if (!parsed.success) throw new ApiError('invalid_response', `${endpoint.id}: a stream event does not match the schema`, { status: response.status, body: json, cause: parsed.error });
-      yield parsed.data;
-    }
-  }
+  const http = new Http(options);
+  const derived = deriveMethods((endpoint, args) => http.call(endpoint, args));
+  const resources = new SignalingResources();
 
   const realtime = {
     ...derived.realtime,
+    /**
+     * Realtime signaling: sends the SDP offer, returns the answer and the session id. The 201's
+     * `Location` (relative or absolute, same origin only) is where `trickle` sends that session's
+     * PATCHes, as WHIP says; without one they go to the path CONTRACT.md fixes.
+     */
+    connect: async (aiId: string, body: RealtimeSessionIn, opts?: CallOptions): Promise<RealtimeSessionOut> => {
+      const { value, response, url } = await http.exchange(endpoints.RS, withSignal({ params: { ai_id: aiId }, body }, opts));
+      const answer = value as RealtimeSessionOut;
+      resources.remember(aiId, answer.session_id, followLocation(response.headers.get('location'), response.url || url, 'RS'));
+      return answer;
+    },
     /**
      * RT: PATCH of the realtime session resource (the 201's `Location`) with an
      * `application/trickle-ice-sdpfrag` body: trickled candidates, end-of-candidates or an ICE
      * restart. Resolves to the answer fragment of a restart (200), or null (204).
      */
     trickle: async (aiId: string, sessionId: string, fragment: string, opts?: CallOptions): Promise<string | null> => {
-      const response = await transport.send(endpoints.RT, withSignal({ params: { ai_id: aiId, session_id: sessionId }, body: fragment }, opts));
-      return response.status === 204 ? null : await response.text();
+      const url = resources.get(aiId, sessionId);
+      const { response, text } = await http.text(endpoints.RT, withSignal({ params: { ai_id: aiId, session_id: sessionId }, body: fragment, ...(url ? { url } : {}) }, opts));
+      return response.status === 204 ? null : text;
     },
   };
 
@@ -61,15 +73,18 @@ export function createApiClient(options: ApiClientOptions) {
     ...derived.prompts,
     /** E3 with `stream: true`: the generated prompt as text chunks, as they arrive. */
     async *generateStream(body: Omit<GenPromptIn, 'stream'>, opts?: CallOptions): AsyncGenerator<string> {
-      for await (const chunk of stream(endpoints.E3, withSignal({ body: { ...body, stream: true } }, opts), GenPromptStreamChunk)) yield chunk.delta;
+      const opened = await http.open(endpoints.E3, withSignal({ body: { ...body, stream: true } }, opts));
+      for await (const chunk of readStream(opened, endpoints.E3, genPromptStream)) yield chunk.delta;
     },
   };
 
   const chat = {
     ...derived.chat,
     /** E10 with `stream: true`: completion chunks as they arrive. */
-    completionsStream: (body: ChatCompletionIn, opts?: CallOptions): AsyncGenerator<ChatCompletionChunk> =>
-      stream(endpoints.E10, withSignal({ body: { ...body, stream: true } }, opts), ChatCompletionChunk),
+    async *completionsStream(body: ChatCompletionIn, opts?: CallOptions): AsyncGenerator<ChatCompletionChunk> {
+      const opened = await http.open(endpoints.E10, withSignal({ body: { ...body, stream: true } }, opts));
+      yield* readStream(opened, endpoints.E10, chatStream);
+    },
   };
 
   const sessions = {

@@ -31,7 +31,14 @@ export class ValidationError extends KbVoiceError {
 /** Stable codes of {@link ApiError}. */
 export type ApiErrorCode = 'http_error' | 'timeout' | 'network_error' | 'invalid_response';
 
-/** Any other failure of an API call: an HTTP status, a timeout, a network error or a response that failed validation. */
+/**
+ * Any other failure of an API call: an HTTP status, a timeout, a network error or a response that
+ * failed validation (or was cut off, or came with no body where one is required).
+ *
+ * It never holds the request: `cause` is the network error, the schema error or the read error,
+ * never the HTTP library's error object (that one keeps the request's headers, the API key among
+ * them, and `console.error(error)` would print it).
+ */
 export class ApiError extends KbVoiceError {
   declare readonly code: ApiErrorCode;
   /** HTTP status, when a response arrived. */
@@ -39,15 +46,15 @@ export class ApiError extends KbVoiceError {
   /** Parsed JSON body (or text) of the response, when one arrived. */
   readonly body: unknown;
   /**
-   * The response's `Retry-After` (seconds or an HTTP date) in milliseconds, parsed once where the
-   * response is read, bounded; undefined when the response had none (or no response arrived).
+   * How long the service asked the caller to wait (its `Retry-After`, delta-seconds or HTTP-date, the
+   * date measured against the response's own `Date`), in ms; undefined when it did not say.
    */
-  readonly retryAfterMs?: number;
-  constructor(code: ApiErrorCode, message: string, options: { status?: number; body?: unknown; cause?: unknown; retryAfterMs?: number } = {}) {
+  readonly retryAfterMs: number | undefined;
+  constructor(code: ApiErrorCode, message: string, options: { status?: number; body?: unknown; retryAfterMs?: number | undefined; cause?: unknown } = {}) {
     super(code, message, { cause: options.cause });
     this.name = 'ApiError';
     this.status = options.status;
     this.body = options.body;
-    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }

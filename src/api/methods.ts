@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import { endpoints, type Endpoint } from '../schemas/index.js';
-import type { CallArgs } from './transport.js';
+import type { CallArgs } from './http.js';
 
 /**
  * The client's methods as a table over the endpoint table: each is an endpoint and the order of its
@@ -14,12 +14,10 @@ export interface MethodSpec<E extends Endpoint = Endpoint, L extends readonly Ki
   readonly endpoint: E;
   readonly args: L;
   readonly required: N;
-  /** The endpoint may answer 204 with no body: the method resolves to `null` then (E15). */
-  readonly empty?: boolean;
 }
 
-const spec = <const E extends Endpoint, const L extends readonly Kind[], const N extends number, const X extends boolean = false>(endpoint: E, args: L, required: N, empty?: X) =>
-  ({ endpoint, args, required, ...(empty ? { empty } : {}) }) as MethodSpec<E, L, N> & { empty?: X };
+const spec = <const E extends Endpoint, const L extends readonly Kind[], const N extends number>(endpoint: E, args: L, required: N) =>
+  ({ endpoint, args, required }) as MethodSpec<E, L, N>;
 
 export const API_METHODS = {
   realtime: {
@@ -54,7 +52,7 @@ export const API_METHODS = {
     /** E6: rates a message (1 good, -1 bad, 0 cleared), with optional feedback. */
     rate: spec(endpoints.E6, [':ai_id', 'query', 'body'], 2),
     /** E15: hard-deletes a session in the background; `null` when the service ignored the request (204: another robot's session). */
-    delete: spec(endpoints.E15, [':ai_id', ':session_id'], 2, true),
+    delete: spec(endpoints.E15, [':ai_id', ':session_id'], 2),
     /** E18: the knowledge references behind an answer. */
     references: spec(endpoints.E18, [':ai_id', 'query'], 2),
   },
@@ -80,7 +78,7 @@ export const API_METHODS = {
 
 /** Per-call options. */
 export interface CallOptions {
-  /** Aborts the request. */
+  /** Aborts the request (the call rejects with the signal's reason). */
   signal?: AbortSignal;
 }
 
@@ -100,7 +98,7 @@ export type Out<E extends Endpoint> = z.output<E['response']>;
 
 /** The method a spec describes: its positional arguments typed from the endpoint's schemas, then `CallOptions`. */
 export type MethodOf<S> = S extends MethodSpec<infer E, infer L, infer N>
-  ? (...args: [...Mapped<E, Split<L, N>[0]>, ...Partial<Mapped<E, Split<L, N>[1]>>, options?: CallOptions]) => Promise<S extends { empty?: true } ? Out<E> | null : Out<E>>
+  ? (...args: [...Mapped<E, Split<L, N>[0]>, ...Partial<Mapped<E, Split<L, N>[1]>>, options?: CallOptions]) => Promise<E extends { empty: true } ? Out<E> | null : Out<E>>
   : never;
 
 /** The methods of the table, group by group. */

@@ -15,7 +15,7 @@ export type { RealtimeProtocol, RealtimeProtocolCodec, SignalingRequest, Dialect
 export { simplePeerTransport, type SimplePeerTransportOptions, type WrtcImplementation } from './peer.js';
 export { v1Protocol } from './protocol.js';
 export { openaiProtocol, type OpenAIProtocolOptions } from './openai/index.js';
-export type { SessionReport, VoiceSessionApi } from './report.js';
+export type { ReportErrors, SessionReport, VoiceReport, VoiceSessionApi } from './report.js';
 export type { MicrophoneSource } from './media.js';
 export { VOICE_PROCESSING } from './media.js';
 export type { LevelMeter, LevelMeterFactory } from './levels.js';

@@ -88,8 +88,8 @@ export const v1Protocol: RealtimeProtocol = {
     }, { signal: request.signal });
     return { sessionId: answer.session_id, sdp: answer.sdp };
   },
-  // The 201's Location is the session resource `/v1/robots/{ai_id}/realtime/sessions/{session_id}`
-  // (CONTRACT); the API client addresses it by those ids under its own base URL (the relay's).
+  // The 201's Location is the session resource (CONTRACT: `/v1/robots/{ai_id}/realtime/sessions/{session_id}`);
+  // the API client remembers it per session and sends the PATCH there (by the ids when there was none).
   patch(sessionId, fragment, request) {
     const trickle = request.api.realtime.trickle;
     if (!trickle) return Promise.reject(Object.assign(new Error('this API object has no realtime.trickle'), { status: 405 }));

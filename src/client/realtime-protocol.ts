@@ -2,7 +2,7 @@
  * A realtime protocol: how a session signals and what its data-channel messages look like. The
  * option `protocol` of VoiceSession takes one; the default is kb-voice v1 (`v1Protocol`),
  * `openaiProtocol()` speaks OpenAI's. (The wire transport is transport.ts; the API client's HTTP
- * transport is api/transport.ts.)
+ * layer is api/http.ts.)
  */
 import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
 import type { Clock } from './clock.js';

@@ -3,6 +3,7 @@ import type {
   RealtimeSessionOut, RealtimeUsage, RealtimeUsageQuery, RealtimeWarmupIn, RealtimeWarmupOut, SessionCostRecord,
   SessionUsageRecord,
 } from '../schemas/realtime.js';
+import { fromApiFailure, type VoiceSessionError } from './errors.js';
 import type { Turn } from './events.js';
 import type { QualityReport } from './quality/report.js';
 
@@ -22,20 +23,50 @@ export interface VoiceSessionApi {
   };
 }
 
-/** Everything known about one call after it ended. */
-export interface SessionReport {
+/**
+ * Everything known about one call: what `VoiceSession.report()` resolves to (docs/client.md,
+ * "Report"). Each service part (usage, cost, audio) is there or has its own error in `errors`, so a
+ * UI shows what it has.
+ */
+export interface VoiceReport {
+  /** The service's id of the session (the signaling answer's `session_id`). */
   sessionId: string;
+  /** The robot called. */
   aiId: string;
+  /** The turns of the call as the session tracked them, oldest first. */
   turns: Turn[];
-  /** This session's E13 record; null when the service has none (yet). */
+  /**
+   * This session's E13 record (turn count, `duration_ms`, token counts; numbers the service does not
+   * send are 0). `null` when the service has no record of it (yet), or when E13 failed: then
+   * `errors.usage` says why.
+   */
   usage: SessionUsageRecord | null;
-  /** This session's E12 record; null when the service has none (yet). */
+  /**
+   * This session's E12 record: its token counts and `total_cost`, a number in the unit the service
+   * reports (the spec does not show the unit or currency). `null` when the service has no record
+   * (yet), or when E12 failed: then `errors.cost` says why.
+   */
   cost: SessionCostRecord | null;
-  /** Recorded audio segments with presigned download URLs (E14). */
+  /**
+   * Recorded audio segments with presigned download URLs (E14), oldest first. Empty when the call has
+   * no recording (E14 answered 404), or when E14 failed: then `errors.audio` says why.
+   */
   audio: AudioSegment[];
   /** The call's quality over all its samples (docs/quality.md). */
   quality: QualityReport;
+  /** Why a part is missing: the failure of its request (`VoiceSessionError` with its code), per part. Empty when every part arrived. */
+  errors: ReportErrors;
 }
+
+/** The failed parts of a {@link VoiceReport}, each with its error. */
+export interface ReportErrors {
+  usage?: VoiceSessionError;
+  cost?: VoiceSessionError;
+  audio?: VoiceSessionError;
+}
+
+/** The report's former name, kept for existing code: the same type as {@link VoiceReport}. */
+export type SessionReport = VoiceReport;
 
 /**
  * How far around the call's start the E12/E13 window reaches: the service stamps the session with
@@ -52,24 +83,39 @@ export function reportWindow(startedAt: number, now: number): { start_time: stri
   };
 }
 
+/** E14's 404: the session has no recording (a call without audio, recording off): no audio, not an error. */
+const noRecording = (error: unknown) => (error as { status?: unknown } | null)?.status === 404;
+
 /**
  * Fetches usage (E13), cost (E12) and audio (E14) of one session in parallel; E12 and E13 are asked
  * for the call's window only (`window`), so the report costs the same however long the robot's
- * history is. Any failure rejects.
+ * history is. Each part that fails is reported in `errors` and the others are kept; it rejects (with
+ * the usage failure) only when all three failed, as there is nothing of the service's to show.
  */
-export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId: string, turns: readonly Turn[], window: { start_time: string; end_time: string }, quality: QualityReport): Promise<SessionReport> {
-  const [usage, cost, audio] = await Promise.all([
-    api.realtime.usage(aiId, window),
-    api.realtime.sessionCosts(aiId, window),
-    api.realtime.audio(aiId, { session_id: sessionId }),
+export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId: string, turns: readonly Turn[], window: { start_time: string; end_time: string }, quality: QualityReport): Promise<VoiceReport> {
+  // Each request is started inside then(): a custom api object that throws is a failed part too.
+  const ask = <T>(request: () => Promise<T>) => Promise.resolve().then(request);
+  const [usage, cost, audio] = await Promise.allSettled([
+    ask(() => api.realtime.usage(aiId, window)),
+    ask(() => api.realtime.sessionCosts(aiId, window)),
+    ask(() => api.realtime.audio(aiId, { session_id: sessionId })).catch((error: unknown) => {
+      if (noRecording(error)) return null;
+      throw error;
+    }),
   ]);
+  if (usage.status === 'rejected' && cost.status === 'rejected' && audio.status === 'rejected') throw usage.reason;
+  const errors: ReportErrors = {};
+  if (usage.status === 'rejected') errors.usage = fromApiFailure(usage.reason, 'Usage (E13)', 'report_failed');
+  if (cost.status === 'rejected') errors.cost = fromApiFailure(cost.reason, 'Cost (E12)', 'report_failed');
+  if (audio.status === 'rejected') errors.audio = fromApiFailure(audio.reason, 'Audio (E14)', 'report_failed');
   return {
     sessionId,
     aiId,
     turns: [...turns],
-    usage: usage.sessions.find((s) => s.session_id === sessionId) ?? null,
-    cost: cost.sessions.find((s) => s.session_id === sessionId) ?? null,
-    audio: audio.segments,
+    usage: usage.status === 'fulfilled' ? (usage.value.sessions.find((s) => s.session_id === sessionId) ?? null) : null,
+    cost: cost.status === 'fulfilled' ? (cost.value.sessions.find((s) => s.session_id === sessionId) ?? null) : null,
+    audio: audio.status === 'fulfilled' ? (audio.value?.segments ?? []) : [],
     quality,
+    errors,
   };
 }

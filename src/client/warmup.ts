@@ -5,6 +5,12 @@ import type { WarmupStatus } from './state.js';
 /** Longest wait between the signaling answer and the E1 warmup when the connection is slow. */
 const WARMUP_DEFER_MS = 250;
 
+/**
+ * How long a warmup may stay `pending`: then it is `failed`, whatever comes later (a custom `api`
+ * object's promise that never settles; the API client's own calls end within its `timeout`).
+ */
+export const WARMUP_LIMIT_MS = 30_000;
+
 type Target = Pick<VoiceSessionOptions, 'aiId' | 'api' | 'language' | 'userIdentifier'>;
 
 /**
@@ -46,12 +52,33 @@ export class Warmup {
     this.timer = undefined;
   }
 
+  /**
+   * Sends E1. Whatever comes back settles the status once: `ok` only for `{ success: true }`;
+   * anything else (`success: false`, no body, a 204's `null`, a rejection, a throw, no answer within
+   * WARMUP_LIMIT_MS) is `failed`. Nothing it gets can reject or throw out of here.
+   */
   private fire(sessionId: string): void {
     const { aiId, api, language, userIdentifier } = this.target;
     this.set('pending');
-    api.realtime
-      .warmup(aiId, { language: language ?? 'ja', session_id: sessionId, ...(userIdentifier ? { user_identifier: userIdentifier } : {}) })
-      .then((res) => this.set(res.success ? 'ok' : 'failed'), () => this.set('failed'));
+    const limit = this.clock.setTimeout(() => this.settle('failed'), WARMUP_LIMIT_MS);
+    const outcome = (res: unknown): WarmupStatus => ((res as { success?: unknown } | null | undefined)?.success === true ? 'ok' : 'failed');
+    let request: Promise<unknown>;
+    try {
+      request = Promise.resolve(api.realtime.warmup(aiId, { language: language ?? 'ja', session_id: sessionId, ...(userIdentifier ? { user_identifier: userIdentifier } : {}) }));
+    } catch (error) {
+      // A custom api object that throws instead of rejecting.
+      request = Promise.reject(error);
+    }
+    const done = (status: WarmupStatus) => {
+      this.clock.clearTimeout(limit);
+      this.settle(status);
+    };
+    request.then((res) => done(outcome(res)), () => done('failed'));
+  }
+
+  /** The first result of a pending warmup wins (the limit, or the answer). */
+  private settle(status: WarmupStatus): void {
+    if (this._status === 'pending') this.set(status);
   }
 
   private set(status: WarmupStatus): void {

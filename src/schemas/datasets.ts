@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { DateTime, JsonObject, maybe, PageNumber, PageSize, pageOf, Uuid } from './common.js';
+import { DateTimeOut, Int, JsonObject, maybe, PageNumber, PageSize, pageOf, Uuid } from './common.js';
 
 /** E4 request. */
 export const RefreshFilesIn = z.strictObject({
@@ -23,8 +23,8 @@ export const DatasetFile = z.looseObject({
   status: FileStatus,
   url: maybe(z.string()),
   metadata: maybe(JsonObject),
-  created_at: maybe(DateTime),
-  updated_at: maybe(DateTime),
+  created_at: maybe(DateTimeOut),
+  updated_at: maybe(DateTimeOut),
 });
 export type DatasetFile = z.infer<typeof DatasetFile>;
 
@@ -56,7 +56,7 @@ export const DatasetLink = z.looseObject({
   spa: z.boolean(),
   max_images: z.int(),
   status: FileStatus,
-  created_at: maybe(DateTime),
+  created_at: maybe(DateTimeOut),
 });
 export type DatasetLink = z.infer<typeof DatasetLink>;
 
@@ -97,8 +97,8 @@ export type User = z.infer<typeof User>;
 /** A shared URL of an integration detail. */
 export const ShareUrl = z.looseObject({
   id: Uuid,
-  created_at: maybe(DateTime),
-  updated_at: maybe(DateTime),
+  created_at: maybe(DateTimeOut),
+  updated_at: maybe(DateTimeOut),
   url: z.string(),
   recursive: maybe(z.boolean()),
 });
@@ -107,8 +107,8 @@ export type ShareUrl = z.infer<typeof ShareUrl>;
 /** Integration detail (the shape shown by the spec; other types may carry other members). */
 export const IntegrationDetail = z.looseObject({
   id: Uuid,
-  created_at: maybe(DateTime),
-  updated_at: maybe(DateTime),
+  created_at: maybe(DateTimeOut),
+  updated_at: maybe(DateTimeOut),
   app_id: maybe(z.string()),
   app_secret: maybe(z.string()),
   share_urls: maybe(z.array(ShareUrl)),
@@ -125,16 +125,16 @@ export type IntegrationType = z.infer<typeof IntegrationType>;
 /** An integration rule (item of E20). */
 export const IntegrationRule = z.looseObject({
   id: Uuid,
-  created_at: maybe(DateTime),
-  updated_at: maybe(DateTime),
+  created_at: maybe(DateTimeOut),
+  updated_at: maybe(DateTimeOut),
   name: maybe(z.string()),
   type: maybe(z.string()),
   file_list_sync_status: maybe(z.string()),
   created_by: maybe(User),
   notification_emails: maybe(z.unknown()),
-  sync_interval: maybe(z.int()),
-  last_synced_at: maybe(DateTime),
-  file_count: maybe(z.int()),
+  sync_interval: maybe(Int),
+  last_synced_at: maybe(DateTimeOut),
+  file_count: maybe(Int),
   detail: maybe(IntegrationDetail),
 });
 export type IntegrationRule = z.infer<typeof IntegrationRule>;

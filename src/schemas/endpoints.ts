@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { Uuid } from './common.js';
+import { orAcknowledgement, Uuid } from './common.js';
 import * as chat from './chat.js';
 import * as datasets from './datasets.js';
 import * as documents from './documents.js';
@@ -30,6 +30,8 @@ export interface Endpoint {
   readonly status: number;
   /** Whether the bearer credential is listed by the spec. */
   readonly auth: boolean;
+  /** The endpoint may answer 204 with no body (E15: an ignored deletion); any other endpoint with a response needs its body. */
+  readonly empty?: boolean;
   /** E3 and E10 can answer with Server-Sent Events when `stream: true`. */
   readonly streams?: boolean;
   /** Media type of a body that is not JSON (RT: `application/trickle-ice-sdpfrag`); its schema is a string. */
@@ -41,12 +43,25 @@ export interface Endpoint {
   readonly upstream?: Endpoint;
 }
 
-const id = z.string().check(z.minLength(1));
+/**
+ * A path parameter: not empty, and not `.` or `..`, which URL parsing (fetch's, a proxy's) would
+ * resolve as a path step (`/v1/{ai_id}/sessions/..` is `/v1/{ai_id}/`), reaching another resource.
+ * Every other character is sent percent-encoded (`fillPath`).
+ */
+const notDotSegment = z.refine<string>((value) => value !== '.' && value !== '..', { message: 'Input should not be "." or ".." (a path step, not an id)' });
+const id = z.string().check(z.minLength(1), notDotSegment);
 const aiId = z.strictObject({ ai_id: id });
 const aiUuid = z.strictObject({ ai_id: Uuid });
 const none = z.strictObject({});
 /** A text body or answer (SDP), made once: a call inside a table entry would keep the entry in every bundle. */
 const text = z.string();
+
+// E4–E8: the spec shows no success body; the project's shape, or an acknowledgement (`{ success: true }`).
+const E4Out = orAcknowledgement(datasets.RefreshFilesOut);
+const E5Out = orAcknowledgement(datasets.AddLinksOut);
+const E6Out = orAcknowledgement(sessions.MessageRatingOut);
+const E7Out = orAcknowledgement(datasets.DeleteFilesOut);
+const E8Out = orAcknowledgement(datasets.DatasetConfigsOut);
 
 const define = <const T extends Record<string, Endpoint>>(t: T) => t;
 
@@ -56,18 +71,18 @@ export const endpoints = define({
   RT: { id: 'RT', method: 'PATCH', path: '/v1/robots/{ai_id}/realtime/sessions/{session_id}', summary: 'Realtime session resource: trickled ICE candidates, end-of-candidates, ICE restart (WHIP-style sdpfrag); 204, or 200 with the answer fragment of a restart', params: z.strictObject({ ai_id: id, session_id: id }), body: z.string().check(z.minLength(1), z.maxLength(SDPFRAG_LIMITS.maxChars)), contentType: SDPFRAG_CONTENT_TYPE, response: z.string(), status: 204, auth: true },
   E2: { id: 'E2', method: 'PUT', path: '/v1/ais/{ai_id}/gen_prompt', summary: 'Update robot prompt information', params: aiId, body: prompts.GenPromptIn, response: prompts.GenPromptOut, status: 200, auth: true },
   E3: { id: 'E3', method: 'POST', path: '/v1/ais/gen_prompt', summary: 'Generate a robot prompt from a meta prompt', params: none, body: prompts.GenPromptIn, response: prompts.GenPromptOut, status: 200, auth: true, streams: true },
-  E4: { id: 'E4', method: 'PUT', path: '/v1/datasets/{dataset_id}/files/refresh_list', summary: 'Refresh dataset files', params: z.strictObject({ dataset_id: id }), body: datasets.RefreshFilesIn, response: datasets.RefreshFilesOut, status: 200, auth: true },
-  E5: { id: 'E5', method: 'POST', path: '/v1/datasets/{dataset_id}/links', summary: 'Add links to a dataset', params: z.strictObject({ dataset_id: id }), query: datasets.AddLinksQuery, body: datasets.AddLinksIn, response: datasets.AddLinksOut, status: 200, auth: true },
-  E6: { id: 'E6', method: 'PATCH', path: '/v1/{ai_id}/message_rating', summary: 'Rate a message', params: aiId, query: sessions.MessageRatingQuery, body: sessions.MessageRatingIn, bodyRequired: false, response: sessions.MessageRatingOut, status: 200, auth: true },
-  E7: { id: 'E7', method: 'DELETE', path: '/v1/datasets/{dataset_id}/files', summary: 'Delete dataset files', params: z.strictObject({ dataset_id: id }), body: datasets.DeleteFilesIn, response: datasets.DeleteFilesOut, status: 200, auth: true },
-  E8: { id: 'E8', method: 'POST', path: '/v1/datasets/{dataset_id}/configs', summary: 'Update dataset configuration', params: z.strictObject({ dataset_id: id }), body: datasets.DatasetConfigsIn, response: datasets.DatasetConfigsOut, status: 200, auth: true },
+  E4: { id: 'E4', method: 'PUT', path: '/v1/datasets/{dataset_id}/files/refresh_list', summary: 'Refresh dataset files', params: z.strictObject({ dataset_id: id }), body: datasets.RefreshFilesIn, response: E4Out, status: 200, auth: true },
+  E5: { id: 'E5', method: 'POST', path: '/v1/datasets/{dataset_id}/links', summary: 'Add links to a dataset', params: z.strictObject({ dataset_id: id }), query: datasets.AddLinksQuery, body: datasets.AddLinksIn, response: E5Out, status: 200, auth: true },
+  E6: { id: 'E6', method: 'PATCH', path: '/v1/{ai_id}/message_rating', summary: 'Rate a message', params: aiId, query: sessions.MessageRatingQuery, body: sessions.MessageRatingIn, bodyRequired: false, response: E6Out, status: 200, auth: true },
+  E7: { id: 'E7', method: 'DELETE', path: '/v1/datasets/{dataset_id}/files', summary: 'Delete dataset files', params: z.strictObject({ dataset_id: id }), body: datasets.DeleteFilesIn, response: E7Out, status: 200, auth: true },
+  E8: { id: 'E8', method: 'POST', path: '/v1/datasets/{dataset_id}/configs', summary: 'Update dataset configuration', params: z.strictObject({ dataset_id: id }), body: datasets.DatasetConfigsIn, response: E8Out, status: 200, auth: true },
   E9: { id: 'E9', method: 'POST', path: '/pdf/highlight', summary: 'PDF highlight positions of a text', params: none, body: documents.PdfHighlightIn, response: documents.PdfHighlightOut, status: 200, auth: false },
   E10: { id: 'E10', method: 'POST', path: '/v1/digitals/v1/chat/completions', summary: 'Chat completions (digital human runtime)', params: none, body: chat.ChatCompletionIn, response: chat.ChatCompletionOut, status: 200, auth: false, streams: true },
   E11: { id: 'E11', method: 'GET', path: '/v1/robots/{ai_id}/realtime-cost', summary: 'Realtime cost summary', params: aiId, query: realtime.RealtimeCostQuery, response: realtime.RealtimeCostSummary, status: 200, auth: true },
   E12: { id: 'E12', method: 'GET', path: '/v1/robots/{ai_id}/realtime-cost/sessions', summary: 'Realtime cost per session', params: aiId, query: realtime.RealtimeCostQuery, response: realtime.RealtimeSessionCostList, status: 200, auth: true },
   E13: { id: 'E13', method: 'GET', path: '/v1/robots/{ai_id}/realtime-usage', summary: 'Realtime usage', params: aiId, query: realtime.RealtimeUsageQuery, response: realtime.RealtimeUsage, status: 200, auth: true },
   E14: { id: 'E14', method: 'GET', path: '/v1/robots/{ai_id}/realtime-audio/download', summary: 'Presigned URLs of recorded audio segments', params: aiId, query: realtime.RealtimeAudioQuery, response: realtime.RealtimeAudioOut, status: 200, auth: true },
-  E15: { id: 'E15', method: 'DELETE', path: '/v1/{ai_id}/sessions/{session_id}', summary: 'Delete a session (background hard delete)', params: z.strictObject({ ai_id: id, session_id: z.string() }), response: sessions.SessionDeleteOut, status: 200, auth: true },
+  E15: { id: 'E15', method: 'DELETE', path: '/v1/{ai_id}/sessions/{session_id}', summary: 'Delete a session (background hard delete)', params: z.strictObject({ ai_id: id, session_id: z.string().check(notDotSegment) }), response: sessions.SessionDeleteOut, status: 200, auth: true, empty: true },
   E16: { id: 'E16', method: 'GET', path: '/v1/datasets/{dataset_id}/files/{file_id}/metadata', summary: 'Dataset file metadata', params: z.strictObject({ dataset_id: id, file_id: id }), response: datasets.DatasetFile, status: 200, auth: true },
   E17: { id: 'E17', method: 'GET', path: '/v1/{ai_id}/session.messages/{message_id}', summary: 'One session message', params: z.strictObject({ ai_id: id, message_id: id }), response: sessions.SessionMessage, status: 200, auth: true },
   E18: { id: 'E18', method: 'GET', path: '/v1/question/references/{ai_id}', summary: 'References of an answer', params: aiId, query: sessions.ReferencesQuery, response: sessions.ReferencesOut, status: 200, auth: true },

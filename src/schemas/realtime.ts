@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { DateTime, maybe, JsonObject } from './common.js';
+import { DateTime, DateTimeOut, Int, maybe, JsonObject, Num, NumOr0 } from './common.js';
 
 /** E1 request (RealtimeWarmupIn): every field optional, `language` defaults to `ja`. */
 export const RealtimeWarmupIn = z.strictObject({
@@ -51,14 +51,14 @@ export const RealtimeUsageQuery = z.strictObject({
 });
 export type RealtimeUsageQuery = z.input<typeof RealtimeUsageQuery>;
 
-const zero = z._default(z.number(), 0);
+const zero = NumOr0;
 
 /** One line of the E11 cost summary. */
 export const CostItem = z.looseObject({
   category: z.string(),
-  tokens: z.number(),
-  unit_price: z.number(),
-  cost: z.number(),
+  tokens: Num,
+  unit_price: Num,
+  cost: Num,
 });
 export type CostItem = z.infer<typeof CostItem>;
 
@@ -66,22 +66,22 @@ export type CostItem = z.infer<typeof CostItem>;
 export const RealtimeCostSummary = z.looseObject({
   bot_id: z.string(),
   model: maybe(z.string()),
-  session_count: z.number(),
-  total_turns: z.number(),
-  total_duration_ms: z.number(),
-  cache_hit_rate: z.number(),
+  session_count: Num,
+  total_turns: Num,
+  total_duration_ms: Num,
+  cache_hit_rate: Num,
   items: z.array(CostItem),
-  total_cost: z.number(),
+  total_cost: Num,
   totals: maybe(JsonObject),
-  start_time: maybe(DateTime),
-  end_time: maybe(DateTime),
+  start_time: maybe(DateTimeOut),
+  end_time: maybe(DateTimeOut),
 });
 export type RealtimeCostSummary = z.infer<typeof RealtimeCostSummary>;
 
 /** Members every per-session record of E12 and E13 has. */
 const sessionRecord = {
   session_id: z.string(),
-  created_at: maybe(DateTime),
+  created_at: maybe(DateTimeOut),
   user_identifier: maybe(z.string()),
   language: maybe(z.string()),
   turn_count: zero,
@@ -108,11 +108,11 @@ export type SessionCostRecord = z.infer<typeof SessionCostRecord>;
 export const RealtimeSessionCostList = z.looseObject({
   bot_id: z.string(),
   model: maybe(z.string()),
-  session_count: z.number(),
-  total_cost: z.number(),
+  session_count: Num,
+  total_cost: Num,
   sessions: z.array(SessionCostRecord),
-  start_time: maybe(DateTime),
-  end_time: maybe(DateTime),
+  start_time: maybe(DateTimeOut),
+  end_time: maybe(DateTimeOut),
 });
 export type RealtimeSessionCostList = z.infer<typeof RealtimeSessionCostList>;
 
@@ -128,11 +128,11 @@ export type SessionUsageRecord = z.infer<typeof SessionUsageRecord>;
 /** E13 response. */
 export const RealtimeUsage = z.looseObject({
   bot_id: z.string(),
-  session_count: z.number(),
+  session_count: Num,
   totals: maybe(JsonObject),
   sessions: z.array(SessionUsageRecord),
-  start_time: maybe(DateTime),
-  end_time: maybe(DateTime),
+  start_time: maybe(DateTimeOut),
+  end_time: maybe(DateTimeOut),
 });
 export type RealtimeUsage = z.infer<typeof RealtimeUsage>;
 
@@ -143,12 +143,24 @@ export const RealtimeAudioQuery = z.strictObject({
 });
 export type RealtimeAudioQuery = z.input<typeof RealtimeAudioQuery>;
 
-/** One recorded audio segment with its presigned URL. */
+/** An epoch time (seconds below 1e11, else ms) made ISO 8601; anything else as {@link DateTimeOut}. */
+const ExpiresAt = z.pipe(
+  z.transform((value: unknown) => {
+    const epoch = typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
+    if (typeof epoch === 'number' && Number.isFinite(epoch) && epoch >= 0) return new Date(epoch < 1e11 ? epoch * 1000 : epoch).toISOString();
+    return value;
+  }),
+  DateTimeOut,
+);
+
+/** One recorded audio segment with its presigned URL (E14; the spec does not show the fields). */
 export const AudioSegment = z.looseObject({
-  segment_index: z.int(),
+  segment_index: Int,
   url: z.string(),
-  expires_at: DateTime,
-  duration_ms: z.number(),
+  /** When the URL stops working (ISO 8601; epoch seconds or ms are read and made ISO). */
+  expires_at: ExpiresAt,
+  /** Length of the segment; absent when the service does not say (never guessed). */
+  duration_ms: maybe(Num),
   content_type: z.string(),
 });
 export type AudioSegment = z.infer<typeof AudioSegment>;

@@ -1,19 +1,19 @@
 import * as z from 'zod/mini';
-import { DateTime, JsonObject, maybe, PageNumber, PageSize, pageOf, Uuid } from './common.js';
+import { DateTime, DateTimeOut, Int, JsonObject, maybe, Num, PageNumber, PageSize, pageOf, Uuid } from './common.js';
 
 /** A message of a session (item of E19, body of E17). */
 export const SessionMessage = z.looseObject({
   id: Uuid,
   session_id: z.string(),
-  created_at: maybe(DateTime),
+  created_at: maybe(DateTimeOut),
   question: maybe(z.string()),
   answer: maybe(z.string()),
   anonymous_username: maybe(z.string()),
   user_id: maybe(z.string()),
-  total_tokens: maybe(z.int()),
-  history_conversation_count: maybe(z.int()),
-  first_response_time: maybe(z.number()),
-  rating: maybe(z.int()),
+  total_tokens: maybe(Int),
+  history_conversation_count: maybe(Int),
+  first_response_time: maybe(Num),
+  rating: maybe(Int),
   feedback_content: maybe(z.string()),
   reference_list: maybe(z.unknown()),
   reference_indexes: maybe(z.unknown()),

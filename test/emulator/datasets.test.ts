@@ -30,8 +30,8 @@ describe('E16 and E4: file metadata and learning over time', () => {
     const started = Date.now();
     const out = await t.api.datasets.refreshFiles(t.datasetId, { file_id_list: [F.faqEn, F.faqJa], learn_type: 2, embedding: true });
     expect(out.success).toBe(true);
-    expect(out.files.map((f) => [f.id, f.status])).toEqual([[F.faqEn, 'waiting'], [F.faqJa, 'waiting']]);
-    expect(out.files[0]!.metadata).toMatchObject({ learn_type: 2, embedding: true });
+    expect(out.files!.map((f) => [f.id, f.status])).toEqual([[F.faqEn, 'waiting'], [F.faqJa, 'waiting']]);
+    expect(out.files![0]!.metadata).toMatchObject({ learn_type: 2, embedding: true });
     const statusAt = async (ms: number) => {
       vi.setSystemTime(started + ms);
       return (await t.api.datasets.fileMetadata(t.datasetId, F.faqEn)).status;
@@ -60,11 +60,11 @@ describe('E5 links', () => {
   it('records links under their kind with spa/max_images defaults', async () => {
     const out = await t.api.datasets.addLinks(t.datasetId, { links: ['https://hikari-home.example/support', 'https://hikari-home.example/faq'] });
     expect(out.links).toHaveLength(2);
-    expect(out.links[0]).toMatchObject({ url: 'https://hikari-home.example/support', type: 'website', spa: false, max_images: 10, status: 'waiting' });
+    expect(out.links![0]).toMatchObject({ url: 'https://hikari-home.example/support', type: 'website', spa: false, max_images: 10, status: 'waiting' });
     const sitemap = await t.api.datasets.addLinks(t.datasetId, { links: ['https://hikari-home.example/sitemap.xml'], spa: true, max_images: 0 }, { links_type: 'sitemap' });
-    expect(sitemap.links[0]).toMatchObject({ type: 'sitemap', spa: true, max_images: 0 });
+    expect(sitemap.links![0]).toMatchObject({ type: 'sitemap', spa: true, max_images: 0 });
     const faq = await t.api.datasets.addLinks(t.datasetId, { links: ['What is the warranty? Two years.'] }, { links_type: 'faq' });
-    expect(faq.links[0]!.type).toBe('faq');
+    expect(faq.links![0]!.type).toBe('faq');
     const stored = t.emu.context.store.links.find((l) => l.dataset_id === t.datasetId);
     expect(stored.map((l) => l.type).sort()).toEqual(['faq', 'sitemap', 'website', 'website', 'website']);
   });

@@ -155,7 +155,7 @@ describe('E14 presigned audio', () => {
     const bytes = new Uint8Array(await res.arrayBuffer());
     expect(String.fromCharCode(...bytes.subarray(0, 4))).toBe('RIFF');
     // 16 kHz PCM16 mono: 32 bytes per ms.
-    expect((bytes.length - 44) / 32).toBeCloseTo(seg.duration_ms, -1);
+    expect((bytes.length - 44) / 32).toBeCloseTo(seg.duration_ms!, -1);
   });
 
   it('gives one segment with segment_index; 404 when out of range or unknown session', async () => {

@@ -12,7 +12,7 @@ function evidence(call: number, turns: CallTurn[]): VoiceCallEvidence {
   const pick = (f: (t: CallTurn) => number | null | undefined) => turns.map(f).filter((v): v is number => typeof v === 'number');
   return {
     kind: 'kb-voice-qa/call', version: 1, call, turns, audio: [], quality: null,
-    report: { sessionId: `s-${call}`, aiId: 'robot', turns, usage: null, cost: null, audio: [], quality: null },
+    report: { sessionId: `s-${call}`, aiId: 'robot', turns, usage: null, cost: null, audio: [], quality: null, errors: {} },
     latency: { firstResponseMs: pick((t) => t.firstResponseMs), perceivedLatencyMs: pick((t) => t.perceivedLatencyMs) },
   };
 }

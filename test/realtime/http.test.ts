@@ -43,7 +43,7 @@ describe('realtime through the HTTP emulator', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/audio\/wav/);
       const wav = decodeWav(new Uint8Array(await res.arrayBuffer()));
-      expect(Math.round((wav.samples.length / wav.sampleRate) * 1000)).toBeCloseTo(segment.duration_ms, -1);
+      expect(Math.round((wav.samples.length / wav.sampleRate) * 1000)).toBeCloseTo(segment.duration_ms!, -1);
     }
 
     const usage = await api.realtime.usage(robotId);

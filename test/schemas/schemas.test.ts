@@ -13,6 +13,8 @@ describe('responses of every endpoint', () => {
     bad(ep.response, 'not an object');
     // The prompt response has only optional members, so a wrong type stands in for a missing one.
     if (id === 'E2' || id === 'E3') bad(ep.response, { prompt: 5 });
+    // E4–E8 take any acknowledgement (the spec shows no body), but not one saying it failed.
+    else if (['E4', 'E5', 'E6', 'E7', 'E8'].includes(id)) bad(ep.response, { success: false });
     else bad(ep.response, {});
   });
 });
@@ -25,7 +27,7 @@ const table: [string, z.core.$ZodType, unknown, unknown][] = [
   ['RealtimeUsageQuery', S.RealtimeUsageQuery, { end_time: '2026-11-01T00:00:00+09:00' }, { model: 'x' }],
   ['RealtimeAudioQuery', S.RealtimeAudioQuery, { session_id: 's', segment_index: 0 }, { session_id: 's', segment_index: -1 }],
   ['CostItem', S.CostItem, { category: 'audio_in', tokens: 1, unit_price: 1, cost: 1 }, { category: 'audio_in' }],
-  ['SessionCostRecord', S.SessionCostRecord, { session_id: 's' }, { session_id: 's', total_cost: '1' }],
+  ['SessionCostRecord', S.SessionCostRecord, { session_id: 's' }, { session_id: 's', total_cost: 'one' }],
   ['SessionUsageRecord', S.SessionUsageRecord, { session_id: 's' }, { turn_count: 1 }],
   ['AudioSegment', S.AudioSegment, responses.E14.segments[0], { segment_index: 0 }],
   ['GenPromptIn', S.GenPromptIn, { prompt_in: 'p', stream: true, message_id: 'm' }, { stream: 'yes' }],
