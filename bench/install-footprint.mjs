@@ -3,7 +3,7 @@
 // native binaries, install scripts — for kb-voice (packed from this repo, as published) and for
 // other voice SDKs at the versions of bench/competitors/package.json, all installed the same way in
 // the same run (`npm install --ignore-scripts --prefer-offline` from the registry into an empty
-// app). Targets for kb-voice: <= 13 MB on disk (du), <= 4 packages (kb-voice, zod, ky, eventemitter3), 0 native binaries, 0 install scripts, and
+// app). Targets for kb-voice: <= 13 MB on disk (du), <= 3 packages (kb-voice, zod, eventemitter3), 0 native binaries, 0 install scripts, and
 // smaller than every peer measured. The package checks enforce the same targets on every npm test.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

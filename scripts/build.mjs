@@ -19,7 +19,7 @@
 //    that vendored module. Server code in dist/ and everything run from src (tests, tsx, vitest)
 //    keep the real package from node_modules.
 // 4. The widget's one-file build, dist/kb-voice-widget.js (`kb-voice/widget/standalone`): esbuild
-//    bundles dist/widget/index.js with everything it imports (zod, ky, eventemitter3, the vendored
+//    bundles dist/widget/index.js with everything it imports (zod, eventemitter3, the vendored
 //    simple-peer), minified, for one `<script type="module">` tag on any static host. Checked for
 //    Node built-ins and for imports left over (it must stand alone); its size is a package check.
 // 4b. src/widget/jsx.d.ts (the element's JSX typings, hand-written: tsc does not copy .d.ts files)
