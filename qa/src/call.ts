@@ -17,7 +17,8 @@ type QaGlobal = typeof globalThis & { __KB_VOICE_QA__: QaPageApi };
 
 /** How a call was made, for evidence and scripting. */
 export interface CallContext {
-  testInfo: TestInfo;
+  /** The test the evidence is attached to; undefined outside a Playwright test (an Artillery scenario). */
+  testInfo: TestInfo | undefined;
   /** The call's number within its test, from 1. */
   number: number;
   /** The emulator to script transcripts on; undefined for a real service. */
@@ -135,7 +136,7 @@ export class Call {
     } catch (error) {
       problem = `report not available: ${(error as Error).message.split('\n')[0]}`;
     }
-    await attachEvidence(this.context.testInfo, this.context.number, report, this.mirror.turns, problem);
+    if (this.context.testInfo) await attachEvidence(this.context.testInfo, this.context.number, report, this.mirror.turns, problem);
     if (!report) throw new Error(`kb-voice-qa: ${problem}\n${this.describe()}`);
     return report;
   }

@@ -30,6 +30,9 @@ export async function startEmulatorService(options: WorkerEmulatorOptions = {}):
     ...(options.network === undefined ? {} : { network: options.network as NetworkProfileName }),
   });
   try {
+    // A fresh emulator's robot pays its agent build (5.7 s by default) on the first realtime task:
+    // warm it here (E1, which waits for the build) so the first test measures answers, not the build.
+    if (!options.coldRobot) await warmRobot(emulator.url, emulator.apiKey, emulator.fixtures.robotId);
     const relay = createRelay({
       upstream: emulator.url,
       apiKey: emulator.apiKey,
@@ -52,6 +55,17 @@ export async function startEmulatorService(options: WorkerEmulatorOptions = {}):
     throw error;
   }
 }
+
+/** E1 for `aiId` on the emulator, waiting for the agent build; a failed warmup is an error (the suite would measure the build). */
+export async function warmRobot(emulatorUrl: string, apiKey: string, aiId: string): Promise<void> {
+  const { createApiClient } = await import('kb-voice/api');
+  const api = createApiClient({ baseUrl: emulatorUrl, apiKey, timeout: WARMUP_TIMEOUT_MS });
+  const answer = await api.realtime.warmup(aiId, { language: 'en' });
+  if (!answer.success) throw new Error(`kb-voice-qa: warming the robot ${aiId} on ${emulatorUrl} failed (E1 answered success: false)`);
+}
+
+/** Longest wait for a robot's warmup (the emulator's build takes agentBuildMs; its CLI allows up to 600 s). */
+export const WARMUP_TIMEOUT_MS = 120_000;
 
 /** Queues `words` as what the emulator recognizes next in that session (replacing its queue). */
 export async function scriptTranscript(emulatorUrl: string, sessionId: string, words: string): Promise<void> {

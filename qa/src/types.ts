@@ -55,6 +55,11 @@ export type VoiceOptions =
 export interface WorkerEmulatorOptions {
   /** What the first task of a robot without warmup pays (the emulator's default: 5700 ms). */
   agentBuildMs?: number;
+  /**
+   * `true`: leave the robot cold, so the worker's first call pays `agentBuildMs` (for tests of the
+   * build itself). Default `false`: the worker warms the robot (E1) before its first test.
+   */
+  coldRobot?: boolean;
   /** The emulator's answer voice (default `auto`: Flite for English). */
   voice?: 'auto' | 'flite' | 'espeak' | 'builtin';
   /** A network profile of kb-voice-emulator/lab for every call's media (the `network` fixture option sets it). */
