@@ -3,6 +3,7 @@ import { Call } from '../call.js';
 import { startHarnessCall } from '../start.js';
 import type { CallOptions, CallTurn } from '../types.js';
 import { appendCallRecord, type LoadCallRecord } from './call-log.js';
+import { callerCpuMicros } from './caller-pool.js';
 import { GeneratorCpu } from './generator-cpu.js';
 import { emitSamples, METRICS, turnSamples, type MetricSample } from './metrics.js';
 import { LoadCallError, NodeCall, type NodeCallTarget } from './node-call.js';
@@ -80,7 +81,7 @@ export async function loadSettings(vars: Record<string, unknown>, scenario: stri
 
 /** Every event emitter of this process that runs calls; CPU samples go to the latest one. */
 let sink: ArtilleryEvents | undefined;
-const cpu = new GeneratorCpu((samples) => sink && emitSamples(sink, samples));
+const cpu = new GeneratorCpu((samples) => sink && emitSamples(sink, samples), callerCpuMicros);
 
 /** The error Artillery counts: its code as the first line (the Playwright engine counts the first line of the message). */
 function countedError(error: unknown): Error {
@@ -167,12 +168,12 @@ export function nodeCall(script: NodeScenario, options: { name?: string } = {}) 
       try {
         await script(call, context.vars);
       } catch (error) {
-        await call.end({ mode: 'immediate' }).catch(() => undefined);
+        await call.end({ mode: 'immediate' });
         throw error;
       }
       const report = await call.end();
-      progress.mos = report?.quality?.mos.mean ?? null;
-      record.audio = (report?.audio ?? []).map((a) => ({ segment: a.segment_index, url: a.url }));
+      progress.mos = report.mos;
+      record.audio = report.audio;
     });
   };
 }

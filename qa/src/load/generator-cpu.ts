@@ -20,7 +20,7 @@ function machineTimes(): { busy: number; total: number } {
 }
 
 /**
- * Samples this process's CPU (process.cpuUsage: every thread, wrtc's native ones included) as a share
+ * Samples the generator's CPU (this process's, every thread, plus its caller processes') as a share
  * of the whole machine (all cores: 100 % = every core busy), and the machine's busy share (os.cpus),
  * every `intervalMs` while at least one call runs. `onSample` gets `voice.generator_cpu_pct` and
  * `voice.machine_cpu_pct`. One sampler per process serves every virtual user in it.
@@ -28,18 +28,28 @@ function machineTimes(): { busy: number; total: number } {
 export class GeneratorCpu {
   #active = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
-  #last = { cpu: process.cpuUsage(), at: performance.now(), machine: machineTimes() };
+  #last = { cpu: 0, at: performance.now(), machine: machineTimes() };
   readonly #cores = os.availableParallelism?.() ?? os.cpus().length;
 
+  /**
+   * @param otherMicros CPU time (µs) of the generator's other processes so far (its caller
+   *   processes), added to this one's.
+   */
   constructor(
     private readonly onSample: (samples: MetricSample[]) => void,
+    private readonly otherMicros: () => number = () => 0,
     private readonly intervalMs = CPU_SAMPLE_INTERVAL_MS,
   ) {}
+
+  #cpuMicros(): number {
+    const own = process.cpuUsage();
+    return own.user + own.system + this.otherMicros();
+  }
 
   /** A call started: sampling runs while any call does. */
   enter(): void {
     if (this.#active++ === 0) {
-      this.#last = { cpu: process.cpuUsage(), at: performance.now(), machine: machineTimes() };
+      this.#last = { cpu: this.#cpuMicros(), at: performance.now(), machine: machineTimes() };
       this.#timer = setInterval(() => this.sample(), this.intervalMs);
       this.#timer.unref();
     }
@@ -65,12 +75,12 @@ export class GeneratorCpu {
     const now = performance.now();
     const wallMs = now - this.#last.at;
     if (wallMs < 100) return;
-    const cpu = process.cpuUsage(this.#last.cpu);
+    const cpu = this.#cpuMicros();
     const machine = machineTimes();
     const busy = machine.busy - this.#last.machine.busy;
     const total = machine.total - this.#last.machine.total;
-    this.#last = { cpu: process.cpuUsage(), at: now, machine };
-    const generatorPct = ((cpu.user + cpu.system) / 1000 / wallMs / this.#cores) * 100;
+    const generatorPct = ((cpu - this.#last.cpu) / 1000 / wallMs / this.#cores) * 100;
+    this.#last = { cpu, at: now, machine };
     const samples: MetricSample[] = [{ kind: 'histogram', name: METRICS.generatorCpuPct, value: Math.round(generatorPct * 10) / 10 }];
     if (total > 0) samples.push({ kind: 'histogram', name: METRICS.machineCpuPct, value: Math.round((busy / total) * 1000) / 10 });
     this.onSample(samples);

@@ -6,6 +6,7 @@
  */
 export { browserCall, loadSettings, LOAD_ENV, nodeCall, type ArtilleryContext, type ArtilleryEvents, type BrowserScenario, type LoadSettings, type NodeScenario } from './artillery.js';
 export { LoadCallError, NodeCall, NODE_TURN_TIMEOUT_MS, type NodeCallTarget } from './node-call.js';
+export type { LineReport } from './node-line.js';
 export { METRICS, phaseMetricName, turnSamples, type MetricSample } from './metrics.js';
 export { CPU_SAMPLE_INTERVAL_MS, GeneratorCpu, SATURATED_CPU_PCT } from './generator-cpu.js';
 export type { LoadCallRecord } from './call-log.js';

@@ -1,30 +1,15 @@
-import type { SessionReport, VoiceSession as VoiceSessionType } from 'kb-voice';
 import { heard, transcriptSoFar } from '../describe.js';
-import { prepareUtterance } from '../speech.js';
 import type { CallTurn, Utterance } from '../types.js';
+import { callerProcess, newCallNumber, type CallerProcess } from './caller-pool.js';
+import type { LineReport, NodeCallTarget } from './node-line.js';
 
-/** Where a Node call goes and as whom. */
-export interface NodeCallTarget {
-  /** The relay (or service) base URL, e.g. `http://127.0.0.1:8788/api/voice`. */
-  relayUrl: string;
-  aiId: string;
-  /** The emulator behind the relay: `say(text)` then also scripts the words it recognizes. */
-  emulatorUrl?: string;
-  /** Default `en`. */
-  language?: string;
-  /** The caller's identity (the relay scopes and limits per user); each virtual user its own. */
-  userIdentifier?: string;
-  /** Extra headers on every request to the relay (e.g. a token your relay's `authorize` reads). */
-  headers?: Record<string, string>;
-  /** Limit for connecting (default 15000 ms). */
-  connectTimeoutMs?: number;
-}
+export type { NodeCallTarget } from './node-line.js';
 
 /** A load call failed: `code` is what Artillery counts (`errors.<code>`). */
 export class LoadCallError extends Error {
   override readonly name = 'LoadCallError';
   constructor(
-    readonly code: 'voice_connect_failed' | 'voice_turn_timeout' | 'voice_answer_mismatch' | 'voice_call_ended' | 'voice_say_failed' | `voice_${string}`,
+    readonly code: `voice_${string}`,
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -35,122 +20,98 @@ export class LoadCallError extends Error {
 /** Default wait for a turn (ms). */
 export const NODE_TURN_TIMEOUT_MS = 30_000;
 
-type KbVoice = typeof import('kb-voice');
-type Emulator = typeof import('kb-voice-emulator');
-let modules: Promise<{ kb: KbVoice; emulator: Emulator; wrtc: unknown }> | undefined;
-
-/** kb-voice, kb-voice-emulator (FakeMicrophone) and @roamhq/wrtc, loaded once per process. */
-function loadModules() {
-  modules ??= (async () => {
-    try {
-      const [kb, emulator, wrtc] = await Promise.all([import('kb-voice'), import('kb-voice-emulator'), import('@roamhq/wrtc')]);
-      return { kb, emulator, wrtc: (wrtc as { default?: unknown }).default ?? wrtc };
-    } catch (cause) {
-      modules = undefined;
-      throw new Error('kb-voice-qa: Node callers need kb-voice-emulator (its FakeMicrophone and Flite) and @roamhq/wrtc: npm install -D kb-voice-emulator', { cause });
-    }
-  })();
-  return modules;
-}
-
 const matches = (answer: string, expected: RegExp | string) => {
   if (typeof expected === 'string') return answer.toLowerCase().includes(expected.toLowerCase());
   expected.lastIndex = 0;
   return expected.test(answer);
 };
 
+const asLoadError = (error: unknown, fallback: string): LoadCallError => {
+  if (error instanceof LoadCallError) return error;
+  const code = (error as { code?: unknown }).code;
+  return new LoadCallError(`voice_${typeof code === 'string' ? code : fallback}`, `kb-voice-qa: ${(error as Error).message}`, { cause: error });
+};
+
 /**
- * A voice call from Node for load tests: kb-voice's `VoiceSession` over @roamhq/wrtc with
- * kb-voice-emulator's `FakeMicrophone` (frames only while it speaks, so a listening caller costs
- * nothing), the same verbs as the Playwright `Call`: `say`, `type`, `nextTurn`, and
- * `expectAnswer(expected, { within })` in place of `expect(call).toAnswer`. Dozens run in one process.
+ * A voice call from Node for load tests, with the verbs of the Playwright `Call`: `say`, `type`,
+ * `nextTurn`, and `expectAnswer(expected, { within })` in place of `expect(call).toAnswer`. Its
+ * media (kb-voice's `VoiceSession` over @roamhq/wrtc, kb-voice-emulator's `FakeMicrophone` and
+ * Flite) runs in a caller process of the Artillery worker: dozens of calls share it.
  */
 export class NodeCall {
   readonly turns: CallTurn[] = [];
   /** The caller's own perceived latency per voice turn: its speech end to the answer's first audio (ms). */
   readonly clientPerceivedMs = new Map<number, number>();
+  /** From `start()` to connected (ms). */
+  connectMs = 0;
+  sessionId: string | undefined;
+  #status = 'connecting';
   #taken = 0;
-  #speechEndAt: number | null = null;
-  #firstAudioAt: number | null = null;
   #waiters = new Set<() => void>();
-  #ended: Promise<SessionReport | null> | undefined;
-  #onTurn: ((turn: CallTurn, clientPerceivedMs: number | null) => void) | undefined;
+  #ended: Promise<LineReport> | undefined;
 
   private constructor(
-    readonly session: VoiceSessionType,
-    private readonly mic: InstanceType<Emulator['FakeMicrophone']>,
+    private readonly host: CallerProcess,
+    private readonly number: number,
     readonly target: NodeCallTarget,
-    /** From `start()` to connected (ms). */
-    readonly connectMs: number,
+    onTurn: ((turn: CallTurn, clientPerceivedMs: number | null) => void) | undefined,
   ) {
-    session.on('assistantSpeaking', (on: boolean) => {
-      if (on && this.#speechEndAt !== null && this.#firstAudioAt === null) this.#firstAudioAt = performance.now();
+    host.listen(number, {
+      turn: (turn, perceived) => {
+        if (perceived !== null) this.clientPerceivedMs.set(turn.id, perceived);
+        this.turns.push(turn);
+        onTurn?.(turn, perceived);
+        this.#wake();
+      },
+      status: (status) => {
+        this.#status = status;
+        this.#wake();
+      },
     });
-    session.on('turn', (turn: CallTurn) => {
-      let perceived: number | null = null;
-      if (turn.input === 'voice' && this.#speechEndAt !== null && this.#firstAudioAt !== null) perceived = Math.round(this.#firstAudioAt - this.#speechEndAt);
-      if (perceived !== null) this.clientPerceivedMs.set(turn.id, perceived);
-      if (turn.input === 'voice') this.#speechEndAt = this.#firstAudioAt = null;
-      this.turns.push(turn);
-      this.#onTurn?.(turn, perceived);
-      this.#wake();
-    });
-    session.on('state', () => this.#wake());
   }
 
-  /** Connects a call; rejects with a `LoadCallError` (`voice_connect_failed`) saying why. */
+  /** Connects a call; rejects with a `LoadCallError` (`voice_<the session's code>`, else `voice_connect_failed`). */
   static async start(target: NodeCallTarget, onTurn?: (turn: CallTurn, clientPerceivedMs: number | null) => void): Promise<NodeCall> {
-    const { kb, emulator, wrtc } = await loadModules();
-    const api = kb.createApiClient({ baseUrl: target.relayUrl, ...(target.headers ? { headers: target.headers } : {}) });
-    const mic = new emulator.FakeMicrophone({ ...(target.emulatorUrl ? { emulatorUrl: target.emulatorUrl } : {}), sendSilence: false });
-    const session = new kb.VoiceSession({
-      aiId: target.aiId, api, wrtc: wrtc as never, microphone: mic.open, language: target.language ?? 'en',
-      ...(target.userIdentifier ? { userIdentifier: target.userIdentifier } : {}),
-      connectTimeoutMs: target.connectTimeoutMs ?? 15_000,
-    });
-    const t0 = performance.now();
+    const host = callerProcess();
+    const call = new NodeCall(host, newCallNumber(), target, onTurn);
     try {
-      await session.start();
-    } catch (cause) {
-      mic.close();
-      const code = (cause as { code?: string }).code;
-      throw new LoadCallError(code ? `voice_${code}` : 'voice_connect_failed', `kb-voice-qa: the call did not connect: ${(cause as Error).message}`, { cause });
+      const opened = (await host.request({ op: 'open', call: call.number, target })) as { connectMs: number; sessionId: string | null; status: string };
+      call.connectMs = opened.connectMs;
+      call.sessionId = opened.sessionId ?? undefined;
+      call.#status = opened.status;
+    } catch (error) {
+      host.forget(call.number);
+      throw asLoadError(error, 'connect_failed');
     }
-    const call = new NodeCall(session, mic, target, Math.round(performance.now() - t0));
-    call.#onTurn = onTurn;
     return call;
   }
 
-  get sessionId(): string | undefined {
-    return this.session.sessionId ?? undefined;
+  /** The session's status: `connected`, `reconnecting`, `ended`, `failed`… */
+  get status(): string {
+    return this.#status;
   }
 
   /** Speaks text (Flite; on the emulator also scripted as its transcript) or a WAV `{ wav, transcript? }`; resolves once spoken. */
   async say(utterance: Utterance): Promise<void> {
-    const { wav, transcript } = await prepareUtterance(utterance);
     this.#requireLive('say()');
-    try {
-      await this.mic.playWav(wav, {
-        ...(transcript !== undefined && this.target.emulatorUrl ? { transcript, sessionId: this.session.sessionId ?? undefined } : {}),
-      });
-    } catch (cause) {
-      throw new LoadCallError('voice_say_failed', `kb-voice-qa: say() failed: ${(cause as Error).message}`, { cause });
-    }
-    this.#speechEndAt = performance.now();
-    this.#firstAudioAt = null;
+    await this.host.request({ op: 'say', call: this.number, utterance }).catch((e: unknown) => {
+      throw asLoadError(e, 'say_failed');
+    });
   }
 
   /** A typed question. */
-  type(text: string): void {
+  async type(text: string): Promise<void> {
     this.#requireLive('type()');
-    this.session.sendText(text);
+    await this.host.request({ op: 'type', call: this.number, text }).catch((e: unknown) => {
+      throw asLoadError(e, 'type_failed');
+    });
   }
 
   /** The next finished turn not yet taken (waits up to `timeout`, default 30 s). */
   async nextTurn(options: { timeout?: number } = {}): Promise<CallTurn> {
     const timeout = options.timeout ?? NODE_TURN_TIMEOUT_MS;
     const wanted = this.#taken + 1;
-    const over = () => ['ended', 'failed'].includes(this.session.state.status);
+    const over = () => this.#status === 'ended' || this.#status === 'failed';
     await new Promise<void>((resolve, reject) => {
       const check = () => {
         if (this.turns.length < wanted && !over()) return;
@@ -165,7 +126,7 @@ export class NodeCall {
       this.#waiters.add(check);
       check();
     });
-    if (this.turns.length < wanted) throw new LoadCallError('voice_call_ended', `kb-voice-qa: the call is ${this.session.state.status} and turn ${wanted} never came\n${this.describe()}`);
+    if (this.turns.length < wanted) throw new LoadCallError('voice_call_ended', `kb-voice-qa: the call is ${this.#status} and turn ${wanted} never came\n${this.describe()}`);
     this.#taken = wanted;
     return this.turns[wanted - 1]!;
   }
@@ -181,25 +142,20 @@ export class NodeCall {
 
   /** What was heard so far, for messages. */
   describe(): string {
-    return `${transcriptSoFar(this.turns, undefined)}\nCall: ${this.session.state.status}${this.sessionId ? `, session ${this.sessionId}` : ''}`;
+    return `${transcriptSoFar(this.turns, undefined)}\nCall: ${this.#status}${this.sessionId ? `, session ${this.sessionId}` : ''}`;
   }
 
-  /** Ends the call (graceful by default) and resolves with `report()` (null when it could not be fetched). Idempotent. */
-  end(options: { mode?: 'graceful' | 'immediate' } = {}): Promise<SessionReport | null> {
-    this.#ended ??= (async () => {
-      try {
-        await this.session.end({ mode: options.mode ?? 'graceful' });
-        return await this.session.report().catch(() => null);
-      } finally {
-        this.mic.close();
-      }
-    })();
+  /** Ends the call (graceful by default); resolves with its MOS and recorded audio (empty when the report could not be fetched). Idempotent. */
+  end(options: { mode?: 'graceful' | 'immediate' } = {}): Promise<LineReport> {
+    this.#ended ??= this.host
+      .request({ op: 'end', call: this.number, mode: options.mode ?? 'graceful' })
+      .then((r) => r as LineReport, () => ({ mos: null, audio: [] }))
+      .finally(() => this.host.forget(this.number));
     return this.#ended;
   }
 
   #requireLive(what: string): void {
-    const status = this.session.state.status;
-    if (status !== 'connected') throw new LoadCallError('voice_call_ended', `kb-voice-qa: ${what} needs a connected call; it is ${status}\n${this.describe()}`);
+    if (this.#status !== 'connected') throw new LoadCallError('voice_call_ended', `kb-voice-qa: ${what} needs a connected call; it is ${this.#status}\n${this.describe()}`);
   }
 
   #wake(): void {
