@@ -29,7 +29,7 @@ ${tests.length === 0 ? '<p class="empty">No voice calls in this run.</p>' : ''}
 `;
 }
 
-function esc(text: unknown): string {
+export function esc(text: unknown): string {
   return String(text ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
@@ -99,7 +99,7 @@ function testCard(test: CollectedTest, scale: number): string {
 </article>`;
 }
 
-const CSS = `
+export const CSS = `
 :root{--bg:#0f1420;--panel:#171e2e;--line:#26304a;--text:#e7ecf5;--mute:#8d99b3;--ok:#2fbf71;--bad:#ef5d6a;--warn:#f0b429;--accent:#5b8cff;--perc:#b07cff}
 *{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:var(--bg);color:var(--text)}
 .top{display:flex;justify-content:space-between;align-items:center;padding:28px 40px;background:linear-gradient(120deg,#1b2540,#10182a);border-bottom:1px solid var(--line)}
