@@ -33,6 +33,8 @@ export interface CallContext {
 export class Call {
   /** Turns already taken by nextTurn() or an expectation. */
   #taken = 0;
+  /** A turn `toSay` matched while it was spoken: nextTurn() passes over it once it finishes. */
+  #heard: number | null = null;
   /** say() calls speak one after the other. */
   #speaking: Promise<unknown> = Promise.resolve();
   #ended: Promise<CallReport> | undefined;
@@ -95,6 +97,13 @@ export class Call {
   /** Resolves with the next finished turn not yet taken (waits up to `timeout`, default 30 s). */
   async nextTurn(options: { timeout?: number } = {}): Promise<CallTurn> {
     const timeout = options.timeout ?? DEFAULT_TURN_TIMEOUT_MS;
+    if (this.#heard !== null) {
+      // The turn toSay() took while it was spoken: wait for it to finish, then pass over it.
+      const heard = this.#heard;
+      await this.mirror.until(() => this.mirror.turns.length > this.#taken || this.#over(), timeout, () => `kb-voice-qa: the answer heard by toSay() did not finish within ${timeout} ms\n${this.describe()}`);
+      if (this.mirror.turns[this.#taken]?.id === heard) this.#taken++;
+      this.#heard = null;
+    }
     const wanted = this.#taken + 1;
     await this.mirror.until(
       () => this.mirror.turns.length >= wanted || this.#over(),
@@ -113,6 +122,35 @@ export class Call {
   end(options: { mode?: 'graceful' | 'immediate' } = {}): Promise<CallReport> {
     this.#ended ??= this.#finish(options.mode ?? 'graceful');
     return this.#ended;
+  }
+
+  /**
+   * @internal For `toSay`: waits until the next answer not yet taken matches `match`, while it is
+   * spoken (its captions so far) or once finished; takes that turn. Resolves with the text heard
+   * and whether the turn had finished; rejects after `timeout` ms with what was heard.
+   */
+  async hear(match: (text: string) => boolean, timeout: number): Promise<{ text: string; finished: boolean }> {
+    let found: { text: string; finished: boolean; turnId: number } | undefined;
+    const look = () => {
+      const finished = this.mirror.turns.slice(this.#taken).find((t) => t.id !== this.#heard);
+      if (finished) {
+        if (match(finished.answer)) found = { text: finished.answer, finished: true, turnId: finished.id };
+        return found !== undefined;
+      }
+      const live = this.mirror.snapshot?.live;
+      const taken = (id: number) => this.mirror.turns.slice(0, this.#taken).some((t) => t.id === id);
+      if (live && live.assistant && live.turnId !== this.#heard && !taken(live.turnId) && match(live.assistant)) found = { text: live.assistant, finished: false, turnId: live.turnId };
+      return found !== undefined;
+    };
+    await this.mirror.until(() => look() || this.#over(), timeout, () => `kb-voice-qa: no answer matched within ${timeout} ms\n${this.describe()}`);
+    if (!found) throw new Error(`kb-voice-qa: the call is over (${this.session.status}) and no answer matched\n${this.describe()}`);
+    if (found.finished) {
+      this.#taken = this.mirror.turns.findIndex((t) => t.id === found!.turnId) + 1;
+      this.#heard = null;
+    } else {
+      this.#heard = found.turnId;
+    }
+    return { text: found.text, finished: found.finished };
   }
 
   /** @internal Resolves once `predicate` holds after some event of the session; rejects after `timeout` ms. */
