@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from 'kb-voice-emulator';
 import { createRelay, serveRelay } from 'kb-voice/relay';
+import { chromiumLaunchOptions } from '../../scripts/chromium.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const example = path.join(root, 'qa', 'examples', 'artillery');
@@ -28,6 +29,7 @@ function findArtillery(): string | null {
   }
 }
 const artillery = findArtillery();
+const chromium = chromiumLaunchOptions().executablePath as string | undefined;
 const built = existsSync(path.join(root, 'qa', 'dist', 'load', 'index.js'));
 const skip = !artillery ? 'artillery is not installed (npm i -D artillery in a scratch app, then KB_VOICE_QA_ARTILLERY=<its node_modules/.bin/artillery>)' : !built ? 'qa/dist is not built (npm run build)' : null;
 if (skip) console.warn(`test/qa/artillery-run.test.ts skipped: ${skip}`);
@@ -49,10 +51,10 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs `artillery run -e smoke <script> --output <out>`; resolves with its exit code and output. */
-function run(script: string, out: string): Promise<{ code: number | null; output: string }> {
+/** Runs `artillery run [-e smoke] <script> --output <out>`; resolves with its exit code and output. */
+function run(script: string, out: string, environment: string | null = 'smoke'): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [artillery!, 'run', '-e', 'smoke', script, '--output', out], {
+    const child = spawn(process.execPath, [artillery!, 'run', ...(environment ? ['-e', environment] : []), script, '--output', out], {
       cwd: example,
       env: {
         ...process.env,
@@ -98,4 +100,21 @@ describe.skipIf(skip !== null)('the shipped Artillery example', () => {
     expect(output).toMatch(/fail: voice\.first_response_ms\.p95 < 1/);
     expect(code).not.toBe(0);
   }, 120_000);
+
+  it.skipIf(!chromium)('runs the browser scenario on Artillery\'s Playwright engine (3 Chromium pages)', async () => {
+    // The machine's Chromium (Artillery's own browser download is not reachable here).
+    const yml = readFileSync(path.join(example, 'browser-load.yml'), 'utf8')
+      .replace('processor: ./browser-processor.mjs', `processor: ${JSON.stringify(path.join(example, 'browser-processor.mjs'))}`)
+      .replace('      launchOptions:\n', `      launchOptions:\n        executablePath: ${JSON.stringify(chromium)}\n`);
+    expect(yml).toContain('executablePath');
+    const script = path.join(dir, 'browser.yml');
+    writeFileSync(script, yml);
+    const out = path.join(dir, 'browser.json');
+    const { code, output } = await run(script, out, null);
+    expect(code, output).toBe(0);
+    const { aggregate } = JSON.parse(readFileSync(out, 'utf8')) as { aggregate: { counters: Record<string, number>; summaries: Record<string, unknown> } };
+    expect(aggregate.counters['voice.turns']).toBe(3);
+    expect(aggregate.counters['vusers.failed']).toBe(0);
+    expect(aggregate.summaries['voice.first_response_ms']).toBeDefined();
+  }, 180_000);
 });
