@@ -23,6 +23,9 @@ export interface CallContext {
   number: number;
   /** The emulator to script transcripts on; undefined for a real service. */
   emulatorUrl: string | undefined;
+  /** For the evidence: the relay, whether it is the worker's emulator, the network profile. */
+  relayUrl?: string;
+  network?: string | null;
 }
 
 /**
@@ -38,6 +41,7 @@ export class Call {
   /** say() calls speak one after the other. */
   #speaking: Promise<unknown> = Promise.resolve();
   #ended: Promise<CallReport> | undefined;
+  readonly #startedAt = new Date().toISOString();
 
   /** @internal */
   constructor(
@@ -174,7 +178,9 @@ export class Call {
     } catch (error) {
       problem = `report not available: ${(error as Error).message.split('\n')[0]}`;
     }
-    if (this.context.testInfo) await attachEvidence(this.context.testInfo, this.context.number, report, this.mirror.turns, problem);
+    const { testInfo, relayUrl, emulatorUrl, network } = this.context;
+    const facts = { startedAt: this.#startedAt, network: network ?? null, target: { relayUrl: relayUrl ?? new URL(this.page.url()).origin, emulator: emulatorUrl !== undefined } };
+    if (testInfo) await attachEvidence(testInfo, this.context.number, report, this.mirror.turns, problem, facts);
     if (!report) throw new Error(`kb-voice-qa: ${problem}\n${this.describe()}`);
     return report;
   }

@@ -65,11 +65,11 @@ export const test = base.extend<VoiceTestFixtures, VoiceWorkerFixtures>({
     { scope: 'worker' },
   ],
 
-  voiceCall: async ({ voice, _kbVoiceService: service, context }, use, testInfo) => {
+  voiceCall: async ({ voice, network, _kbVoiceService: service, context }, use, testInfo) => {
     const calls: Call[] = [];
     const language = voice.language ?? 'en';
     const track = (page: Page, mirror: Awaited<ReturnType<PageBridge['next']>>) => {
-      const call = new Call(page, mirror, { testInfo, number: calls.length + 1, emulatorUrl: service.emulatorUrl });
+      const call = new Call(page, mirror, { testInfo, number: calls.length + 1, emulatorUrl: service.emulatorUrl, relayUrl: service.relayUrl, network: network ?? null });
       calls.push(call);
       return call;
     };

@@ -94,5 +94,22 @@ export interface VoiceCallEvidence {
   quality: QualityReport | null;
   /** Names of this call's audio attachments. */
   audio: string[];
+  /** Each audio attachment: its segment, what it holds (`turn 1 · question`, or `segment 3` where unknown) and length. */
+  segments?: AudioEvidence[];
+  /** When the call started (ISO 8601). */
+  startedAt?: string;
+  /** The worker's network profile (`network` option), null for loopback as it is or a real service. */
+  network?: string | null;
+  /** Where the call went: the relay, and whether an emulator was behind it (scripted transcripts). */
+  target?: { relayUrl: string; emulator: boolean };
   error?: string;
+}
+
+/** One recorded audio segment of a call, as attached. */
+export interface AudioEvidence {
+  name: string;
+  segment: number;
+  /** `turn 2 · question`, `turn 2 · answer`, or `segment 3` when the segments do not line up with the turns. */
+  label: string;
+  durationMs: number | null;
 }
