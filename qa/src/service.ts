@@ -56,12 +56,15 @@ export async function startEmulatorService(options: WorkerEmulatorOptions = {}):
   }
 }
 
-/** E1 for `aiId` on the emulator, waiting for the agent build; a failed warmup is an error (the suite would measure the build). */
-export async function warmRobot(emulatorUrl: string, apiKey: string, aiId: string): Promise<void> {
+/**
+ * E1 for `aiId` at `baseUrl` (the emulator with its key, or a relay without one), waiting for the
+ * agent build; a failed warmup is an error (the suite would measure the build).
+ */
+export async function warmRobot(baseUrl: string, apiKey: string | undefined, aiId: string, language = 'en'): Promise<void> {
   const { createApiClient } = await import('kb-voice/api');
-  const api = createApiClient({ baseUrl: emulatorUrl, apiKey, timeout: WARMUP_TIMEOUT_MS });
-  const answer = await api.realtime.warmup(aiId, { language: 'en' });
-  if (!answer.success) throw new Error(`kb-voice-qa: warming the robot ${aiId} on ${emulatorUrl} failed (E1 answered success: false)`);
+  const api = createApiClient({ baseUrl, ...(apiKey ? { apiKey } : {}), timeout: WARMUP_TIMEOUT_MS });
+  const answer = await api.realtime.warmup(aiId, { language });
+  if (!answer.success) throw new Error(`kb-voice-qa: warming the robot ${aiId} at ${baseUrl} failed (E1 answered success: false)`);
 }
 
 /** Longest wait for a robot's warmup (the emulator's build takes agentBuildMs; its CLI allows up to 600 s). */

@@ -9,15 +9,15 @@ import { createApiClient } from 'kb-voice/api';
 import { createRelay, serveRelay } from 'kb-voice/relay';
 import { nodeCall, type ArtilleryEvents } from '../../qa/src/load/artillery.js';
 import type { LoadCallRecord } from '../../qa/src/load/call-log.js';
-import { warmRobot } from '../../qa/src/service.js';
 
 let emu: Emulator;
 let relay: { url: string; close(): Promise<void> };
 let dir: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ host: '127.0.0.1', port: 0, agentBuildMs: 200 });
-  await warmRobot(emu.url, emu.apiKey, emu.fixtures.robotId);
+  // A cold robot whose build outlasts a spoken question (the session's own warmup at connect would
+  // not finish first): the first call of the run warms it (E1 through the relay) before it connects.
+  emu = await startEmulator({ host: '127.0.0.1', port: 0, agentBuildMs: 4_000 });
   // As the demo's relay: admin role, so each call's user_identifier is its own.
   relay = await serveRelay(createRelay({ upstream: emu.url, apiKey: emu.apiKey, prefix: '/api/voice', authorize: async () => ({ role: 'admin', userIdentifier: 'qa' }) }), { host: '127.0.0.1', port: 0 });
   dir = mkdtempSync(path.join(os.tmpdir(), 'kb-voice-qa-load-'));
@@ -47,7 +47,7 @@ describe('nodeCall (kb-voice-qa/artillery)', () => {
     const scenario = nodeCall(async function warranty(call) {
       await call.say('How long is the warranty?');
       await call.expectAnswer(/two-year/i, { within: 20_000 });
-      call.type('How much do replacement filters cost?');
+      await call.type('How much do replacement filters cost?');
       await call.expectAnswer('980 yen', { within: 20_000 });
     });
     const rec = recorder();
@@ -67,6 +67,8 @@ describe('nodeCall (kb-voice-qa/artillery)', () => {
     const records = readFileSync(callsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LoadCallRecord);
     expect(records.map((r) => r.userIdentifier).sort()).toEqual(['load-vu-1', 'load-vu-2', 'load-vu-3', 'load-vu-4']);
     expect(records.every((r) => r.status === 'ok' && r.turns.length === 2)).toBe(true);
+    // No turn paid the robot's build: the first call warmed it.
+    expect(records.flatMap((r) => r.turns.map((t) => t.agentBuildMs))).toEqual(new Array(8).fill(0));
     // The service stored each session under its caller's identity.
     const costs = await createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey }).realtime.sessionCosts(emu.fixtures.robotId, {});
     const users = new Map(costs.sessions.map((s) => [s.session_id, s.user_identifier]));
@@ -76,7 +78,7 @@ describe('nodeCall (kb-voice-qa/artillery)', () => {
   it('counts a wrong answer as errors.voice_answer_mismatch and a failed turn, with the transcript in the call record', async () => {
     const callsFile = path.join(dir, 'mismatch.jsonl');
     const scenario = nodeCall(async function wrong(call) {
-      call.type('How much do replacement filters cost?');
+      await call.type('How much do replacement filters cost?');
       await call.expectAnswer(/flux capacitor/i, { within: 20_000 });
     });
     const rec = recorder();

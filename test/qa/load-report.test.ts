@@ -21,7 +21,7 @@ const artillery = (cpus: number[]) => ({
 const call = (user: string, status: string, firstResponseMs: number): LoadCallRecord => ({
   kind: 'kb-voice-qa/load-call', version: 1, caller: 'node', scenario: 'warranty', userIdentifier: user, startedAt: '2026-11-26T00:00:00.000Z',
   durationMs: 1, sessionId: `s-${user}`, connectMs: 100, status, error: status === 'ok' ? null : 'expected /x/', mos: 4.3,
-  turns: [{ id: 1, input: 'voice', question: 'How long is the warranty?', answer: 'Two years.', firstResponseMs, perceivedLatencyMs: null, interrupted: false }],
+  turns: [{ id: 1, input: 'voice', question: 'How long is the warranty?', answer: 'Two years.', firstResponseMs, perceivedLatencyMs: null, interrupted: false, agentBuildMs: 0 }],
   audio: [{ segment: 0, url: 'http://127.0.0.1:1/audio/0.wav' }],
 });
 

@@ -6,6 +6,6 @@ import { nodeCall } from 'kb-voice-qa/artillery';
 export const warranty = nodeCall(async function warranty(call) {
   await call.say('How long is the warranty?');           // Flite into the fake microphone
   await call.expectAnswer(/two-year/i, { within: 20_000 });
-  call.type('How much do replacement filters cost?');
+  await call.type('How much do replacement filters cost?');
   await call.expectAnswer('980 yen', { within: 20_000 });
 });

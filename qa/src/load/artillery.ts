@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
 import { Call } from '../call.js';
+import { warmRobot } from '../service.js';
 import { startHarnessCall } from '../start.js';
 import type { CallOptions, CallTurn } from '../types.js';
 import { appendCallRecord, type LoadCallRecord } from './call-log.js';
@@ -79,6 +80,26 @@ export async function loadSettings(vars: Record<string, unknown>, scenario: stri
   };
 }
 
+const warmed = new Map<string, Promise<void>>();
+/**
+ * Warms the robot once per process (E1 through the relay, waiting for its build) before the first
+ * call, unless the variable `warmRobot` is false: otherwise the first calls of a run against a fresh
+ * service measure the robot's build (5.7 s on the emulator), not the load.
+ */
+function warmOnce(settings: LoadSettings, vars: Record<string, unknown>): Promise<void> {
+  if (vars.warmRobot === false || vars.warmRobot === 'false') return Promise.resolve();
+  const key = `${settings.relayUrl} ${settings.aiId}`;
+  let done = warmed.get(key);
+  if (!done) {
+    done = warmRobot(settings.relayUrl, undefined, settings.aiId, settings.language ?? 'en').catch((cause: unknown) => {
+      warmed.delete(key);
+      throw new LoadCallError('voice_warmup_failed', `kb-voice-qa: warming the robot failed: ${(cause as Error).message}`, { cause });
+    });
+    warmed.set(key, done);
+  }
+  return done;
+}
+
 /** Every event emitter of this process that runs calls; CPU samples go to the latest one. */
 let sink: ArtilleryEvents | undefined;
 const cpu = new GeneratorCpu((samples) => sink && emitSamples(sink, samples), callerCpuMicros);
@@ -130,7 +151,7 @@ async function measured(book: CallBookkeeping, run: (emit: (samples: MetricSampl
     record.mos = progress.mos;
     emit([{ kind: 'histogram', name: METRICS.mos, value: progress.mos }]);
   }
-  record.turns = progress.turns().map(({ id, input, question, answer, firstResponseMs, perceivedLatencyMs, interrupted }) => ({ id, input, question, answer, firstResponseMs, perceivedLatencyMs, interrupted }));
+  record.turns = progress.turns().map(({ id, input, question, answer, firstResponseMs, perceivedLatencyMs, interrupted, agentBuildMs }) => ({ id, input, question, answer, firstResponseMs, perceivedLatencyMs, interrupted, agentBuildMs }));
   record.durationMs = Math.round(performance.now() - t0);
   let counted: Error | undefined;
   if (failure !== undefined) {
@@ -156,9 +177,11 @@ export type NodeScenario = (call: NodeCall, vars: Record<string, unknown>) => Pr
  */
 export function nodeCall(script: NodeScenario, options: { name?: string } = {}) {
   return async function kbVoiceNodeCall(context: ArtilleryContext, events: ArtilleryEvents): Promise<void> {
-    const settings = await loadSettings(context.vars, options.name ?? script.name ?? 'node call').catch((e: unknown) => {
-      throw countedError(e);
-    });
+    const settings = await loadSettings(context.vars, options.name ?? script.name ?? 'node call')
+      .then(async (found) => (await warmOnce(found, context.vars), found))
+      .catch((e: unknown) => {
+        throw countedError(e);
+      });
     await measured({ events, settings, caller: 'node' }, async (emit, record, progress) => {
       const call = await NodeCall.start(settings, (turn, clientPerceived) => emit(turnSamples(turn, clientPerceived)));
       progress.turns = () => call.turns;
@@ -190,9 +213,11 @@ export type BrowserScenario = (call: Call, vars: Record<string, unknown>, page: 
  */
 export function browserCall(script: BrowserScenario, options: { name?: string; call?: CallOptions } = {}) {
   return async function kbVoiceBrowserCall(page: Page, vuContext: ArtilleryContext, events: ArtilleryEvents): Promise<void> {
-    const settings = await loadSettings(vuContext.vars, options.name ?? script.name ?? 'browser call').catch((e: unknown) => {
-      throw countedError(e);
-    });
+    const settings = await loadSettings(vuContext.vars, options.name ?? script.name ?? 'browser call')
+      .then(async (found) => (await warmOnce(found, vuContext.vars), found))
+      .catch((e: unknown) => {
+        throw countedError(e);
+      });
     await measured({ events, settings, caller: 'browser' }, async (emit, record, progress) => {
       const t0 = performance.now();
       const call = await startHarnessCall(page, settings, { language: settings.language ?? 'en', userIdentifier: settings.userIdentifier, ...options.call }, (p, mirror) =>

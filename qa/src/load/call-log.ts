@@ -16,7 +16,7 @@ export interface LoadCallRecord {
   /** `ok`, or the error code Artillery counted (`errors.<code>`). */
   status: 'ok' | string;
   error: string | null;
-  turns: Array<Pick<CallTurn, 'id' | 'input' | 'question' | 'answer' | 'firstResponseMs' | 'perceivedLatencyMs' | 'interrupted'>>;
+  turns: Array<Pick<CallTurn, 'id' | 'input' | 'question' | 'answer' | 'firstResponseMs' | 'perceivedLatencyMs' | 'interrupted' | 'agentBuildMs'>>;
   mos: number | null;
   /** The recorded audio (the service's presigned URLs, E14): question and answer segments; they expire. */
   audio: Array<{ segment: number; url: string }>;

@@ -125,3 +125,5 @@ function stripAnsi(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/\u001b\[[0-9;]*m/g, '');
 }
+
+export { writeLoadReport, buildLoadReport, generatorSaturated, parseArtilleryReport, parseCallRecords, type LoadReport, type LoadReportOptions } from './load-report.js';
