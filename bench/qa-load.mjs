@@ -121,7 +121,7 @@ export async function main() {
     name: 'qa-load', title: 'kb-voice-qa load: calls per machine', ok: true, figures,
     details: { sides, cores: CORES },
     notes: [
-      `the emulator runs on the same machine (its CPU is in the machine's figure, not the generator's); each call speaks one question and waits for its whole answer; browser callers' Chromium CPU is not in the generator's figure (machine's only)`,
+      `the emulator runs on the same machine (its CPU is in the machine's figure, not the generator's); each call speaks one question and waits for its whole answer; the generator's figure is this process and every process under it (caller processes, Chromium)`,
       `load average ${round(load0, 1)} at the start, ${round(os.loadavg()[0], 1)} at the end on ${CORES} cores: on a machine shared with other work the capacities are lower bounds`,
     ],
   };

@@ -5,7 +5,8 @@ import { startHarnessCall } from '../start.js';
 import type { CallOptions, CallTurn } from '../types.js';
 import { appendCallRecord, type LoadCallRecord } from './call-log.js';
 import { callerCpuMicros } from './caller-pool.js';
-import { GeneratorCpu } from './generator-cpu.js';
+import { GeneratorCpu, ownCpuMicros } from './generator-cpu.js';
+import { processTreeCpuMicros } from './process-tree-cpu.js';
 import { emitSamples, METRICS, turnSamples, type MetricSample } from './metrics.js';
 import { LoadCallError, NodeCall, type NodeCallTarget } from './node-call.js';
 
@@ -102,7 +103,9 @@ function warmOnce(settings: LoadSettings, vars: Record<string, unknown>): Promis
 
 /** Every event emitter of this process that runs calls; CPU samples go to the latest one. */
 let sink: ArtilleryEvents | undefined;
-const cpu = new GeneratorCpu((samples) => sink && emitSamples(sink, samples), callerCpuMicros);
+// The generator's CPU: the whole process tree where /proc has it (Artillery's process, the caller
+// processes, the Playwright engine's Chromium), else this process and its caller processes.
+const cpu = new GeneratorCpu((samples) => sink && emitSamples(sink, samples), () => processTreeCpuMicros() ?? ownCpuMicros() + callerCpuMicros());
 
 /** The error Artillery counts: its code as the first line (the Playwright engine counts the first line of the message). */
 function countedError(error: unknown): Error {

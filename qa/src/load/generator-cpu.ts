@@ -7,6 +7,12 @@ export const SATURATED_CPU_PCT = 85;
 /** How often the generator's CPU is sampled while calls run (ms). */
 export const CPU_SAMPLE_INTERVAL_MS = 2000;
 
+/** This process's CPU time so far (µs), every thread. */
+export function ownCpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
 function machineTimes(): { busy: number; total: number } {
   let busy = 0;
   let total = 0;
@@ -20,7 +26,7 @@ function machineTimes(): { busy: number; total: number } {
 }
 
 /**
- * Samples the generator's CPU (this process's, every thread, plus its caller processes') as a share
+ * Samples the generator's CPU (by default this process's; see the constructor) as a share
  * of the whole machine (all cores: 100 % = every core busy), and the machine's busy share (os.cpus),
  * every `intervalMs` while at least one call runs. `onSample` gets `voice.generator_cpu_pct` and
  * `voice.machine_cpu_pct`. One sampler per process serves every virtual user in it.
@@ -32,18 +38,17 @@ export class GeneratorCpu {
   readonly #cores = os.availableParallelism?.() ?? os.cpus().length;
 
   /**
-   * @param otherMicros CPU time (µs) of the generator's other processes so far (its caller
-   *   processes), added to this one's.
+   * @param generatorMicros CPU time (µs) the generator used so far, all its processes; default
+   *   this process's.
    */
   constructor(
     private readonly onSample: (samples: MetricSample[]) => void,
-    private readonly otherMicros: () => number = () => 0,
+    private readonly generatorMicros: () => number = ownCpuMicros,
     private readonly intervalMs = CPU_SAMPLE_INTERVAL_MS,
   ) {}
 
   #cpuMicros(): number {
-    const own = process.cpuUsage();
-    return own.user + own.system + this.otherMicros();
+    return this.generatorMicros();
   }
 
   /** A call started: sampling runs while any call does. */
@@ -79,7 +84,8 @@ export class GeneratorCpu {
     const machine = machineTimes();
     const busy = machine.busy - this.#last.machine.busy;
     const total = machine.total - this.#last.machine.total;
-    const generatorPct = ((cpu - this.#last.cpu) / 1000 / wallMs / this.#cores) * 100;
+    // A descendant that exited since the last sample leaves the sum until it is waited for: never below 0.
+    const generatorPct = Math.max(0, ((cpu - this.#last.cpu) / 1000 / wallMs / this.#cores) * 100);
     this.#last = { cpu, at: now, machine };
     const samples: MetricSample[] = [{ kind: 'histogram', name: METRICS.generatorCpuPct, value: Math.round(generatorPct * 10) / 10 }];
     if (total > 0) samples.push({ kind: 'histogram', name: METRICS.machineCpuPct, value: Math.round((busy / total) * 1000) / 10 });
