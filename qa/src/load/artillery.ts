@@ -211,7 +211,7 @@ export type BrowserScenario = (call: Call, vars: Record<string, unknown>, page: 
  * A flow function for Artillery's Playwright engine (`engine: playwright`, `testFunction: <name>`):
  * `async (page, vuContext, events, test)` opening the kb-voice-qa harness in `page` (same origin as
  * the relay, served with page.route) and handing `script` the same `Call` as the Playwright
- * fixture (`say`, `type`, `nextTurn`; `expect(call).toAnswer` from kb-voice-qa works in it). Emits
+ * fixture (`say`, `type`, `nextTurn`, `end`). Emits
  * the `voice.*` metrics as `nodeCall` does.
  */
 export function browserCall(script: BrowserScenario, options: { name?: string; call?: CallOptions } = {}) {
