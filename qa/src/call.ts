@@ -17,11 +17,15 @@ type QaGlobal = typeof globalThis & { __KB_VOICE_QA__: QaPageApi };
 
 /** How a call was made, for evidence and scripting. */
 export interface CallContext {
-  testInfo: TestInfo;
+  /** The test the evidence is attached to; undefined outside a Playwright test (an Artillery scenario). */
+  testInfo: TestInfo | undefined;
   /** The call's number within its test, from 1. */
   number: number;
   /** The emulator to script transcripts on; undefined for a real service. */
   emulatorUrl: string | undefined;
+  /** For the evidence: the relay, whether it is the worker's emulator, the network profile. */
+  relayUrl?: string;
+  network?: string | null;
 }
 
 /**
@@ -32,9 +36,12 @@ export interface CallContext {
 export class Call {
   /** Turns already taken by nextTurn() or an expectation. */
   #taken = 0;
+  /** A turn `toSay` matched while it was spoken: nextTurn() passes over it once it finishes. */
+  #heard: number | null = null;
   /** say() calls speak one after the other. */
   #speaking: Promise<unknown> = Promise.resolve();
   #ended: Promise<CallReport> | undefined;
+  readonly #startedAt = new Date().toISOString();
 
   /** @internal */
   constructor(
@@ -94,6 +101,13 @@ export class Call {
   /** Resolves with the next finished turn not yet taken (waits up to `timeout`, default 30 s). */
   async nextTurn(options: { timeout?: number } = {}): Promise<CallTurn> {
     const timeout = options.timeout ?? DEFAULT_TURN_TIMEOUT_MS;
+    if (this.#heard !== null) {
+      // The turn toSay() took while it was spoken: wait for it to finish, then pass over it.
+      const heard = this.#heard;
+      await this.mirror.until(() => this.mirror.turns.length > this.#taken || this.#over(), timeout, () => `kb-voice-qa: the answer heard by toSay() did not finish within ${timeout} ms\n${this.describe()}`);
+      if (this.mirror.turns[this.#taken]?.id === heard) this.#taken++;
+      this.#heard = null;
+    }
     const wanted = this.#taken + 1;
     await this.mirror.until(
       () => this.mirror.turns.length >= wanted || this.#over(),
@@ -112,6 +126,35 @@ export class Call {
   end(options: { mode?: 'graceful' | 'immediate' } = {}): Promise<CallReport> {
     this.#ended ??= this.#finish(options.mode ?? 'graceful');
     return this.#ended;
+  }
+
+  /**
+   * @internal For `toSay`: waits until the next answer not yet taken matches `match`, while it is
+   * spoken (its captions so far) or once finished; takes that turn. Resolves with the text heard
+   * and whether the turn had finished; rejects after `timeout` ms with what was heard.
+   */
+  async hear(match: (text: string) => boolean, timeout: number): Promise<{ text: string; finished: boolean }> {
+    let found: { text: string; finished: boolean; turnId: number } | undefined;
+    const look = () => {
+      const finished = this.mirror.turns.slice(this.#taken).find((t) => t.id !== this.#heard);
+      if (finished) {
+        if (match(finished.answer)) found = { text: finished.answer, finished: true, turnId: finished.id };
+        return found !== undefined;
+      }
+      const live = this.mirror.snapshot?.live;
+      const taken = (id: number) => this.mirror.turns.slice(0, this.#taken).some((t) => t.id === id);
+      if (live && live.assistant && live.turnId !== this.#heard && !taken(live.turnId) && match(live.assistant)) found = { text: live.assistant, finished: false, turnId: live.turnId };
+      return found !== undefined;
+    };
+    await this.mirror.until(() => look() || this.#over(), timeout, () => `kb-voice-qa: no answer matched within ${timeout} ms\n${this.describe()}`);
+    if (!found) throw new Error(`kb-voice-qa: the call is over (${this.session.status}) and no answer matched\n${this.describe()}`);
+    if (found.finished) {
+      this.#taken = this.mirror.turns.findIndex((t) => t.id === found!.turnId) + 1;
+      this.#heard = null;
+    } else {
+      this.#heard = found.turnId;
+    }
+    return { text: found.text, finished: found.finished };
   }
 
   /** @internal Resolves once `predicate` holds after some event of the session; rejects after `timeout` ms. */
@@ -135,7 +178,9 @@ export class Call {
     } catch (error) {
       problem = `report not available: ${(error as Error).message.split('\n')[0]}`;
     }
-    await attachEvidence(this.context.testInfo, this.context.number, report, this.mirror.turns, problem);
+    const { testInfo, relayUrl, emulatorUrl, network } = this.context;
+    const facts = { startedAt: this.#startedAt, network: network ?? null, target: { relayUrl: relayUrl ?? new URL(this.page.url()).origin, emulator: emulatorUrl !== undefined } };
+    if (testInfo) await attachEvidence(testInfo, this.context.number, report, this.mirror.turns, problem, facts);
     if (!report) throw new Error(`kb-voice-qa: ${problem}\n${this.describe()}`);
     return report;
   }

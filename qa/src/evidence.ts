@@ -1,5 +1,26 @@
 import type { TestInfo } from '@playwright/test';
-import type { CallReport, CallTurn, VoiceCallEvidence } from './types.js';
+import type { AudioEvidence, CallReport, CallTurn, VoiceCallEvidence } from './types.js';
+
+/** What the call was, beside its report: for the reporter's header of each call. */
+export interface CallFacts {
+  startedAt: string;
+  network: string | null;
+  target: { relayUrl: string; emulator: boolean };
+}
+
+/**
+ * What each recorded segment holds. The service records one segment per caller utterance and one
+ * per answer, in order (E14 does not say which is which): a spoken turn gives a question and an
+ * answer, a typed one an answer. Where the count does not line up (a segment lost, an utterance
+ * without a turn), every segment is just `segment N`.
+ */
+export function segmentLabels(turns: readonly CallTurn[], count: number): string[] {
+  const labels = turns.flatMap((t) => (t.input === 'voice' ? [`turn ${t.id} · question`, `turn ${t.id} · answer`] : [`turn ${t.id} · answer`]));
+  return labels.length === count ? labels : Array.from({ length: count }, (_, i) => `segment ${i}`);
+}
+
+/** `voice-call-1-0-turn-1-question.wav` from a label. */
+const fileLabel = (label: string) => label.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
 
 /** Name of the attachment each call leaves on the test result (the reporter reads it). */
 export const EVIDENCE_NAME = 'voice-call.json';
@@ -10,7 +31,7 @@ export const MAX_AUDIO_BYTES = 50 * 1024 * 1024;
 /**
  * Attaches a call's evidence to the test result: `voice-call.json` (report, turns, latencies,
  * quality) and the recorded audio segments (the service's presigned WAVs, E14) as
- * `voice-call-<call>-<segment>.wav`. Never throws: what could not be fetched is noted in the JSON.
+ * `voice-call-<call>-<segment>-<turn N question|answer>.wav`. Never throws: what could not be fetched is noted in the JSON.
  */
 export async function attachEvidence(
   testInfo: TestInfo,
@@ -18,12 +39,17 @@ export async function attachEvidence(
   report: CallReport | null,
   turns: readonly CallTurn[],
   reportError: string | undefined,
+  facts?: CallFacts,
 ): Promise<VoiceCallEvidence> {
   const problems: string[] = reportError ? [reportError] : [];
   const audio: string[] = [];
+  const segments: AudioEvidence[] = [];
   let bytes = 0;
-  for (const segment of report?.audio ?? []) {
-    const name = `voice-call-${call}-${segment.segment_index}.wav`;
+  const recorded = report?.audio ?? [];
+  const labels = segmentLabels(report?.turns ?? turns, recorded.length);
+  for (const [i, segment] of recorded.entries()) {
+    const label = labels[i]!;
+    const name = `voice-call-${call}-${segment.segment_index}-${fileLabel(label)}.wav`;
     try {
       const response = await fetch(segment.url);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
@@ -35,6 +61,7 @@ export async function attachEvidence(
       bytes += body.length;
       await testInfo.attach(name, { body, contentType: 'audio/wav' });
       audio.push(name);
+      segments.push({ name, segment: segment.segment_index, label, durationMs: typeof segment.duration_ms === 'number' ? segment.duration_ms : null });
     } catch (error) {
       problems.push(`audio segment ${segment.segment_index} not downloaded: ${(error as Error).message}`);
     }
@@ -51,6 +78,8 @@ export async function attachEvidence(
     latency: { firstResponseMs: numbers((t) => t.firstResponseMs), perceivedLatencyMs: numbers((t) => t.perceivedLatencyMs) },
     quality: report?.quality ?? null,
     audio,
+    segments,
+    ...(facts ?? {}),
     ...(problems.length ? { error: problems.join('; ') } : {}),
   };
   await testInfo.attach(EVIDENCE_NAME, { body: JSON.stringify(evidence, null, 2), contentType: 'application/json' });

@@ -30,6 +30,9 @@ async function turnForLatency(call: Call, timeout: number): Promise<CallTurn> {
  * Playwright's `expect` with the voice-call matchers:
  * - `toAnswer(expected, { within })`: the next finished turn's answer matches `expected` (a RegExp,
  *   or a string it contains, ignoring case), waiting up to `within` ms (default: the expect timeout).
+ * - `toSay(expected, { within })`: the next answer matches `expected` as it is heard — its captions
+ *   so far while it is spoken, or the finished answer — within `within` ms: a long answer passes
+ *   once its words came, before it ends. The turn counts as taken (`toAnswer` waits for the next).
  * - `toRespondWithin(ms)`: the last checked turn (else the next) was answered within `ms`: the
  *   perceived latency where the page measured it, else the service's first response.
  * - `toHaveQuality(level)`: the call's measured quality reaches `level` (`poor` < `fair` < `good` <
@@ -55,6 +58,26 @@ export const expect = base.extend({
       (turn ? `${heard(turn)}\n\n` : `Received: ${waitError ?? 'no answer'}\n\n`) +
       call.describe();
     return { pass, message, name: 'toAnswer', expected, actual: turn?.answer };
+  },
+
+  async toSay(this: ExpectMatcherState, received: Call, expected: RegExp | string, options: { within?: number } = {}) {
+    const call = requireCall(received, 'toSay');
+    const within = options.within ?? this.timeout;
+    const wanted = typeof expected === 'string' ? JSON.stringify(expected) : String(expected);
+    let heardText: { text: string; finished: boolean } | undefined;
+    let waitError: string | undefined;
+    try {
+      heardText = await call.hear((text) => matches(text, expected) !== this.isNot, within);
+    } catch (error) {
+      waitError = (error as Error).message.split('\n')[0];
+    }
+    const pass = heardText !== undefined ? !this.isNot : this.isNot;
+    const message = () =>
+      header(this, 'toSay', wanted) +
+      `Expected: ${this.isNot ? 'an answer not saying' : 'an answer saying'} ${wanted} within ${within} ms (as heard, finished or not)\n` +
+      (heardText ? `Heard: ${JSON.stringify(heardText.text)}${heardText.finished ? '' : ' (still speaking)'}\n\n` : `Received: ${waitError ?? 'nothing'}\n\n`) +
+      call.describe();
+    return { pass, message, name: 'toSay', expected, actual: heardText?.text };
   },
 
   async toRespondWithin(this: ExpectMatcherState, received: Call, limitMs: number) {

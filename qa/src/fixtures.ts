@@ -1,7 +1,7 @@
 import { test as base, type Page } from '@playwright/test';
 import { PageBridge } from './bridge.js';
 import { Call, DEFAULT_TURN_TIMEOUT_MS } from './call.js';
-import { openHarness } from './harness.js';
+import { startHarnessCall } from './start.js';
 import { startEmulatorService, type VoiceService } from './service.js';
 import type { CallOptions, VoiceOptions } from './types.js';
 
@@ -65,11 +65,11 @@ export const test = base.extend<VoiceTestFixtures, VoiceWorkerFixtures>({
     { scope: 'worker' },
   ],
 
-  voiceCall: async ({ voice, _kbVoiceService: service, context }, use, testInfo) => {
+  voiceCall: async ({ voice, network, _kbVoiceService: service, context }, use, testInfo) => {
     const calls: Call[] = [];
     const language = voice.language ?? 'en';
     const track = (page: Page, mirror: Awaited<ReturnType<PageBridge['next']>>) => {
-      const call = new Call(page, mirror, { testInfo, number: calls.length + 1, emulatorUrl: service.emulatorUrl });
+      const call = new Call(page, mirror, { testInfo, number: calls.length + 1, emulatorUrl: service.emulatorUrl, relayUrl: service.relayUrl, network: network ?? null });
       calls.push(call);
       return call;
     };
@@ -89,18 +89,7 @@ export const test = base.extend<VoiceTestFixtures, VoiceWorkerFixtures>({
         return call;
       },
       async start(options = {}) {
-        const page = await context.newPage();
-        const bridge = await PageBridge.install(page);
-        await openHarness(page, service.relayUrl);
-        await page.evaluate(
-          (config) => (globalThis as unknown as { __kbVoiceQaHarness: { configure(c: unknown): void } }).__kbVoiceQaHarness.configure(config),
-          { relayUrl: service.relayUrl, aiId: service.aiId, language, ...options },
-        );
-        await page.getByRole('button', { name: 'Start call' }).click();
-        const timeout = (options.connectTimeoutMs ?? 15_000) + 5_000;
-        const call = track(page, await bridge.next(timeout));
-        await call.waitConnected(timeout);
-        return call;
+        return startHarnessCall(await context.newPage(), service, { language, ...options }, (page, mirror) => track(page, mirror));
       },
     };
     await use(fixture);

@@ -30,6 +30,9 @@ export async function startEmulatorService(options: WorkerEmulatorOptions = {}):
     ...(options.network === undefined ? {} : { network: options.network as NetworkProfileName }),
   });
   try {
+    // A fresh emulator's robot pays its agent build (5.7 s by default) on the first realtime task:
+    // warm it here (E1, which waits for the build) so the first test measures answers, not the build.
+    if (!options.coldRobot) await warmRobot(emulator.url, emulator.apiKey, emulator.fixtures.robotId);
     const relay = createRelay({
       upstream: emulator.url,
       apiKey: emulator.apiKey,
@@ -52,6 +55,20 @@ export async function startEmulatorService(options: WorkerEmulatorOptions = {}):
     throw error;
   }
 }
+
+/**
+ * E1 for `aiId` at `baseUrl` (the emulator with its key, or a relay without one), waiting for the
+ * agent build; a failed warmup is an error (the suite would measure the build).
+ */
+export async function warmRobot(baseUrl: string, apiKey: string | undefined, aiId: string, language = 'en'): Promise<void> {
+  const { createApiClient } = await import('kb-voice/api');
+  const api = createApiClient({ baseUrl, ...(apiKey ? { apiKey } : {}), timeout: WARMUP_TIMEOUT_MS });
+  const answer = await api.realtime.warmup(aiId, { language });
+  if (!answer.success) throw new Error(`kb-voice-qa: warming the robot ${aiId} at ${baseUrl} failed (E1 answered success: false)`);
+}
+
+/** Longest wait for a robot's warmup (the emulator's build takes agentBuildMs; its CLI allows up to 600 s). */
+export const WARMUP_TIMEOUT_MS = 120_000;
 
 /** Queues `words` as what the emulator recognizes next in that session (replacing its queue). */
 export async function scriptTranscript(emulatorUrl: string, sessionId: string, words: string): Promise<void> {

@@ -55,6 +55,11 @@ export type VoiceOptions =
 export interface WorkerEmulatorOptions {
   /** What the first task of a robot without warmup pays (the emulator's default: 5700 ms). */
   agentBuildMs?: number;
+  /**
+   * `true`: leave the robot cold, so the worker's first call pays `agentBuildMs` (for tests of the
+   * build itself). Default `false`: the worker warms the robot (E1) before its first test.
+   */
+  coldRobot?: boolean;
   /** The emulator's answer voice (default `auto`: Flite for English). */
   voice?: 'auto' | 'flite' | 'espeak' | 'builtin';
   /** A network profile of kb-voice-emulator/lab for every call's media (the `network` fixture option sets it). */
@@ -89,5 +94,22 @@ export interface VoiceCallEvidence {
   quality: QualityReport | null;
   /** Names of this call's audio attachments. */
   audio: string[];
+  /** Each audio attachment: its segment, what it holds (`turn 1 · question`, or `segment 3` where unknown) and length. */
+  segments?: AudioEvidence[];
+  /** When the call started (ISO 8601). */
+  startedAt?: string;
+  /** The worker's network profile (`network` option), null for loopback as it is or a real service. */
+  network?: string | null;
+  /** Where the call went: the relay, and whether an emulator was behind it (scripted transcripts). */
+  target?: { relayUrl: string; emulator: boolean };
   error?: string;
+}
+
+/** One recorded audio segment of a call, as attached. */
+export interface AudioEvidence {
+  name: string;
+  segment: number;
+  /** `turn 2 · question`, `turn 2 · answer`, or `segment 3` when the segments do not line up with the turns. */
+  label: string;
+  durationMs: number | null;
 }

@@ -29,5 +29,5 @@ test('a spoken and a typed question are answered, with evidence attached', async
   const evidence = JSON.parse(testInfo.attachments.find((a) => a.name === 'voice-call.json')!.body!.toString());
   expect(evidence.turns).toHaveLength(2);
   expect(evidence.latency.firstResponseMs.length).toBeGreaterThan(0);
-  expect(names.some((n) => /^voice-call-1-\d+\.wav$/.test(n))).toBe(true);
+  expect(names.some((n) => /^voice-call-1-\d+-(turn-\d+-(question|answer)|segment-\d+)\.wav$/.test(n))).toBe(true);
 });

@@ -64,6 +64,12 @@ test('two shards merged: summary.json and index.html over both', async ({ page, 
   await expect(page.getByRole('heading', { name: 'Voice QA' })).toBeVisible();
   await expect(page.locator('article.test')).toHaveCount(2);
   await expect(page.locator('article.passed audio')).not.toHaveCount(0);
+  // Players say what they hold and load their length with the page; each call names its network and date.
+  await expect(page.locator('article.passed figcaption').first()).toHaveText(/^turn 1 · (question|answer) · \d+\.\d s$/);
+  await expect(page.locator('article.passed audio').first()).toHaveAttribute('preload', 'metadata');
+  await expect(page.locator('article.passed .callhead')).toContainText('network unshaped');
+  await expect(page.locator('article.passed .callhead')).toContainText(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
+  await expect(page.locator('header.top')).toContainText(/Node v\d+/);
   const src = await page.locator('article.passed audio').first().getAttribute('src');
   expect((await readFile(path.join(out, src!))).subarray(0, 4).toString()).toBe('RIFF');
   await testInfo.attach('voice-report.png', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });

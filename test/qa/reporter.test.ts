@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { segmentLabels } from '../../qa/src/evidence.js';
 import { renderHtml } from '../../qa/src/reporter/html.js';
 import { buildSummary, percentiles, type CollectedTest } from '../../qa/src/reporter/summary.js';
 import type { CallTurn, VoiceCallEvidence } from '../../qa/src/types.js';
@@ -62,5 +63,25 @@ describe('index.html', () => {
     expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;');
     expect(html).toContain('failed (expected)');
     expect(html).toContain('1/1 as expected');
+  });
+});
+
+describe('audio labels', () => {
+  const voice = (id: number): CallTurn => ({ ...turn(id, 'a', 10), input: 'voice' });
+  it('name each segment question or answer of its turn: a spoken turn has both, a typed one an answer', () => {
+    expect(segmentLabels([voice(1), turn(2, 'b', 10)], 3)).toEqual(['turn 1 · question', 'turn 1 · answer', 'turn 2 · answer']);
+  });
+  it('fall back to segment numbers when the segments do not line up with the turns', () => {
+    expect(segmentLabels([voice(1)], 3)).toEqual(['segment 0', 'segment 1', 'segment 2']);
+  });
+  it('show on the page with the length, preloaded, and the call’s network and date', () => {
+    const e = { ...evidence(1, [voice(1)]), audio: ['voice-call-1-0-turn-1-question.wav'], network: '4g', startedAt: '2026-11-26T10:00:00.000Z',
+      segments: [{ name: 'voice-call-1-0-turn-1-question.wav', segment: 0, label: 'turn 1 · question', durationMs: 2100 }] };
+    const t = { ...collected('t', 'passed', [e]), calls: [{ evidence: e, audio: [{ name: 'voice-call-1-0-turn-1-question.wav', href: 'audio/x.wav' }] }] };
+    const html = renderHtml(buildSummary([t]), [t], { startedAt: '2026-11-26T10:00:00.000Z', environment: 'Node v20 · linux x64' });
+    expect(html).toContain('<figcaption>turn 1 · question · 2.1 s</figcaption><audio controls preload="metadata"');
+    expect(html).toContain('network 4g');
+    expect(html).toContain('2026-11-26 10:00:00 UTC');
+    expect(html).toContain('Node v20 · linux x64');
   });
 });

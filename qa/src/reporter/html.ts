@@ -1,8 +1,16 @@
 import type { CallTurn, QualityReport } from '../types.js';
 import { latencies, percentiles, type CollectedTest, type Percentiles, type Summary } from './summary.js';
 
+/** The run as the page's header names it: when, and on what. */
+export interface RunFacts {
+  /** ISO 8601 start of the run. */
+  startedAt: string;
+  /** e.g. `Node v20.20.2 · linux x64 · Playwright 1.65.1 · CI`. */
+  environment: string;
+}
+
 /** index.html: one self-contained page (inline CSS, no script) over the run's voice calls. */
-export function renderHtml(summary: Summary, tests: readonly CollectedTest[]): string {
+export function renderHtml(summary: Summary, tests: readonly CollectedTest[], run?: RunFacts): string {
   const asExpected = tests.filter((t) => t.expected).length;
   const all = latencies(tests.flatMap((t) => t.calls.map((c) => c.evidence)));
   const scale = Math.max(1, ...all.firstResponseMs, ...all.perceivedLatencyMs);
@@ -12,7 +20,8 @@ export function renderHtml(summary: Summary, tests: readonly CollectedTest[]): s
 <style>${CSS}</style></head>
 <body>
 <header class="top">
-  <div><h1>Voice QA</h1><p class="sub">${tests.length} tests · ${summary.overall.calls} calls · ${summary.overall.turns} turns</p></div>
+  <div><h1>Voice QA</h1><p class="sub">${tests.length} tests · ${summary.overall.calls} calls · ${summary.overall.turns} turns</p>
+  ${run ? `<p class="sub">${esc(new Date(run.startedAt).toUTCString())} · ${esc(run.environment)}</p>` : ''}</div>
   <div class="verdict ${asExpected === tests.length ? 'ok' : 'bad'}">${asExpected}/${tests.length} as expected</div>
 </header>
 <section class="cards">
@@ -29,7 +38,7 @@ ${tests.length === 0 ? '<p class="empty">No voice calls in this run.</p>' : ''}
 `;
 }
 
-function esc(text: unknown): string {
+export function esc(text: unknown): string {
   return String(text ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
@@ -61,6 +70,23 @@ function qualityChip(q: QualityReport | null): string {
     (q.reconnects ? `<span class="chip warn">${q.reconnects} reconnects</span>` : '');
 }
 
+/** The call's network profile, start time and target, as chips. */
+function callFacts(evidence: CollectedTest['calls'][number]['evidence']): string {
+  const chips: string[] = [];
+  if (evidence.network !== undefined) chips.push(`<span class="chip ${evidence.network ? 'warn' : 'muted'}" title="network profile">network ${esc(evidence.network ?? 'unshaped')}</span>`);
+  if (evidence.startedAt) chips.push(`<span class="chip muted" title="call started">${esc(evidence.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))}</span>`);
+  if (evidence.target) chips.push(`<span class="chip muted" title="relay">${esc(evidence.target.emulator ? 'emulator' : 'service')} · ${esc(evidence.target.relayUrl)}</span>`);
+  return chips.join('');
+}
+
+/** A player labelled with what it holds (question or answer of which turn) and its length; the length loads with the page. */
+function audioFigure(a: { name: string; href: string }, evidence: CollectedTest['calls'][number]['evidence']): string {
+  const segment = evidence.segments?.find((s) => s.name === a.name);
+  const label = segment ? segment.label : a.name;
+  const length = typeof segment?.durationMs === 'number' ? ` · ${(segment.durationMs / 1000).toFixed(1)} s` : '';
+  return `<figure><figcaption>${esc(label)}${esc(length)}</figcaption><audio controls preload="metadata" src="${esc(a.href)}" title="${esc(a.name)}"></audio></figure>`;
+}
+
 function bar(value: number | null | undefined, scale: number, cls: string, label: string): string {
   if (typeof value !== 'number') return '';
   return `<div class="lat ${cls}" title="${esc(label)} ${Math.round(value)} ms"><i style="width:${Math.max(1, (value / scale) * 100)}%"></i><span>${esc(label)} ${Math.round(value)} ms</span></div>`;
@@ -80,10 +106,10 @@ function testCard(test: CollectedTest, scale: number): string {
   const perceived = percentiles(mine.perceivedLatencyMs);
   const calls = test.calls
     .map(({ evidence, audio }) => `<div class="call">
-      <div class="callhead"><b>Call ${evidence.call}</b>${evidence.report ? `<code>${esc(evidence.report.sessionId)}</code>` : ''}${qualityChip(evidence.quality)}</div>
+      <div class="callhead"><b>Call ${evidence.call}</b>${evidence.report ? `<code>${esc(evidence.report.sessionId)}</code>` : ''}${qualityChip(evidence.quality)}${callFacts(evidence)}</div>
       <ol class="turns">${evidence.turns.map((t) => turnRow(t, scale)).join('')}</ol>
       ${evidence.turns.length === 0 ? '<p class="empty">No finished turn.</p>' : ''}
-      ${audio.length ? `<div class="audio">${audio.map((a) => `<figure><figcaption>${esc(a.name)}</figcaption><audio controls preload="none" src="${esc(a.href)}"></audio></figure>`).join('')}</div>` : ''}
+      ${audio.length ? `<div class="audio">${audio.map((a) => audioFigure(a, evidence)).join('')}</div>` : ''}
       ${evidence.error ? `<p class="note">${esc(evidence.error)}</p>` : ''}
     </div>`)
     .join('');
@@ -99,7 +125,7 @@ function testCard(test: CollectedTest, scale: number): string {
 </article>`;
 }
 
-const CSS = `
+export const CSS = `
 :root{--bg:#0f1420;--panel:#171e2e;--line:#26304a;--text:#e7ecf5;--mute:#8d99b3;--ok:#2fbf71;--bad:#ef5d6a;--warn:#f0b429;--accent:#5b8cff;--perc:#b07cff}
 *{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:var(--bg);color:var(--text)}
 .top{display:flex;justify-content:space-between;align-items:center;padding:28px 40px;background:linear-gradient(120deg,#1b2540,#10182a);border-bottom:1px solid var(--line)}

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { EVIDENCE_NAME } from '../evidence.js';
 import type { VoiceCallEvidence } from '../types.js';
-import { renderHtml } from './html.js';
+import { renderHtml, type RunFacts } from './html.js';
 import { buildSummary, type CollectedTest } from './summary.js';
 
 export interface VoiceReporterOptions {
@@ -47,8 +47,14 @@ export default class VoiceReporter implements Reporter {
 
   #cleared: Promise<void> = Promise.resolve();
 
+  #run: RunFacts = { startedAt: new Date().toISOString(), environment: '' };
+
   onBegin(config: FullConfig): void {
     if (config.configFile) this.#base = path.dirname(config.configFile);
+    this.#run = {
+      startedAt: new Date().toISOString(),
+      environment: [`Node ${process.version}`, `${process.platform} ${process.arch}`, `Playwright ${config.version}`, ...(process.env.CI ? ['CI'] : []), ...(config.shard ? [`shard ${config.shard.current}/${config.shard.total}`] : [])].join(' · '),
+    };
     // Audio of an earlier run would otherwise pile up beside this run's.
     this.#cleared = rm(path.join(this.#outputFolder(), 'audio'), { recursive: true, force: true });
   }
@@ -111,7 +117,7 @@ export default class VoiceReporter implements Reporter {
     const folder = this.#outputFolder();
     await mkdir(folder, { recursive: true });
     await writeFile(path.join(folder, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
-    await writeFile(path.join(folder, 'index.html'), renderHtml(summary, tests));
+    await writeFile(path.join(folder, 'index.html'), renderHtml(summary, tests, this.#run));
   }
 }
 
@@ -119,3 +125,5 @@ function stripAnsi(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/\u001b\[[0-9;]*m/g, '');
 }
+
+export { writeLoadReport, buildLoadReport, generatorSaturated, parseArtilleryReport, parseCallRecords, type LoadReport, type LoadReportOptions } from './load-report.js';

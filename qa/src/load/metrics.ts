@@ -1,0 +1,61 @@
+import type { CallTurn } from '../types.js';
+
+/** One Artillery metric sample: `events.emit(kind, name, value)`. */
+export interface MetricSample {
+  kind: 'histogram' | 'counter';
+  name: string;
+  value: number;
+}
+
+/** Prefix of every metric this package emits. */
+export const METRIC_PREFIX = 'voice.';
+
+/** The metric names of docs/qa.md "Load tests" (CONTRACT: at least these). */
+export const METRICS = {
+  connectMs: 'voice.connect_ms',
+  firstResponseMs: 'voice.first_response_ms',
+  perceivedLatencyMs: 'voice.perceived_latency_ms',
+  mos: 'voice.mos',
+  turns: 'voice.turns',
+  turnsFailed: 'voice.turns_failed',
+  answersCut: 'voice.answers_cut',
+  calls: 'voice.calls',
+  callsFailed: 'voice.calls_failed',
+  activeCalls: 'voice.active_calls',
+  generatorCpuPct: 'voice.generator_cpu_pct',
+  machineCpuPct: 'voice.machine_cpu_pct',
+} as const;
+
+const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+/** `voice.phase.<name>_ms`: a phase of `Turn.timing`, snake_cased (`asrMs` → `voice.phase.asr_ms`). */
+export function phaseMetricName(field: string): string {
+  const base = field.replace(/Ms$/, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/[^a-z0-9_]/g, '_');
+  return `${METRIC_PREFIX}phase.${base}_ms`;
+}
+
+/**
+ * The samples of one finished turn: first response, perceived latency (the page's measure, else
+ * `clientPerceivedMs`, the caller's own: its speech end to the answer's first audio), a cut answer,
+ * and one `voice.phase.<name>_ms` per numeric field of `turn.timing` where the page's kb-voice has it
+ * (read generically, so phases added later are emitted without a change here).
+ */
+export function turnSamples(turn: CallTurn, clientPerceivedMs?: number | null): MetricSample[] {
+  const out: MetricSample[] = [{ kind: 'counter', name: METRICS.turns, value: 1 }];
+  if (finite(turn.firstResponseMs)) out.push({ kind: 'histogram', name: METRICS.firstResponseMs, value: turn.firstResponseMs });
+  const perceived = finite(turn.perceivedLatencyMs) ? turn.perceivedLatencyMs : clientPerceivedMs;
+  if (finite(perceived)) out.push({ kind: 'histogram', name: METRICS.perceivedLatencyMs, value: perceived });
+  out.push({ kind: 'counter', name: METRICS.answersCut, value: turn.interrupted ? 1 : 0 });
+  const timing = (turn as { timing?: unknown }).timing;
+  if (timing && typeof timing === 'object') {
+    for (const [field, value] of Object.entries(timing as Record<string, unknown>)) {
+      if (finite(value)) out.push({ kind: 'histogram', name: phaseMetricName(field), value });
+    }
+  }
+  return out;
+}
+
+/** Emits `samples` on Artillery's per-VU event emitter. */
+export function emitSamples(events: { emit(kind: string, name: string, value: number): unknown }, samples: readonly MetricSample[]): void {
+  for (const s of samples) events.emit(s.kind, s.name, s.value);
+}
