@@ -62,7 +62,7 @@ export async function startDemoStack(options = {}) {
       prefix: '/api/voice',
       allowedOrigins: pageOrigins,
       // The QA page is an administrator's tool: it may see every session of the robot.
-      authorize: async () => ({ role: 'admin', userIdentifier: 'qa' }),
+      robots: '*', authorize: async () => ({ role: 'admin', userIdentifier: 'qa' }),
     });
     const relayServer = await serveRelay(relay, { host: HOST, port: options.relayPort ?? 8788 });
     closers.push(() => relayServer.close());

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { createRelay, formatLogEntry, serveRelay } from '../relay/index.js';
+import { createRelay, formatLogEntry, LOOPBACK, serveRelay } from '../relay/index.js';
 
 const USAGE = `Usage: kb-voice relay --upstream URL [--port 8788] [--host 127.0.0.1] [--prefix /api/voice]
-                      [--allow-origin ORIGIN]... [--timeout-ms 30000] [--max-body-bytes 65536]
-The API key is read from the environment variable KB_VOICE_API_KEY.`;
+                      [--allow-origin ORIGIN]... [--allow-host NAME]... [--timeout-ms 30000] [--max-body-bytes 65536]
+The API key is read from the environment variable KB_VOICE_API_KEY.
+Requests must name a loopback host (localhost, 127.0.0.1, [::1]) unless --allow-host names another.`;
 
 class UsageError extends Error {}
 
@@ -31,6 +33,7 @@ export async function runRelayCommand(argv: string[]): Promise<void> {
         host: { type: 'string' },
         prefix: { type: 'string' },
         'allow-origin': { type: 'string', multiple: true },
+        'allow-host': { type: 'string', multiple: true },
         'timeout-ms': { type: 'string' },
         'max-body-bytes': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -59,10 +62,15 @@ export async function runRelayCommand(argv: string[]): Promise<void> {
       apiKey,
       prefix: values.prefix ?? '/api/voice',
       allowedOrigins: values['allow-origin'] ?? [],
+      // DNS rebinding: a page whose own name resolves to 127.0.0.1 must not reach this admin relay.
+      allowedHosts: [LOOPBACK, ...(values['allow-host'] ?? [])],
       timeoutMs: int('timeout-ms', values['timeout-ms'], 30_000, 1),
       maxBodyBytes: int('max-body-bytes', values['max-body-bytes'], 65_536, 1),
       // Stated explicitly rather than relying on the library default: this command is for local QA.
       authorize: () => ({ userIdentifier: 'local-admin', role: 'admin' }),
+      robots: '*',
+      // Grants of this process only (admins need none to read; OpenAI-route ids are minted with it).
+      secret: randomUUID(),
       // Upstream failures and relay errors go to stderr (entries never hold the key); requests do not.
       logger: (e) => {
         if (e.level !== 'info') process.stderr.write(`${formatLogEntry(e)}\n`);

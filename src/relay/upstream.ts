@@ -1,16 +1,22 @@
 import * as z from 'zod/mini';
 import { HTTPValidationError } from '../schemas/index.js';
 import { RelayError } from './errors.js';
-import { containsSecret, guardBody, SecretScanner, Secrets, SecretWithheld } from './guard.js';
+import { safeDetail } from './safe-detail.js';
+import { containsSecret, guardBody, SecretScanner, Secrets, SecretWithheld } from './secret-scan.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from './headers.js';
 import { BodyFailed } from './body-failed.js';
 import { Deadlines } from './deadlines.js';
-import { concat, mergeHeaders, type Incoming, type Reply, type Transport, type UpstreamReply } from './message.js';
+import { concat, mergeHeaders, type Incoming, type Reply, type UpstreamClient, type UpstreamReply } from './message.js';
 
-/** How the relay reaches the upstream when given a `fetch`: the standard `fetch(url, init)` signature (the global `fetch` fits). */
-export type UpstreamFetch = (url: string, init: RequestInit) => Promise<Response>;
+/**
+ * Header on the relay's own 504 (`upstream_timeout`): the upstream did not answer in time, so a
+ * retry through the relay would wait as long again. Exposed to allowed origins (CORS).
+ */
+export const RELAY_ERROR_HEADER = 'x-relay-error';
+/** A `Retry-After` worth passing on: delay-seconds or an HTTP date, nothing else. */
+const RETRY_AFTER = /^(?:\d{1,9}|[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT)$/;
 
-/** Content codings a transport decodes by itself (as fetch does); the body the relay sees is already decoded. */
+/** Content codings an upstream client decodes by itself (as fetch does); the body the relay sees is already decoded. */
 const DECODED_BY_TRANSPORT = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
 /** Upper bound on an upstream error body the relay reads to relay its `detail`. */
 const MAX_ERROR_BODY = 65_536;
@@ -24,7 +30,7 @@ export interface UpstreamOptions {
   /** Strings that must never reach a caller (the key, the grant secret). */
   secrets: readonly string[];
   timeoutMs: number;
-  transport: Transport;
+  client: UpstreamClient;
   /** Called when a body was cut because it held a secret (for the log). */
   onLeak: (requestId: string) => void;
 }
@@ -44,7 +50,7 @@ export interface UpstreamCall {
   requestId: string;
 }
 
-/** An upstream answer to a call of the relay: the transport's reply, with what the relay keeps about it. */
+/** An upstream answer to a call of the relay: the upstream client's reply, with what the relay keeps about it. */
 export interface Answer extends UpstreamReply {
   /** Ends the time limit (the body was handed over or read). */
   settle(): void;
@@ -108,7 +114,7 @@ export class Upstream {
     };
     const failed = (error: unknown): never => {
       done();
-      if (ended === 'timeout') throw new RelayError(504, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`, {}, error);
+      if (ended === 'timeout') throw timedOut(this.o.timeoutMs, error);
       // 499 (as nginx logs it): nobody reads this answer, and it is no upstream failure.
       if (ended === 'caller') throw new RelayError(499, 'Client closed request', 'the caller went away before the upstream answered', {}, error);
       if (error instanceof BodyFailed) throw new RelayError(502, 'Upstream response failed', `upstream body failed (${describe(error)})`, {}, error);
@@ -118,7 +124,8 @@ export class Upstream {
       if (ended) {
         done();
         reply.cancel();
-        throw new RelayError(ended === 'timeout' ? 504 : 499, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`);
+        if (ended === 'timeout') throw timedOut(this.o.timeoutMs);
+        throw new RelayError(499, 'Client closed request', 'the caller went away before the upstream answered');
       }
       // Fields, not a WeakMap keyed by short-lived replies (ephemerons make every GC slower).
       if (reply.status >= 200 && reply.status < 300) return { status: reply.status, headers: reply.headers, body: reply.body, cancel: () => reply.cancel(), settle: () => this.#deadlines.clear(limit), requestId: call.requestId };
@@ -127,25 +134,35 @@ export class Upstream {
     };
     let replied: Promise<UpstreamReply>;
     try {
-      replied = this.o.transport({ url: `${this.o.base}${call.path}${qs ? `?${qs}` : ''}`, method: call.method, headers, body: call.body?.text }, control);
+      replied = this.o.client({ url: `${this.o.base}${call.path}${qs ? `?${qs}` : ''}`, method: call.method, headers, body: call.body?.text }, control);
     } catch (error) {
       replied = Promise.reject(error);
     }
     return replied.then(answered, failed);
   }
 
+  /**
+   * The caller's error for a non-2xx upstream answer: 401/403 (the relay's own key refused), 3xx
+   * and 5xx are 502, except 503 and 429, passed on as such with their `Retry-After` (the service is
+   * busy: the caller may come back); a 4xx keeps its status with its `detail` reduced by
+   * `safeDetail` (escapes decoded, internal addresses and secrets withheld).
+   */
   async #errorOf(reply: UpstreamReply): Promise<RelayError> {
     const { status } = reply;
     const reason = `upstream answered ${status}`;
     if (status === 401 || status === 403) return this.#discard(reply, new RelayError(502, 'Upstream refused the relay credentials', `${reason}: the relay's API key was refused`));
+    if (status === 503 || status === 429) {
+      const retryAfter = reply.headers.get('retry-after')?.trim();
+      const headers: Record<string, string> = retryAfter && RETRY_AFTER.test(retryAfter) ? { 'retry-after': retryAfter } : {};
+      return this.#discard(reply, new RelayError(status, status === 503 ? 'Service unavailable, try again later' : 'Upstream rate limit reached, try again later', reason, headers));
+    }
     if (status < 400 || status >= 500) return this.#discard(reply, new RelayError(502, `Upstream error (status ${status})`, reason));
     const declared = Number(reply.headers.get('content-length') ?? 0);
-    if (declared > MAX_ERROR_BODY) return this.#discard(reply, new RelayError(status, 'Upstream error', `${reason} with a body over ${MAX_ERROR_BODY} bytes`));
-    const text = await readText(reply).catch(() => '');
+    if (declared > MAX_ERROR_BODY) return this.#discard(reply, new RelayError(status, `Upstream error (status ${status})`, `${reason} with a body over ${MAX_ERROR_BODY} bytes`));
+    const text = await readText(reply, MAX_ERROR_BODY).catch(() => '');
     const parsed = z.safeParse(z.object({ detail: z.union([z.string(), HTTPValidationError.shape.detail]) }), safeJson(text));
-    const unsafe = text.length > MAX_ERROR_BODY || containsSecret(text, this.#secrets) || text.includes(this.o.base) || text.includes(this.#host);
-    const detail = parsed.success && !unsafe ? parsed.data.detail : 'Upstream error';
-    return new RelayError(status, detail, unsafe ? `${reason}; its body named a secret or the upstream address and was withheld` : reason);
+    const safe = parsed.success ? safeDetail(parsed.data.detail, (t) => containsSecret(t, this.#secrets) || t.includes(this.o.base) || t.includes(this.#host)) : undefined;
+    return new RelayError(status, safe ?? `Upstream error (status ${status})`, safe === undefined ? `${reason}; its body was not a safe { detail } and was withheld` : reason);
   }
 
   #discard(reply: UpstreamReply, error: RelayError): RelayError {
@@ -257,14 +274,18 @@ export class Upstream {
     return { status, headers, body: guardBody(iterator, scanner, onLeak, first, pending) };
   }
 
-  /** Reads a 2xx JSON answer within the time limit, refuses one holding a secret, and validates it. */
-  async readJson<S extends z.core.$ZodType>(reply: Answer, schema: S): Promise<{ raw: unknown; value: z.output<S> }> {
+  /**
+   * Reads a 2xx JSON answer within the time limit and at most `maxBytes` of it (502 beyond, the rest
+   * unread), refuses one holding a secret, and validates it.
+   */
+  async readJson<S extends z.core.$ZodType>(reply: Answer, schema: S, maxBytes = Number.POSITIVE_INFINITY): Promise<{ raw: unknown; value: z.output<S> }> {
     this.#headersFor(reply);
     let text: string;
     try {
-      text = await readText(reply);
+      text = await readText(reply, maxBytes);
     } catch (error) {
       reply.cancel();
+      if (error instanceof TooLarge) throw new RelayError(502, 'Upstream answer too large for the relay', `upstream JSON over the ${maxBytes}-byte cap (maxUpstreamJsonBytes)`);
       throw new RelayError(502, 'Upstream response failed', `upstream body failed (${describe(error)})`, {}, error);
     } finally {
       reply.settle();
@@ -280,12 +301,27 @@ export class Upstream {
   }
 }
 
-/** The whole body as text (UTF-8, replacement characters for invalid bytes). */
-async function readText(reply: UpstreamReply): Promise<string> {
+/** A body over the cap of `readText`. */
+class TooLarge extends Error {}
+
+const timedOut = (ms: number, cause?: unknown) => new RelayError(504, 'Upstream timed out', `upstream gave no answer within ${ms} ms`, { [RELAY_ERROR_HEADER]: 'upstream_timeout' }, cause);
+
+/** The whole body as text (UTF-8, replacement characters for invalid bytes); `TooLarge` past `maxBytes` (declared or read), the rest unread. */
+async function readText(reply: UpstreamReply, maxBytes: number): Promise<string> {
   const { body } = reply;
+  if (Number(reply.headers.get('content-length') ?? 0) > maxBytes) throw new TooLarge();
   const chunks: Uint8Array[] = [];
-  if (body instanceof Uint8Array) chunks.push(body);
-  else if (body) for await (const c of body) chunks.push(c);
+  let size = 0;
+  if (body instanceof Uint8Array) {
+    if (body.byteLength > maxBytes) throw new TooLarge();
+    chunks.push(body);
+  } else if (body) {
+    for await (const c of body) {
+      size += c.byteLength;
+      if (size > maxBytes) throw new TooLarge();
+      chunks.push(c);
+    }
+  }
   return new TextDecoder().decode(concat(chunks));
 }
 

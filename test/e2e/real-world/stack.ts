@@ -39,7 +39,7 @@ export async function startRealWorldStack(): Promise<RealWorldStack> {
   const relay: RelayServer = await serveRelay(
     createRelay({
       upstream: emulator.url, apiKey: emulator.apiKey, prefix: '/api/voice', allowedOrigins: [new URL(pageUrl).origin], logger: () => undefined,
-      authorize: () => ({ userIdentifier: 'real-world-user', role: 'user' }),
+      robots: '*', authorize: () => ({ userIdentifier: 'real-world-user', role: 'user' }),
     }),
     { port: 0 },
   );
