@@ -88,3 +88,10 @@ export function recordingRelay(options: RelayOptions) {
 
 export const ROBOT = '6f1c1e0e-3a4b-4c5d-8e9f-0a1b2c3d4e5f';
 export const KEY = 'sk-test-relay-KEY-3f9a7c1e5b';
+
+/** An effective session as OpenAI's `client_secrets` answers it (for fake upstreams of the OpenAI-compatible routes). */
+export const OAI_SESSION = {
+  type: 'realtime', object: 'realtime.session', id: 'sess_1', model: ROBOT, instructions: '', output_modalities: ['audio'],
+  audio: { input: { format: { type: 'audio/pcm', rate: 24000 }, turn_detection: null }, output: { format: { type: 'audio/pcm', rate: 24000 }, speed: 1 } },
+  max_output_tokens: 'inf', tracing: null,
+};
