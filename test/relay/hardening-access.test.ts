@@ -1,7 +1,6 @@
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRelay, serveRelay, SessionGrants, type RelayCaller, type RelayLogEntry, type RelayOptions, type RelayServer } from '../../src/relay/index.js';
-import { KEY, OAI_SESSION, ROBOT, sendJson, startFakeUpstream, type FakeHandler, type FakeUpstream } from './helpers.js';
+import { KEY, OAI_SESSION, rawGet, ROBOT, sendJson, startFakeUpstream, type FakeHandler, type FakeUpstream } from './helpers.js';
 
 // Issue 36, items 1, 2 and 9 (the relay's part): who may reach the relay (its Host), which robots a
 // user may reach, grants bound to user and robot per deployment, and what `authorize` may return.
@@ -35,20 +34,6 @@ const relayWith = (options: Partial<RelayOptions> = {}) => createRelay({ upstrea
 const get = (relay: { fetch(r: Request): Promise<Response> }, path: string, headers: Record<string, string>) => relay.fetch(new Request(base + path, { headers }));
 const offer = (relay: { fetch(r: Request): Promise<Response> }, robot: string, headers: Record<string, string>, session_id?: string) =>
   relay.fetch(new Request(`${base}/v1/robots/${robot}/realtime/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ type: 'offer', sdp: 'v=0', ...(session_id ? { session_id } : {}) }) }));
-
-/** One raw HTTP/1.1 request with the given Host header (fetch would set its own). */
-function rawGet(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'GET', headers, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe('item 1: DNS rebinding (allowedHosts)', () => {
   let server: RelayServer;

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRelay, type Relay, type RelayLogEntry, type RelayOptions } from '../../src/relay/index.js';
 
@@ -95,3 +95,17 @@ export const OAI_SESSION = {
   audio: { input: { format: { type: 'audio/pcm', rate: 24000 }, turn_detection: null }, output: { format: { type: 'audio/pcm', rate: 24000 }, speed: 1 } },
   max_output_tokens: 'inf', tracing: null,
 };
+
+/** One raw HTTP/1.1 GET to 127.0.0.1:`port` with the given headers, `Host` included (fetch sets its own). */
+export function rawGet(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'GET', headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

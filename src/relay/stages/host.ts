@@ -14,9 +14,18 @@ export function hostName(host: string | null): string | null {
 }
 
 /** Whether `name` (from `hostName`) is allowed by `allowed` (`'loopback'` and exact names). */
-export function hostAllowed(name: string | null, allowed: ReadonlySet<string>): boolean {
+function hostAllowed(name: string | null, allowed: ReadonlySet<string>): boolean {
   if (name === null) return false;
   return allowed.has(name) || (allowed.has(LOOPBACK) && LOOPBACK_NAME.test(name));
+}
+
+/**
+ * A check of `Host` values (`name` or `name:port`) against `allowedHosts` (`'loopback'` and exact
+ * names, any port), made once. Exported for servers beside the relay (the emulator's control routes).
+ */
+export function hostCheck(allowedHosts: readonly string[]): (host: string | null) => boolean {
+  const allowed = new Set(allowedHosts.map((h) => (h === LOOPBACK ? h : hostName(h) ?? h.toLowerCase())));
+  return (host) => hostAllowed(hostName(host), allowed);
 }
 
 /**
@@ -25,12 +34,12 @@ export function hostAllowed(name: string | null, allowed: ReadonlySet<string>): 
  * own host name resolve to a loopback address; only the name the browser sends gives it away.
  */
 export function hostStage(allowedHosts: readonly string[]): Stage {
-  const allowed = new Set(allowedHosts.map((h) => (h === LOOPBACK ? h : hostName(h) ?? h.toLowerCase())));
+  const allows = hostCheck(allowedHosts);
   return (ctx, next) => {
     // The relay's own origin as the request names it (`Host` in Node, the URL's host in fetch runtimes).
     const { origin } = ctx.request;
     const host = origin.slice(origin.indexOf('//') + 2);
-    if (!hostAllowed(hostName(host), allowed)) throw new RelayError(403, 'Host not allowed', `host ${JSON.stringify(host.slice(0, 100) || '(none)')} is not in allowedHosts`);
+    if (!allows(host)) throw new RelayError(403, 'Host not allowed', `host ${JSON.stringify(host.slice(0, 100) || '(none)')} is not in allowedHosts`);
     return next();
   };
 }
