@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseRelayArgs, UsageError } from '../../src/cli/relay-command.js';
 import { KEY, rawGet, ROBOT, startFakeUpstream, type FakeUpstream } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -40,6 +41,15 @@ beforeAll(async () => {
   upstream = await startFakeUpstream((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: req.url })));
 });
 afterAll(() => upstream.close());
+
+describe('kb-voice relay arguments', () => {
+  it('parses flags as the emulator command does: strict, no positionals, digits-only integers in range', () => {
+    expect(parseRelayArgs(['--upstream', 'http://u', '--allow-host', 'a.test', '--allow-host', 'b.test', '--port', '0'])).toMatchObject({ upstream: 'http://u', port: 0, host: '127.0.0.1', allowHosts: ['a.test', 'b.test'], timeoutMs: 30_000 });
+    for (const argv of [['--port', 'eighty'], ['--port', '70000'], ['--port', '-1'], ['--timeout-ms', '0'], ['--timeout-ms', '1e3'], ['--bogus'], ['positional']]) {
+      expect(() => parseRelayArgs(argv), argv.join(' ')).toThrow(UsageError);
+    }
+  });
+});
 
 describe('kb-voice relay', () => {
   it('refuses to start without KB_VOICE_API_KEY (exit code 1, clear message)', async () => {

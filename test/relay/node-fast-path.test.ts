@@ -23,7 +23,7 @@ const authorize = async (req: Request): Promise<RelayCaller | null> => {
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  const relay = createRelay({ upstream: upstream.url, apiKey: KEY, robots: '*', authorize, allowedOrigins: ['http://app.test'], timeoutMs: 300, maxBodyBytes: 1024, logger: (e) => logs.push(e) });
+  const relay = createRelay({ upstream: upstream.url, apiKey: KEY, robots: '*', authorize, allowedOrigins: ['http://app.test'], secret: 'fast-path-secret', timeoutMs: 3000, maxBodyBytes: 1024, logger: (e) => logs.push(e) });
   server = await serveRelay(relay, { port: 0 });
 });
 afterAll(async () => {
