@@ -116,15 +116,18 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
 
   // App stages see the request through `RelayStageContext`, which the context implements; they
   // hand back what `next()` gave them (an outcome of the relay's own).
-  const own = (list: readonly unknown[] | undefined) => (list ?? []) as readonly Stage[];
+  const own = (list: readonly unknown[] | undefined, name: string) => {
+    if (list !== undefined && (!Array.isArray(list) || !list.every((f) => typeof f === 'function'))) throw new TypeError(`Relay option stages.${name} must be an array of stage functions`);
+    return (list ?? []) as readonly Stage[];
+  };
   const stages: Stage[] = [
     logStage({ log: logger, logsInfo: options.logger !== undefined, prefix, table }),
-    ...own(options.stages?.before),
+    ...own(options.stages?.before, 'before'),
     ...(options.allowedHosts ? [hostStage(options.allowedHosts)] : []),
     corsStage({ origins: new AllowedOrigins(options.allowedOrigins ?? []), prefix, table }),
     matchStage({ prefix, table }),
     authorizeStage({ authorize: options.authorize, robots, timeoutMs: positive('authorizeTimeoutMs', options.authorizeTimeoutMs ?? RELAY_DEFAULTS.authorizeTimeoutMs) }),
-    ...own(options.stages?.afterAuthorize),
+    ...own(options.stages?.afterAuthorize, 'afterAuthorize'),
     ...(options.rateLimit ? [rateLimitStage(options.rateLimit)] : []),
     parseStage({ maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes ?? RELAY_DEFAULTS.maxBodyBytes) }),
     guardStage(upstream),

@@ -23,6 +23,8 @@ const isCaller = (c: unknown): c is RelayCaller => {
     (robots === undefined || (Array.isArray(robots) && robots.every((r) => typeof r === 'string')));
 };
 
+const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof v === 'object' && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
+
 const notAuthenticated = (reason: string) => new RelayError(401, 'Not authenticated', reason);
 
 /**
@@ -52,8 +54,9 @@ export function authorizeStage({ authorize: hook, robots, timeoutMs }: Authorize
     };
   }
   return (ctx, next) => {
-    const out = hook(ctx.request.request());
-    if (!(out instanceof Promise)) return admit(ctx, next, out);
+    const out: unknown = hook(ctx.request.request());
+    // A caller given at once is admitted in the same turn: no promise, no timer.
+    if (!isThenable(out)) return admit(ctx, next, out);
     return new Promise<unknown>((resolve, reject) => {
       const limit = deadlines.start(() => reject(new RelayError(503, 'Authorization timed out', `authorize did not settle within ${timeoutMs} ms`)));
       out.then(
