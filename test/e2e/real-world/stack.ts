@@ -40,6 +40,8 @@ export async function startRealWorldStack(): Promise<RealWorldStack> {
     createRelay({
       upstream: emulator.url, apiKey: emulator.apiKey, prefix: '/api/voice', allowedOrigins: [new URL(pageUrl).origin], logger: () => undefined,
       robots: '*', authorize: () => ({ userIdentifier: 'real-world-user', role: 'user' }),
+      // Every call of these tests is the same user, one after another: not the per-user limit's case.
+      maxSessionsPerUser: 1000,
     }),
     { port: 0 },
   );
