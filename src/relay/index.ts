@@ -11,7 +11,7 @@ export { RELAY_ENDPOINT_IDS } from './routes.js';
 export { RelayError } from './errors.js';
 export { formatLogEntry } from './log-format.js';
 export { FORWARDED_REQUEST_HEADERS, RETURNED_RESPONSE_HEADERS } from './headers.js';
-export { RELAY_ERROR_HEADER } from './upstream.js';
+export { RELAY_ERROR_HEADER } from './upstream-errors.js';
 export { DEFAULT_OPENAI_SESSION_FIELDS, NEVER_OPENAI_SESSION_FIELDS } from './policies/openai.js';
 export { hostCheck, LOOPBACK } from './stages/host.js';
 export type { RateLimitDecision, Relay, RelayCaller, RelayEndpointId, RelayLogEntry, RelayLogger, RelayOptions, RelayOutcome, RelayRole, RelayStage, RelayStageContext, UpstreamFetch } from './types.js';

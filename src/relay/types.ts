@@ -70,7 +70,7 @@ export type RateLimitDecision = boolean | { allowed: boolean; retryAfterSeconds?
  * One structured log line. Never contains the API key, the grant secret, a body or a header value
  * (other than the refused `Origin`). One entry per request: `info` when answered, `warn` for a
  * refusal (4xx), `error` for a failure (5xx); plus an `error` entry when a body was cut for holding
- * a secret, and a `warn` at creation without `authorize`.
+ * a secret, and a `warn` at creation without `authorize` (or with `authorize` and no `secret`).
  */
 export interface RelayLogEntry {
   level: 'info' | 'warn' | 'error';

@@ -1,25 +1,16 @@
 import * as z from 'zod/mini';
-import { HTTPValidationError } from '../schemas/index.js';
 import { RelayError } from './errors.js';
-import { safeDetail } from './safe-detail.js';
+import { readText, safeJson, TooLarge } from './reply-text.js';
+import { timedOut, upstreamError } from './upstream-errors.js';
 import { containsSecret, guardBody, SecretScanner, Secrets, SecretWithheld } from './secret-scan.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from './headers.js';
 import { BodyFailed } from './body-failed.js';
 import { Deadlines } from './deadlines.js';
 import { concat, mergeHeaders, type Incoming, type Reply, type UpstreamClient, type UpstreamReply } from './message.js';
 
-/**
- * Header on the relay's own 504 (`upstream_timeout`): the upstream did not answer in time, so a
- * retry through the relay would wait as long again. Exposed to allowed origins (CORS).
- */
-export const RELAY_ERROR_HEADER = 'x-relay-error';
-/** A `Retry-After` worth passing on: delay-seconds or an HTTP date, nothing else. */
-const RETRY_AFTER = /^(?:\d{1,9}|[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT)$/;
 
 /** Content codings an upstream client decodes by itself (as fetch does); the body the relay sees is already decoded. */
 const DECODED_BY_TRANSPORT = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
-/** Upper bound on an upstream error body the relay reads to relay its `detail`. */
-const MAX_ERROR_BODY = 65_536;
 /** Upper bound on what is read before answering (see `passThrough`). */
 const HEAD_BYTES = 65_536;
 
@@ -141,28 +132,9 @@ export class Upstream {
     return replied.then(answered, failed);
   }
 
-  /**
-   * The caller's error for a non-2xx upstream answer: 401/403 (the relay's own key refused), 3xx
-   * and 5xx are 502, except 503 and 429, passed on as such with their `Retry-After` (the service is
-   * busy: the caller may come back); a 4xx keeps its status with its `detail` reduced by
-   * `safeDetail` (escapes decoded, internal addresses and secrets withheld).
-   */
-  async #errorOf(reply: UpstreamReply): Promise<RelayError> {
-    const { status } = reply;
-    const reason = `upstream answered ${status}`;
-    if (status === 401 || status === 403) return this.#discard(reply, new RelayError(502, 'Upstream refused the relay credentials', `${reason}: the relay's API key was refused`));
-    if (status === 503 || status === 429) {
-      const retryAfter = reply.headers.get('retry-after')?.trim();
-      const headers: Record<string, string> = retryAfter && RETRY_AFTER.test(retryAfter) ? { 'retry-after': retryAfter } : {};
-      return this.#discard(reply, new RelayError(status, status === 503 ? 'Service unavailable, try again later' : 'Upstream rate limit reached, try again later', reason, headers));
-    }
-    if (status < 400 || status >= 500) return this.#discard(reply, new RelayError(502, `Upstream error (status ${status})`, reason));
-    const declared = Number(reply.headers.get('content-length') ?? 0);
-    if (declared > MAX_ERROR_BODY) return this.#discard(reply, new RelayError(status, `Upstream error (status ${status})`, `${reason} with a body over ${MAX_ERROR_BODY} bytes`));
-    const text = await readText(reply, MAX_ERROR_BODY).catch(() => '');
-    const parsed = z.safeParse(z.object({ detail: z.union([z.string(), HTTPValidationError.shape.detail]) }), safeJson(text));
-    const safe = parsed.success ? safeDetail(parsed.data.detail, (t) => containsSecret(t, this.#secrets) || t.includes(this.o.base) || t.includes(this.#host)) : undefined;
-    return new RelayError(status, safe ?? `Upstream error (status ${status})`, safe === undefined ? `${reason}; its body was not a safe { detail } and was withheld` : reason);
+  /** The caller's error for a non-2xx upstream answer (see `upstreamError`). */
+  #errorOf(reply: UpstreamReply): Promise<RelayError> {
+    return upstreamError(reply, (t) => containsSecret(t, this.#secrets) || t.includes(this.o.base) || t.includes(this.#host));
   }
 
   #discard(reply: UpstreamReply, error: RelayError): RelayError {
@@ -301,41 +273,9 @@ export class Upstream {
   }
 }
 
-/** A body over the cap of `readText`. */
-class TooLarge extends Error {}
-
-const timedOut = (ms: number, cause?: unknown) => new RelayError(504, 'Upstream timed out', `upstream gave no answer within ${ms} ms`, { [RELAY_ERROR_HEADER]: 'upstream_timeout' }, cause);
-
-/** The whole body as text (UTF-8, replacement characters for invalid bytes); `TooLarge` past `maxBytes` (declared or read), the rest unread. */
-async function readText(reply: UpstreamReply, maxBytes: number): Promise<string> {
-  const { body } = reply;
-  if (Number(reply.headers.get('content-length') ?? 0) > maxBytes) throw new TooLarge();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (body instanceof Uint8Array) {
-    if (body.byteLength > maxBytes) throw new TooLarge();
-    chunks.push(body);
-  } else if (body) {
-    for await (const c of body) {
-      size += c.byteLength;
-      if (size > maxBytes) throw new TooLarge();
-      chunks.push(c);
-    }
-  }
-  return new TextDecoder().decode(concat(chunks));
-}
-
 /** Resolves null after the current turn of the event loop (pending I/O callbacks run first; setImmediate where there is one). */
 const later: (f: () => void) => unknown = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate ?? ((f) => setTimeout(f, 0));
 const nextTurn = () => new Promise<null>((resolve) => later(() => resolve(null)));
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /** Error text for logs: names and messages down the cause chain (scrubbed by the logger). */
 export function describe(error: unknown): string {
