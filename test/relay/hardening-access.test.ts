@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRelay, serveRelay, SessionGrants, type RelayCaller, type RelayLogEntry, type RelayOptions, type RelayServer } from '../../src/relay/index.js';
-import { KEY, OAI_SESSION, rawGet, ROBOT, sendJson, startFakeUpstream, type FakeHandler, type FakeUpstream } from './helpers.js';
+import { fakeUpstreamFor, KEY, OAI_SESSION, rawGet, ROBOT, sendJson, type FakeHandler } from './helpers.js';
 
 // Issue 36, items 1, 2 and 9 (the relay's part): who may reach the relay (its Host), which robots a
 // user may reach, grants bound to user and robot per deployment, and what `authorize` may return.
@@ -15,15 +15,7 @@ const service: FakeHandler = (req, res) => {
   return sendJson(res, 200, { bot_id: ROBOT, session_count: 0, sessions: [], totals: {} });
 };
 
-let upstream: FakeUpstream;
-beforeAll(async () => {
-  upstream = await startFakeUpstream(service);
-});
-afterAll(() => upstream.close());
-beforeEach(() => {
-  upstream.setHandler(service);
-  upstream.seen.length = 0;
-});
+const upstream = fakeUpstreamFor(service);
 
 const byHeader = (req: Request): RelayCaller | null => {
   const user = req.headers.get('x-user');

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRelay, type RelayOptions } from '../../src/relay/index.js';
-import { KEY, OAI_SESSION, ROBOT, sendJson, startFakeUpstream, type FakeHandler, type FakeUpstream } from './helpers.js';
+import { fakeUpstreamFor, KEY, OAI_SESSION, ROBOT, sendJson, type FakeHandler } from './helpers.js';
 
 // Issue 36, items 3, 5, 6 and 7: what goes up on the OpenAI-compatible routes, how much a user's
 // report may ask of the upstream and show of others, and what of an upstream error comes back.
@@ -18,15 +18,7 @@ const service: FakeHandler = (req, res) => {
   return sendJson(res, 200, { bot_id: ROBOT, session_count: 0, sessions: [], totals: {} });
 };
 
-let upstream: FakeUpstream;
-beforeAll(async () => {
-  upstream = await startFakeUpstream(service);
-});
-afterAll(() => upstream.close());
-beforeEach(() => {
-  upstream.setHandler(service);
-  upstream.seen.length = 0;
-});
+const upstream = fakeUpstreamFor(service);
 
 const relayWith = (options: Partial<RelayOptions> = {}) =>
   createRelay({ upstream: upstream.url, apiKey: KEY, secret: 'bodies-deployment-secret', logger: () => {}, robots: '*', authorize: (req) => ({ userIdentifier: req.headers.get('x-user') ?? 'alice', role: 'user' }), ...options });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRelay, RELAY_ERROR_HEADER, type RelayOptions } from '../../src/relay/index.js';
 import { SessionSlots } from '../../src/relay/session-slots.js';
-import { KEY, OAI_SESSION, ROBOT, sendJson, startFakeUpstream, type FakeHandler, type FakeUpstream } from './helpers.js';
+import { fakeUpstreamFor, KEY, OAI_SESSION, ROBOT, sendJson, type FakeHandler } from './helpers.js';
 
 // Issue 36, item 4 (and #37 item 7): one user cannot hold every realtime slot, and a busy upstream
 // reaches the browser as the busy answer it is, with when to come back.
@@ -15,15 +15,7 @@ const service: FakeHandler = (req, res) => {
   return sendJson(res, 200, { success: true });
 };
 
-let upstream: FakeUpstream;
-beforeAll(async () => {
-  upstream = await startFakeUpstream(service);
-});
-afterAll(() => upstream.close());
-beforeEach(() => {
-  upstream.setHandler(service);
-  upstream.seen.length = 0;
-});
+const upstream = fakeUpstreamFor(service);
 
 const relayWith = (options: Partial<RelayOptions> = {}) =>
   createRelay({ upstream: upstream.url, apiKey: KEY, secret: 'capacity-deployment-secret', logger: () => {}, robots: '*', authorize: (req) => ({ userIdentifier: req.headers.get('x-user') ?? 'alice', role: req.headers.get('x-role') === 'admin' ? 'admin' : 'user' }), ...options });

@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createRelay, type Relay, type RelayLogEntry, type RelayOptions } from '../../src/relay/index.js';
 
 /** One request as the fake upstream saw it. */
@@ -45,6 +46,31 @@ export async function startFakeUpstream(handler: FakeHandler = defaultHandler) {
 }
 
 export type FakeUpstream = Awaited<ReturnType<typeof startFakeUpstream>>;
+
+/**
+ * A fake upstream for the tests of one file: started before them, closed after, and before each
+ * test set back to `handler` with no request seen.
+ */
+export function fakeUpstreamFor(handler: FakeHandler): Pick<FakeUpstream, 'url' | 'seen' | 'setHandler'> {
+  let up: FakeUpstream;
+  beforeAll(async () => {
+    up = await startFakeUpstream(handler);
+  });
+  afterAll(() => up.close());
+  beforeEach(() => {
+    up.setHandler(handler);
+    up.seen.length = 0;
+  });
+  return {
+    get url() {
+      return up.url;
+    },
+    get seen() {
+      return up.seen;
+    },
+    setHandler: (h) => up.setHandler(h),
+  };
+}
 
 /** Echoes what it received as JSON: `{ method, url, headers, body }` (authorization masked). */
 export const defaultHandler: FakeHandler = (req, res) => {
