@@ -187,7 +187,7 @@ describe('Node fast path (serveRelay of a createRelay relay)', () => {
   });
 });
 
-describe('createNodeFetch (the Node transport as a fetch)', () => {
+describe('createNodeFetch (the Node upstream client as a fetch)', () => {
   it('sends the path the URL parser would: the fast split for plain paths, the full parse for odd ones', async () => {
     const { createNodeFetch } = await import('../../src/relay/index.js');
     const nodeFetch = createNodeFetch();

@@ -26,7 +26,7 @@ import { fromRequest } from '../../src/relay/web.js';
 import { KEY, ROBOT } from './helpers.js';
 
 // Each stage of the relay on its own: a context built by hand, a `next` that records whether the
-// rest of the pipeline ran, and an upstream transport that records what was asked.
+// rest of the pipeline ran, and an upstream client that records what was asked.
 
 const OK: Reply = { status: 299, headers: {}, body: null };
 const BASE = 'http://relay.test/api/voice';
