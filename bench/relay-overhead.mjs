@@ -2,9 +2,11 @@
 // Benchmark 3: relay overhead on E13 (GET /v1/robots/{ai_id}/realtime-usage).
 //
 // Three processes on loopback, as deployed: this one runs the emulator (the "service"); the relay
-// runs in its own process in front of it (bench/lib/relay-child.mjs: createRelay + serveRelay, no
-// authorize hook = admin, as `kb-voice relay` does); the load comes from a third process
-// (bench/lib/load-child.mjs, autocannon). Direct and relayed runs alternate within each round and
+// runs in its own process in front of it (bench/lib/relay-child.mjs); the load comes from a third
+// process (bench/lib/load-child.mjs, autocannon). Three relays are measured: the bare library
+// (`createRelay` + `serveRelay`, no authorize hook = admin), and the relay as users run it (an async
+// `authorize` hook, a logger, role `user`, `robots` and a `secret`) through the node:http adapter
+// (`serveRelay`) and through the Express recipe (`express.json()` + `toNodeHandler`). Direct and relayed runs alternate within each round and
 // the order flips every round (AB, BA, AB…) so drift of a noisy machine cancels.
 //
 // On a 2-core machine the relayed path has three busy processes (load, relay, emulator) sharing two
@@ -46,8 +48,8 @@ const relayChild = path.join(benchDir, 'lib', 'relay-child.mjs');
 const bareChild = path.join(benchDir, 'lib', 'bare-proxy-child.mjs');
 
 /** Starts a proxy process (the relay or the bare proxy); `cpu()` resolves its CPU usage and request count so far. */
-async function startProxyProcess(script, upstream, apiKey) {
-  const child = fork(script, [upstream, apiKey], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+async function startProxyProcess(script, upstream, apiKey, ...more) {
+  const child = fork(script, [upstream, apiKey, ...more], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const ready = await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`relay process exited (${code})`)));
@@ -77,28 +79,35 @@ async function load(opts) {
 export async function main() {
   const { startEmulator } = await loadEmulator();
   const emulator = await startEmulator({ port: 0, host: '127.0.0.1' });
-  const relay = await startProxyProcess(relayChild, emulator.url, emulator.apiKey);
+  const robotId = emulator.fixtures.robotId;
+  const relay = await startProxyProcess(relayChild, emulator.url, emulator.apiKey, 'admin');
+  const users = await startProxyProcess(relayChild, emulator.url, emulator.apiKey, 'users', robotId);
+  const express = await startProxyProcess(relayChild, emulator.url, emulator.apiKey, 'express', robotId);
   const bare = await startProxyProcess(bareChild, emulator.url, emulator.apiKey);
-  const proxies = { relay, bare };
+  const proxies = { relay, bare, users, express };
   try {
-    const robotId = emulator.fixtures.robotId;
     const usagePath = `/v1/robots/${robotId}/realtime-usage`;
+    // A user's E13 is scoped (read whole, filtered to their sessions) and windowed by the relay.
+    const asUser = { cookie: 'sid=bench-user-42' };
     const targets = {
       direct: { url: `${emulator.url}${usagePath}`, headers: { authorization: `Bearer ${emulator.apiKey}` } },
       bare: { url: `${bare.url}${bare.prefix}${usagePath}`, headers: {} },
       relay: { url: `${relay.url}${relay.prefix}${usagePath}`, headers: {} },
+      users: { url: `${users.url}${users.prefix}${usagePath}`, headers: asUser },
+      express: { url: `${express.url}${express.prefix}${usagePath}`, headers: asUser },
     };
     // Both paths must answer the same 200 body before any timing counts.
     const probes = await Promise.all(Object.values(targets).map((t) => fetch(t.url, { headers: t.headers })));
     const texts = await Promise.all(probes.map((p) => p.text()));
-    if (probes.some((p) => p.status !== 200)) throw new Error(`E13 probe: ${probes.map((p) => p.status).join(', ')}: ${texts.at(-1).slice(0, 200)}`);
-    if (new Set(texts).size !== 1) log('note: direct and proxied E13 bodies differ', ...texts.map((t) => t.slice(0, 120)));
+    if (probes.some((p) => p.status !== 200)) throw new Error(`E13 probe: ${probes.map((p) => p.status).join(', ')}: ${texts.find((_, i) => probes[i].status !== 200).slice(0, 200)}`);
+    // The admin paths answer the upstream's body; a user's is their scoped report.
+    if (new Set(texts.slice(0, 3)).size !== 1) log('note: direct and proxied E13 bodies differ', ...texts.map((t) => t.slice(0, 120)));
 
     // Warm both paths (JIT, keep-alive pools) before measuring.
     for (const t of Object.values(targets)) await load({ ...t, connections: CONNECTIONS, durationS: WARMUP_S });
 
-    const runs = { direct: [], bare: [], relay: [] };
-    const ORDERS = [['direct', 'bare', 'relay'], ['relay', 'bare', 'direct'], ['bare', 'relay', 'direct']];
+    const runs = { direct: [], bare: [], relay: [], users: [], express: [] };
+    const ORDERS = [['direct', 'bare', 'relay', 'users', 'express'], ['express', 'users', 'relay', 'bare', 'direct'], ['bare', 'users', 'relay', 'express', 'direct']];
     for (let round = 0; round < ROUNDS; round++) {
       const order = ORDERS[round % ORDERS.length];
       for (const name of order) {
@@ -131,6 +140,12 @@ export async function main() {
     const d = agg('direct');
     const b = agg('bare');
     const r = agg('relay');
+    const u = agg('users');
+    const x = agg('express');
+    // The relay as users run it, against the bare proxy of the same round.
+    const cpuVsBareOf = (name) => median(runs[name].map((y, i) => y.relayCpuUs / runs.bare[i].relayCpuUs));
+    const usersCpu = cpuVsBareOf('users');
+    const expressCpu = cpuVsBareOf('express');
     const bareRatios = runs.relay.map((x, i) => x.rps / runs.bare[i].rps);
     const bareRatio = median(bareRatios);
     // Paired per round (relay and bare proxy measured back to back in the same round), then the
@@ -147,7 +162,7 @@ export async function main() {
       `${ROUNDS} rounds, order alternating (AB, BA, …); throughput: ${CONNECTIONS} connections closed loop, ${THROUGHPUT_S} s; latency: ${LATENCY_RATE} req/s fixed rate, ${LATENCY_S} s; emulator, relay and autocannon each in their own process on ${os.cpus().length} cores`,
       `saturated p50 (closed loop, mostly queueing): direct ${fmtMs(d.saturatedP50, 2)}, relay ${fmtMs(r.saturatedP50, 2)}`,
     ];
-    if (d.failures || r.failures) notes.push(`non-2xx or errors: direct ${d.failures}, relay ${r.failures}`);
+    if (d.failures || r.failures || u.failures || x.failures) notes.push(`non-2xx or errors: direct ${d.failures}, relay ${r.failures}, users ${u.failures}, express ${x.failures}`);
     return {
       name: 'relay-overhead',
       title: '3. Relay overhead (E13, loopback)',
@@ -155,6 +170,8 @@ export async function main() {
       figures: [
         { label: 'Throughput relay / bare node:http proxy', value: `${fmtPct(bareRatio)} (${r.rps.toFixed(0)} vs ${b.rps.toFixed(0)} req/s)`, target: '>= 90%', met: bareRatio >= 0.9 },
         { label: 'Proxy-process CPU per request, relay / bare proxy (median of paired rounds)', value: `${cpuVsBare.toFixed(2)}× (${r.relayCpuUs.toFixed(0)} vs ${b.relayCpuUs.toFixed(0)} µs)`, target: '<= 1.25×', met: cpuVsBare <= 1.25 },
+        { label: 'Proxy-process CPU per request as users run it (authorize + logger + role user), node:http adapter / bare proxy', value: `${usersCpu.toFixed(2)}× (${u.relayCpuUs.toFixed(0)} vs ${b.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.users.map((y, i) => y.rps / runs.bare[i].rps)))} of its throughput)`, target: '<= 1.25×', met: usersCpu <= 1.25 },
+        { label: 'Proxy-process CPU per request as users run it, Express recipe / bare proxy', value: `${expressCpu.toFixed(2)}× (${x.relayCpuUs.toFixed(0)} vs ${b.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.express.map((y, i) => y.rps / runs.bare[i].rps)))} of its throughput)`, target: '<= 1.25×', met: expressCpu <= 1.25 },
         { label: 'Throughput relay / direct (reference)', value: `${fmtPct(ratio)} (${r.rps.toFixed(0)} vs ${d.rps.toFixed(0)} req/s; bare proxy ${fmtPct(median(runs.bare.map((x, i) => x.rps / runs.direct[i].rps)))})` },
         { label: 'p50 added by relay', value: `${fmtMs(p50Added, 3)} (p50 ${fmtMs(r.p50, 3)} vs ${fmtMs(d.p50, 3)})`, target: '< 1 ms', met: p50Added < 1 },
         { label: 'Relay process CPU per request', value: `${r.relayCpuUs.toFixed(0)} µs (the emulator answering costs ${d.emulatorCpuUs.toFixed(0)} µs direct, ${r.emulatorCpuUs.toFixed(0)} µs behind the relay)` },
@@ -162,13 +179,15 @@ export async function main() {
         { label: 'p99 added by relay', value: `${fmtMs(median(p99Diffs), 3)} (p99 ${fmtMs(r.p99, 3)} vs ${fmtMs(d.p99, 3)})` },
       ],
       details: {
-        direct: d, bare: b, relay: r, bareRatios: bareRatios.map((x) => round(x, 4)), cpuRatios: cpuRatios.map((x) => round(x, 4)), ratios: ratios.map((x) => round(x, 4)), p50AddedMs: p50Diffs.map((x) => round(x, 4)), p99AddedMs: p99Diffs.map((x) => round(x, 4)),
+        direct: d, bare: b, relay: r, users: u, express: x, usersCpuRatios: runs.users.map((y, i) => round(y.relayCpuUs / runs.bare[i].relayCpuUs, 4)), expressCpuRatios: runs.express.map((y, i) => round(y.relayCpuUs / runs.bare[i].relayCpuUs, 4)), bareRatios: bareRatios.map((x) => round(x, 4)), cpuRatios: cpuRatios.map((x) => round(x, 4)), ratios: ratios.map((x) => round(x, 4)), p50AddedMs: p50Diffs.map((x) => round(x, 4)), p99AddedMs: p99Diffs.map((x) => round(x, 4)),
         runs, config: { ROUNDS, THROUGHPUT_S, LATENCY_S, LATENCY_RATE, CONNECTIONS },
       },
       notes,
     };
   } finally {
     await relay.close().catch(() => {});
+    await users.close().catch(() => {});
+    await express.close().catch(() => {});
     await bare.close().catch(() => {});
     await emulator.close().catch(() => {});
   }

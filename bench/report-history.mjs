@@ -22,7 +22,7 @@ export async function main() {
   const emulator = await startEmulatorProcess({ agentBuildMs: 10 });
   const relay = await serveRelay(createRelay({
     upstream: emulator.url, apiKey: emulator.apiKey, prefix: '/api/voice', logger: () => undefined,
-    authorize: () => ({ userIdentifier: 'bench-user', role: 'user' }),
+    robots: '*', authorize: () => ({ userIdentifier: 'bench-user', role: 'user' }),
   }), { port: 0, host: '127.0.0.1' });
   const mic = new FakeMicrophone();
   try {

@@ -16,6 +16,8 @@ export interface DemoStackOptions {
   watch?: boolean;
   /** Silence Vite's logging. */
   quiet?: boolean;
+  /** Host names besides the loopback ones the page, the relay and the emulator's control routes answer to (default none: DNS-rebinding defence). */
+  allowedHosts?: string[];
 }
 
 export interface DemoStack {

@@ -2,6 +2,7 @@
 // Used by `npm run demo` (scripts/demo.mjs) and by the Playwright tests (test/e2e/stack.ts), which
 // start their own stack on ephemeral ports so they never collide with a running demo.
 // It imports the BUILT package (`kb-voice/...`, package self-reference), so run `npm run build` first.
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import os from 'node:os';
@@ -20,6 +21,8 @@ const DEMO_ROOT = fileURLToPath(new URL('../demo/', import.meta.url));
  * @property {string} [language]      default language of the page (default 'ja')
  * @property {'auto'|'flite'|'espeak'|'builtin'} [voice] emulator's answer voice (default auto: Flite for English, espeak-ng for other languages when installed)
  * @property {boolean} [quiet]        silence Vite's own logging
+ * @property {string[]} [allowedHosts] host names besides the loopback ones the page, the relay and the
+ *                                    emulator's control routes answer to (default none: DNS-rebinding defence)
  * @property {string} [network]      a network-lab profile (kb-voice-emulator/lab) every call's media goes through, e.g. `3g-poor`
  * @property {boolean} [watch]        reload the page when demo/ or dist/ change (default true); tests
  *                                    turn it off so a concurrent `npm run build` cannot reload a page mid-call
@@ -43,8 +46,12 @@ export async function startDemoStack(options = {}) {
   };
 
   try {
+    // Loopback host names only (plus the ones asked for): a page whose own name resolves to
+    // 127.0.0.1 (DNS rebinding) must not reach the admin relay or the emulator's control routes.
+    const extraHosts = options.allowedHosts ?? [];
     const emulator = await startEmulator({
       host: HOST,
+      controlHosts: extraHosts,
       port: options.emulatorPort ?? 8787,
       ...(options.agentBuildMs === undefined ? {} : { agentBuildMs: options.agentBuildMs }),
       ...(options.voice === undefined ? {} : { realtime: { voice: options.voice } }),
@@ -61,8 +68,12 @@ export async function startDemoStack(options = {}) {
       apiKey: emulator.apiKey,
       prefix: '/api/voice',
       allowedOrigins: pageOrigins,
+      allowedHosts: ['loopback', ...extraHosts],
       // The QA page is an administrator's tool: it may see every session of the robot.
+      robots: '*',
       authorize: async () => ({ role: 'admin', userIdentifier: 'qa' }),
+      // Grants of this stack only (the admin page needs none to read; OpenAI-route ids are minted with it).
+      secret: randomUUID(),
     });
     const relayServer = await serveRelay(relay, { host: HOST, port: options.relayPort ?? 8788 });
     closers.push(() => relayServer.close());
@@ -86,6 +97,8 @@ export async function startDemoStack(options = {}) {
         host: HOST,
         port: pagePort,
         strictPort: true,
+        // Vite answers localhost and IP addresses only by default; the extra names are the stack's.
+        ...(extraHosts.length ? { allowedHosts: extraHosts } : {}),
         // Same origin for page and API: the browser needs no CORS and never sees the key.
         proxy: {
           '/api/voice': { target: relayUrl, changeOrigin: false },

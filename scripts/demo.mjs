@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run demo`: emulator + relay + QA page on loopback; Ctrl-C stops all of them.
-//   node scripts/demo.mjs [--port 5173] [--emulator-port 8787] [--relay-port 8788] [--agent-build-ms N] [--lang ja]
+//   node scripts/demo.mjs [--port 5173] [--emulator-port 8787] [--relay-port 8788] [--agent-build-ms N] [--lang ja] [--allow-host NAME]...
+// The servers answer loopback host names only (DNS-rebinding defence) unless --allow-host names another.
 // Env equivalents: DEMO_PORT, DEMO_EMULATOR_PORT, DEMO_RELAY_PORT, DEMO_AGENT_BUILD_MS, DEMO_LANG.
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -13,11 +14,12 @@ const { values } = parseArgs({
     'relay-port': { type: 'string' },
     'agent-build-ms': { type: 'string' },
     lang: { type: 'string' },
+    'allow-host': { type: 'string', multiple: true },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
-  console.log('usage: npm run demo -- [--port 5173] [--emulator-port 8787] [--relay-port 8788] [--agent-build-ms 5700] [--lang ja]');
+  console.log('usage: npm run demo -- [--port 5173] [--emulator-port 8787] [--relay-port 8788] [--agent-build-ms 5700] [--lang ja] [--allow-host NAME]...');
   process.exit(0);
 }
 
@@ -51,6 +53,7 @@ try {
     relayPort: int('relay-port', values['relay-port'], 'DEMO_RELAY_PORT'),
     agentBuildMs: int('agent-build-ms', values['agent-build-ms'], 'DEMO_AGENT_BUILD_MS'),
     language: values.lang ?? process.env.DEMO_LANG ?? 'ja',
+    allowedHosts: values['allow-host'] ?? [],
     quiet: true,
   });
 } catch (error) {

@@ -1,22 +1,64 @@
 #!/usr/bin/env node
-// The relay of bench/relay-overhead.mjs in its own process, as deployed (a relay is a separate
-// server in front of the service): `createRelay` + `serveRelay`, no authorize hook (= admin, as
-// `kb-voice relay` does). Run with fork(): sends `{ url, prefix }` once listening; answers each
-// `'cpu'` message with `{ cpu: process.cpuUsage(), requests }` so the parent can take this
-// process's CPU per request over a run.
+// A relay of bench/relay-overhead.mjs in its own process, as deployed (a relay is a separate
+// server in front of the service). Modes (third argument):
+// - `admin` (default): `createRelay` + `serveRelay`, no authorize hook (= admin), the bare library;
+// - `users`: as apps run it for their users: an async `authorize` hook (reads the caller's cookie)
+//   giving role `user`, a logger (entries built for every request), `robots`, a `secret`, served by
+//   `serveRelay` (the node:http adapter);
+// - `express`: the same relay mounted with the Express recipe (docs/relay.md: express.json(), then
+//   `toNodeHandler(relay)`).
+// Run with fork(): sends `{ url, prefix }` once listening; answers each `'cpu'` message with
+// `{ cpu: process.cpuUsage(), requests }` so the parent can take this process's CPU per request.
 import { loadRelay } from './kb.mjs';
 
-const [upstream, apiKey] = process.argv.slice(2);
-const { createRelay, serveRelay } = await loadRelay();
-const relay = createRelay({ upstream, apiKey });
-const server = await serveRelay(relay, { port: 0, host: '127.0.0.1' });
+const [upstream, apiKey, mode = 'admin', robotId = ''] = process.argv.slice(2);
+const { createRelay, serveRelay, toNodeHandler } = await loadRelay();
+
+let logged = 0;
+const asUsers = {
+  robots: [robotId],
+  secret: 'bench-deployment-secret',
+  // What an app's hook does: read its session cookie, look the user up (here: the cookie is the id).
+  authorize: async (req) => {
+    const id = /(?:^|;\s*)sid=([^;]+)/.exec(req.headers.get('cookie') ?? '')?.[1];
+    return id ? { userIdentifier: id, role: 'user' } : null;
+  },
+  // A logger that takes every entry (info included), as an app's structured logger would.
+  logger: () => {
+    logged++;
+  },
+};
+const relay = createRelay({ upstream, apiKey, ...(mode === 'admin' ? {} : asUsers) });
+
 let requests = 0;
-server.server.on('request', () => requests++);
+let url;
+let stop;
+if (mode === 'express') {
+  const { default: express } = await import('express');
+  const app = express();
+  app.use(express.json());
+  app.use(toNodeHandler(relay));
+  const server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  server.keepAliveTimeout = 5000;
+  server.on('request', () => requests++);
+  url = `http://127.0.0.1:${server.address().port}`;
+  stop = () => new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+} else {
+  const server = await serveRelay(relay, { port: 0, host: '127.0.0.1' });
+  server.server.on('request', () => requests++);
+  url = server.url;
+  stop = () => server.close();
+}
 process.on('message', async (m) => {
-  if (m === 'cpu') process.send({ cpu: process.cpuUsage(), requests });
+  if (m === 'cpu') process.send({ cpu: process.cpuUsage(), requests, logged });
   if (m === 'close') {
-    await server.close();
+    await stop();
     process.exit(0);
   }
 });
-process.send({ url: server.url, prefix: relay.prefix });
+process.send({ url, prefix: relay.prefix });

@@ -22,7 +22,11 @@ Options:
   -h, --help           show this help
 `;
 
-/** Thrown for bad command-line arguments; the message is meant for the user. */
+/**
+ * Thrown for bad command-line arguments; the message is meant for the user. `kb-voice relay`
+ * (src/cli/relay-command.ts) parses the same way (`parseArgs` strict, `UsageError`, digits-only
+ * integers in a range); no published `kb-voice` entry is a home for a shared CLI helper.
+ */
 export class UsageError extends Error {
   readonly code = 'usage';
 }

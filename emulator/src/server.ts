@@ -60,6 +60,12 @@ export interface EmulatorOptions {
    * such as `'4g'`, `{ up, down }` conditions, or a {@link LabRoute} you control. Default: direct.
    */
   network?: NetworkProfileName | NetworkProfile | LabRoute;
+  /**
+   * Host names (any port) besides the loopback ones (`localhost`, `*.localhost`, `127.0.0.0/8`,
+   * `[::1]`) that the `/_emulator/*` control routes answer to, e.g. a dev proxy's name. Default none:
+   * the DNS-rebinding defence of the routes that hand out the API key.
+   */
+  controlHosts?: readonly string[];
 }
 
 /** A running emulator. */
@@ -113,6 +119,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     fileLearningMs: options.fileLearningMs ?? 4000,
     maxBodyBytes,
     history: { turns: 0 },
+    controlHosts: options.controlHosts ?? [],
   } as ServerContext;
   const clearStore = async () => {
     for (const c of Object.values(store) as { clear(): void }[]) c.clear();

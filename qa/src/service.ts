@@ -38,7 +38,7 @@ export async function startEmulatorService(options: WorkerEmulatorOptions = {}):
       apiKey: emulator.apiKey,
       prefix: '/api/voice',
       // Test pages are served on the relay's own origin (page.route), so no other origin is allowed.
-      authorize: async () => ({ role: 'admin', userIdentifier: 'kb-voice-qa' }),
+      robots: '*', authorize: async () => ({ role: 'admin', userIdentifier: 'kb-voice-qa' }),
     });
     const server = await serveRelay(relay, { host: HOST, port: 0 });
     return {

@@ -14,7 +14,7 @@ Commands:
              kb-voice emulator [--port 8787] [--host 127.0.0.1] [--api-key KEY] [--agent-build-ms 5700]
   relay      Run the backend relay that keeps the API key server-side (local QA: every caller is admin).
              KB_VOICE_API_KEY=KEY kb-voice relay --upstream URL [--port 8788] [--prefix /api/voice]
-                                                 [--allow-origin ORIGIN]...
+                                                 [--allow-origin ORIGIN]... [--allow-host NAME]...
 
 Options:
   -h, --help     Show this help (or a command's: kb-voice <command> --help)

@@ -40,6 +40,25 @@ export function recomputeTotals(
 const COST_FIELDS = ['turn_count', 'duration_ms', 'total_tokens', 'input_text_tokens', 'input_audio_tokens', 'cached_tokens', 'output_text_tokens', 'output_audio_tokens', 'total_cost'];
 const USAGE_FIELDS = ['turn_count', 'duration_ms', 'input_tokens', 'output_tokens', 'total_tokens', 'input_text_tokens', 'input_audio_tokens', 'cached_tokens', 'output_text_tokens', 'output_audio_tokens'];
 
+/**
+ * `start_time`/`end_time` of a scoped report: the user's own oldest and newest session, never the
+ * upstream's (which span every user's sessions of the robot); absent when the user has none.
+ */
+export function ownSpan(sessions: readonly { created_at?: string | null | undefined }[]): { start_time: string | undefined; end_time: string | undefined } {
+  let first: string | undefined;
+  let last: string | undefined;
+  let firstMs = Infinity;
+  let lastMs = -Infinity;
+  for (const s of sessions) {
+    if (!s.created_at) continue;
+    const ms = Date.parse(s.created_at);
+    if (Number.isNaN(ms)) continue;
+    if (ms < firstMs) (firstMs = ms), (first = s.created_at);
+    if (ms > lastMs) (lastMs = ms), (last = s.created_at);
+  }
+  return { start_time: first, end_time: last };
+}
+
 const defined = <T extends Record<string, unknown>>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
 /** E12 restricted to the session records in `keep`: `session_count` and `total_cost` recomputed. */
@@ -51,8 +70,7 @@ export function scopeSessionCosts(list: RealtimeSessionCostList, keep: ReadonlyS
     session_count: sessions.length,
     total_cost: sum(sessions, 'total_cost'),
     sessions,
-    start_time: list.start_time,
-    end_time: list.end_time,
+    ...ownSpan(sessions),
   });
 }
 
@@ -64,8 +82,7 @@ export function scopeUsage(usage: RealtimeUsage, keep: ReadonlySet<object>): Rea
     session_count: sessions.length,
     totals: recomputeTotals(usage.totals, sessions, USAGE_FIELDS),
     sessions,
-    start_time: usage.start_time,
-    end_time: usage.end_time,
+    ...ownSpan(sessions),
   });
 }
 
@@ -114,7 +131,6 @@ export function summarizeCosts(summary: RealtimeCostSummary, scoped: RealtimeSes
     items,
     total_cost: sum(sessions, 'total_cost'),
     totals: recomputeTotals(summary.totals, sessions, COST_FIELDS, { input_tokens: input, output_tokens: output }),
-    start_time: summary.start_time,
-    end_time: summary.end_time,
+    ...ownSpan(sessions),
   });
 }

@@ -1,17 +1,14 @@
 import type { RelayContext } from './context.js';
-import type { Reply } from './message.js';
+import type { Outcome } from './route-types.js';
 import type { Answer } from './upstream.js';
 
-/**
- * What a stage hands back: a reply the relay made, or an upstream answer that the `guard` stage
- * turns into the caller's reply (scanned for secrets on its way out).
- */
-export type Outcome = Reply | Answer;
+export type { Outcome };
 export type Next = () => Promise<Outcome>;
 
 /**
  * One step of the relay's pipeline (CORS, match, authorize, …): it may answer by itself (return or
  * throw a `RelayError`), or call `next()` for the rest of the pipeline and work on its outcome.
+ * Stages are made by factories (`stages/*.ts`) that take the options they need, as hono's middleware.
  */
 export type Stage = (ctx: RelayContext, next: Next) => Promise<Outcome>;
 

@@ -1,39 +1,13 @@
-import type { Cors } from './cors.js';
-import type { SessionGrants } from './grant.js';
 import type { Incoming } from './message.js';
-import type { RouteMatch, RouteTable } from './router.js';
-import type { RelayCaller, RelayLogger, RelayOptions, RelayRole } from './types.js';
-import type { Upstream } from './upstream.js';
-
-/** What a relay is made of, fixed at `createRelay`: shared by every request's context. */
-export interface RelayConfig {
-  readonly prefix: string;
-  readonly table: RouteTable;
-  readonly cors: Cors;
-  readonly maxBodyBytes: number;
-  readonly grants: SessionGrants;
-  readonly upstream: Upstream;
-  readonly log: RelayLogger;
-  /** Whether info entries are wanted (a logger was given); refusals and failures are always logged. */
-  readonly logsInfo: boolean;
-  readonly authorize: RelayOptions['authorize'];
-  readonly rateLimit: RelayOptions['rateLimit'];
-}
-
-/** The request as the `parse` stage validated it with the shared schemas. */
-export interface Input {
-  params: Record<string, string>;
-  query: Record<string, unknown> | undefined;
-  body: Record<string, unknown> | undefined;
-  /** A non-JSON body as received (routes with `textBody`), its content type with parameters. */
-  text: { type: string; text: string } | undefined;
-}
+import type { Input, RelayServices, RouteMatch } from './route-types.js';
+import type { RelayCaller, RelayEndpointId, RelayRole, RelayStageContext } from './types.js';
 
 /**
  * One request on its way through the stages: each stage reads what earlier ones found and adds its
- * own (the route, the caller, the input). A plain object per request, no closures.
+ * own (the route, the caller, the input). A plain object per request, no closures. `services` are
+ * the relay's, shared by every request, for the policies; stages own their options (see `stages/`).
  */
-export class RelayContext {
+export class RelayContext implements RelayStageContext {
   /** Headers every answer carries: the request id, CORS for an allowed origin, a route's rewrites (`location`). */
   readonly headers: Record<string, string>;
   /** The request target's path, still percent-encoded, and its query without `?`. */
@@ -44,7 +18,7 @@ export class RelayContext {
   input: Input | undefined;
 
   constructor(
-    readonly config: RelayConfig,
+    readonly services: RelayServices,
     readonly request: Incoming,
     readonly requestId: string,
   ) {
@@ -57,5 +31,22 @@ export class RelayContext {
 
   get role(): RelayRole | undefined {
     return this.caller?.role;
+  }
+
+  // The app's view (RelayStageContext): read through, nothing copied per request.
+  get method(): string {
+    return this.request.method;
+  }
+  get target(): string {
+    return this.request.target;
+  }
+  get endpoint(): RelayEndpointId | undefined {
+    return this.match?.id;
+  }
+  header(name: string): string | null {
+    return this.request.header(name);
+  }
+  webRequest(): Request {
+    return this.request.request();
   }
 }

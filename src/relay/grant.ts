@@ -6,16 +6,18 @@
  * the upstream creates the session under that id. The id is a UUID in the RFC 9562 version-8 layout:
  *
  * - bytes 0–7: random nonce (the high nibble of byte 6 is the version, `8`), 60 random bits;
- * - bytes 8–15: the first 8 bytes of HMAC-SHA256(key, nonce ‖ UTF-8(userIdentifier)), the two high
- *   bits of byte 8 replaced by the variant `10`, 62 MAC bits.
+ * - bytes 8–15: the first 8 bytes of HMAC-SHA256(key, nonce ‖ len ‖ UTF-8(robotId) ‖ UTF-8(userIdentifier)),
+ *   `len` the robot id's byte length (one byte), the two high bits of byte 8 replaced by the variant
+ *   `10`, 62 MAC bits. A grant names a user of one robot: it opens no session of another robot.
  *
  * Any later request naming a session id is checked by recomputing the MAC for the caller; a mismatch
  * answers 404 exactly like an unknown session. The key is HMAC-SHA256(secret, a fixed label), where
  * the secret is the relay's `secret` option or, by default, its API key: every instance configured
- * with the same secret accepts the same grants. Uses only WebCrypto, available in Node 20 and edge
+ * with the same secret accepts the same grants, and a deployment with another secret none of them
+ * (two apps on one key set different secrets, else their users of the same name share sessions). Uses only WebCrypto, available in Node 20 and edge
  * runtimes.
  */
-const LABEL = 'kb-voice relay session grant v1';
+const LABEL = 'kb-voice relay session grant v2 (user, robot)';
 const UUID_V8 = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const encoder = new TextEncoder();
 
@@ -49,31 +51,35 @@ export class SessionGrants {
     this.#key = deriveKey(secret);
   }
 
-  async #mac(nonce: Uint8Array, userIdentifier: string): Promise<Uint8Array> {
+  async #mac(nonce: Uint8Array, userIdentifier: string, robotId: string): Promise<Uint8Array> {
     const user = encoder.encode(userIdentifier);
-    const message = new Uint8Array(nonce.length + user.length);
+    const robot = encoder.encode(robotId);
+    if (robot.length > 255) throw new TypeError('SessionGrants: a robot id is at most 255 bytes');
+    const message = new Uint8Array(nonce.length + 1 + robot.length + user.length);
     message.set(nonce);
-    message.set(user, nonce.length);
+    message[nonce.length] = robot.length;
+    message.set(robot, nonce.length + 1);
+    message.set(user, nonce.length + 1 + robot.length);
     const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await this.#key, message), 0, 8);
     mac[0] = (mac[0]! & 0x3f) | 0x80;
     return mac;
   }
 
-  /** A new session id owned by `userIdentifier`. */
-  async mint(userIdentifier: string): Promise<string> {
+  /** A new session id owned by `userIdentifier` on robot `robotId`. */
+  async mint(userIdentifier: string, robotId: string): Promise<string> {
     const nonce = crypto.getRandomValues(new Uint8Array(8));
     nonce[6] = (nonce[6]! & 0x0f) | 0x80;
     const bytes = new Uint8Array(16);
     bytes.set(nonce);
-    bytes.set(await this.#mac(nonce, userIdentifier), 8);
+    bytes.set(await this.#mac(nonce, userIdentifier, robotId), 8);
     return toUuid(bytes);
   }
 
-  /** Whether `sessionId` was minted for `userIdentifier` by a relay sharing this secret. */
-  async verify(sessionId: string, userIdentifier: string): Promise<boolean> {
+  /** Whether `sessionId` was minted for `userIdentifier` on `robotId` by a relay sharing this secret. */
+  async verify(sessionId: string, userIdentifier: string, robotId: string): Promise<boolean> {
     const bytes = fromUuid(sessionId);
-    if (!bytes) return false;
-    const expected = await this.#mac(bytes.subarray(0, 8), userIdentifier);
+    if (!bytes || encoder.encode(robotId).length > 255) return false;
+    const expected = await this.#mac(bytes.subarray(0, 8), userIdentifier, robotId);
     let diff = 0;
     for (let i = 0; i < 8; i++) diff |= expected[i]! ^ bytes[8 + i]!;
     return diff === 0;

@@ -1,4 +1,4 @@
-import { containsSecret, type Secrets } from './guard.js';
+import { containsSecret, type Secrets } from './secret-scan.js';
 
 /**
  * What crosses the relay in headers. Both directions use allowlists, so credentials (`Authorization`,

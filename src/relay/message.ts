@@ -1,7 +1,7 @@
 /**
  * The relay's internal request and reply: the one shape the pipeline works on, whatever runtime
  * carries it. Adapters convert at the edge (web.ts: `Request`/`Response`; node.ts:
- * `IncomingMessage`/`ServerResponse`), transports (web.ts: a `fetch`; node-fetch.ts: `node:http`)
+ * `IncomingMessage`/`ServerResponse`), upstream clients (web.ts: a `fetch`; node-fetch.ts: `node:http`)
  * return the same upstream reply. Bodies are one type: `AsyncIterable<Uint8Array>`.
  */
 export type Body = AsyncIterable<Uint8Array>;
@@ -30,13 +30,13 @@ export interface Reply {
   body: Uint8Array | Body | null;
 }
 
-/** Response headers as a transport returns them (web `Headers` fit). */
+/** Response headers as an upstream client returns them (web `Headers` fit). */
 export interface HeaderList {
   get(name: string): string | null;
   forEach(callback: (value: string, name: string) => void): void;
 }
 
-/** An upstream answer as a transport returns it. */
+/** An upstream answer as an upstream client returns it. */
 export interface UpstreamReply {
   status: number;
   headers: HeaderList;
@@ -58,10 +58,10 @@ export interface UpstreamRequest {
 }
 
 /**
- * How the relay reaches the upstream. `abort` is filled in by the transport: calling it ends the
+ * How the relay reaches the upstream. `abort` is filled in by the upstream client: calling it ends the
  * request (before or during the body). Content codings are decoded as fetch does.
  */
-export type Transport = (request: UpstreamRequest, control: { abort?: () => void }) => Promise<UpstreamReply>;
+export type UpstreamClient = (request: UpstreamRequest, control: { abort?: () => void }) => Promise<UpstreamReply>;
 
 /**
  * Where a relay made by `createRelay` keeps its own request handler, for runtime adapters (node.ts)

@@ -2,8 +2,8 @@ import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import type * as Zlib from 'node:zlib';
 import { BodyFailed } from './body-failed.js';
-import { mergeHeaders, type HeaderList, type Transport, type UpstreamReply, type UpstreamRequest } from './message.js';
-import type { UpstreamFetch } from './upstream.js';
+import { mergeHeaders, type HeaderList, type UpstreamClient, type UpstreamReply, type UpstreamRequest } from './message.js';
+import type { UpstreamFetch } from './types.js';
 import { toFetch } from './web.js';
 
 interface NodeModules {
@@ -28,7 +28,7 @@ function load(): Promise<NodeModules> {
 }
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
-/** Bodies of a declared length up to this are read whole before the answer is handed over (see `nodeTransport`). */
+/** Bodies of a declared length up to this are read whole before the answer is handed over (see `nodeUpstreamClient`). */
 const SMALL_BODY_BYTES = 65_536;
 
 /** Node's parsed response headers as a `HeaderList` (names are lower case already). */
@@ -72,13 +72,13 @@ function targetOf(url: string): [Target, string] {
 }
 
 /**
- * The relay's upstream transport in Node: `node:http`/`node:https` with keep-alive agents (a
+ * The relay's upstream client in Node: `node:http`/`node:https` with keep-alive agents (a
  * fraction of the CPU of the global fetch per request). As fetch does, it decodes `gzip`, `deflate`
  * and `br` bodies (keeping the `Content-Encoding` header); the body is the response stream itself
  * (backpressure for free), except a small body of a declared length, read whole into bytes; an early
  * close is an error; `abort` destroys the connection.
  */
-export const nodeTransport: Transport = (request, control) => (loaded ? call(loaded, request, control) : load().then((m) => call(m, request, control)));
+export const nodeUpstreamClient: UpstreamClient = (request, control) => (loaded ? call(loaded, request, control) : load().then((m) => call(m, request, control)));
 
 /**
  * One upstream call as one promise: settled with the answer, a small body already read whole.
@@ -148,12 +148,12 @@ function call(m: NodeModules, request: UpstreamRequest, control: { abort?: () =>
 }
 
 /**
- * The Node transport as a standard `fetch(url, init)` (string or byte bodies, record headers,
+ * The Node upstream client as a standard `fetch(url, init)` (string or byte bodies, record headers,
  * `init.signal` aborts): the relay's default in Node, exported for wrapping (e.g. to record the
- * upstream requests). A relay given this fetch uses the transport directly, without web objects.
+ * upstream requests). A relay given this fetch uses the upstream client directly, without web objects.
  */
 export function createNodeFetch(): UpstreamFetch {
-  return toFetch(nodeTransport);
+  return toFetch(nodeUpstreamClient);
 }
 
 /** Whether this runtime is Node itself (not Bun, Deno or a Workers runtime with Node compatibility). */

@@ -1,35 +1,40 @@
+import { AllowedOrigins } from './allowed-origins.js';
 import { compose, type Stage } from './compose.js';
-import { RelayContext, type RelayConfig } from './context.js';
-import { Cors } from './cors.js';
+import { RelayContext } from './context.js';
 import { SessionGrants } from './grant.js';
-import { createLog, requestIdOf } from './log.js';
+import { createLog, requestIdOf } from './log-format.js';
 import { RELAY_HANDLER, type Incoming, type Reply } from './message.js';
-import { isNode, nodeTransport } from './node-fetch.js';
+import { isNode, nodeUpstreamClient } from './node-fetch.js';
+import { openaiSessionPaths } from './policies/openai.js';
+import type { RelayRoute, RelayServices } from './route-types.js';
 import { compileRoutes, normalizePrefix } from './router.js';
-import { RELAY_ROUTES, type RelayRoute } from './routes.js';
-import { authorize } from './stages/authorize.js';
-import { cors } from './stages/cors.js';
-import { guard } from './stages/guard.js';
-import { log } from './stages/log.js';
-import { match } from './stages/match.js';
-import { parse } from './stages/parse.js';
-import { policy } from './stages/policy.js';
-import { rateLimit } from './stages/rate-limit.js';
+import { RELAY_ROUTES, RELAY_TABLE } from './routes.js';
+import { SessionSlots } from './session-slots.js';
+import { authorizeStage } from './stages/authorize.js';
+import { corsStage } from './stages/cors.js';
+import { guardStage } from './stages/guard.js';
+import { hostStage } from './stages/host.js';
+import { logStage } from './stages/log.js';
+import { matchStage } from './stages/match.js';
+import { parseStage } from './stages/parse.js';
+import { policyStage } from './stages/policy.js';
+import { rateLimitStage } from './stages/rate-limit.js';
 import type { Relay, RelayOptions } from './types.js';
 import { Upstream } from './upstream.js';
 import { fromFetch, fromRequest, toResponse } from './web.js';
 
-const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_MAX_BODY_BYTES = 65_536;
-
-/**
- * The relay's stages in order (see each file in `stages/`): `log` (answers every thrown refusal and
- * logs once) → `cors` → `match` (allowlist, 404) → `authorize` (401) → `rateLimit` (429) → `parse`
- * (shared schemas: 422, 413, 415) → `guard` (the upstream answer's way out, secret-scanned) →
- * `policy` (the route's, per role; the one `forward()` reaches the upstream). No refusal reaches
- * the upstream.
- */
-export const RELAY_STAGES: readonly Stage[] = [log, cors, match, authorize, rateLimit, parse, guard, policy];
+/** Defaults of the documented options (docs/relay.md). */
+export const RELAY_DEFAULTS = Object.freeze({
+  prefix: '/api/voice',
+  timeoutMs: 30_000,
+  maxBodyBytes: 65_536,
+  authorizeTimeoutMs: 10_000,
+  maxSessionsPerUser: 3,
+  sessionHoldMs: 900_000,
+  reportDefaultDays: 7,
+  reportMaxDays: 31,
+  maxUpstreamJsonBytes: 4_194_304,
+});
 
 function upstreamBase(upstream: string | URL): string {
   let url: URL;
@@ -48,17 +53,29 @@ const positive = (name: string, value: number) => {
   return value;
 };
 
+function robotsOf(robots: RelayOptions['robots'], hasAuthorize: boolean): ReadonlySet<string> | '*' {
+  if (robots === undefined) {
+    if (hasAuthorize) throw new TypeError("Relay option robots is required with authorize: the robot ids a user may reach, or '*' for every robot on the key");
+    return '*';
+  }
+  if (robots === '*') return robots;
+  if (!Array.isArray(robots) || !robots.every((r) => typeof r === 'string' && r !== '')) throw new TypeError("Relay option robots must be '*' or an array of robot ids");
+  return new Set(robots);
+}
+
 /**
  * Creates the backend relay: a web-standard `fetch(request)` handler that lets a browser reach the
  * realtime endpoints (`RELAY_ENDPOINT_IDS`) without ever holding the API key. It mounts unchanged in
  * Node (`serveRelay`, `toNodeHandler` for Express/Fastify), Hono, Next.js route handlers, Workers
  * and other fetch runtimes.
  *
- * Each request goes through {@link RELAY_STAGES}; every refusal is a thrown `RelayError` answered
- * by the `log` stage as `{ detail }`. The upstream gets only `Authorization: Bearer <apiKey>` and
- * allowlisted headers, within `timeoutMs` (504; failures 502). Every request is logged once (see
- * `RelayLogEntry`). Without `authorize` every caller is `admin` (local QA only): a warning is logged
- * at creation.
+ * Each request goes through the stages, outermost first: `log` (answers every thrown refusal as
+ * `{ detail }` and logs once) → the app's `stages.before` → `host` (with `allowedHosts`) → `cors` →
+ * `match` (allowlist, 404) → `authorize` (401, robots 403) → the app's `stages.afterAuthorize` →
+ * `rateLimit` (429) → `parse` (shared schemas: 422, 413, 415) → `guard` (the upstream answer's way
+ * out, secret-scanned) → `policy` (the route's, per role; the one `forward()` reaches the upstream).
+ * No refusal reaches the upstream. Without `authorize` every caller is `admin` (local QA only): a
+ * warning is logged at creation; with it, `robots` is required.
  */
 export function createRelay(options: RelayOptions): Relay {
   return createRelayWithRoutes(options, RELAY_ROUTES);
@@ -67,34 +84,60 @@ export function createRelay(options: RelayOptions): Relay {
 /** `createRelay` over another route table (tests of route kinds the table does not have yet). Not public. */
 export function createRelayWithRoutes(options: RelayOptions, routes: readonly RelayRoute[]): Relay {
   if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('Relay apiKey is required');
+  const robots = robotsOf(options.robots, options.authorize !== undefined);
   const secrets = [options.apiKey, ...(options.secret ? [options.secret] : [])];
   const logger = createLog(options.logger, secrets);
-  const config: RelayConfig = {
-    prefix: normalizePrefix(options.prefix ?? '/api/voice'),
-    table: compileRoutes(routes),
-    cors: new Cors(options.allowedOrigins ?? []),
-    maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+  const prefix = normalizePrefix(options.prefix ?? RELAY_DEFAULTS.prefix);
+  const table = routes === RELAY_ROUTES ? RELAY_TABLE : compileRoutes(routes);
+  const upstream = new Upstream({
+    base: upstreamBase(options.upstream),
+    apiKey: options.apiKey,
+    secrets,
+    timeoutMs: positive('timeoutMs', options.timeoutMs ?? RELAY_DEFAULTS.timeoutMs),
+    client: options.fetch ? fromFetch(options.fetch) : isNode() ? nodeUpstreamClient : fromFetch((url, init) => fetch(url, init)),
+    onLeak: (requestId) => logger({ level: 'error', message: 'upstream body contained a secret; answer withheld or stream cut', requestId }),
+  });
+  const reportMax = positive('reportWindow.maxDays', options.reportWindow?.maxDays ?? RELAY_DEFAULTS.reportMaxDays);
+  const services: RelayServices = {
+    prefix,
+    table,
+    upstream,
     grants: new SessionGrants(options.secret ?? options.apiKey),
-    upstream: new Upstream({
-      base: upstreamBase(options.upstream),
-      apiKey: options.apiKey,
-      secrets,
-      timeoutMs: positive('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-      transport: options.fetch ? fromFetch(options.fetch) : isNode() ? nodeTransport : fromFetch((url, init) => fetch(url, init)),
-      onLeak: (requestId) => logger({ level: 'error', message: 'upstream body contained a secret; answer withheld or stream cut', requestId }),
-    }),
-    log: logger,
-    logsInfo: options.logger !== undefined,
-    authorize: options.authorize,
-    rateLimit: options.rateLimit,
+    slots: new SessionSlots(positive('maxSessionsPerUser', options.maxSessionsPerUser ?? RELAY_DEFAULTS.maxSessionsPerUser), positive('sessionHoldMs', options.sessionHoldMs ?? RELAY_DEFAULTS.sessionHoldMs)),
+    reports: {
+      defaultDays: Math.min(positive('reportWindow.defaultDays', options.reportWindow?.defaultDays ?? RELAY_DEFAULTS.reportDefaultDays), reportMax),
+      maxDays: reportMax,
+      maxJsonBytes: positive('maxUpstreamJsonBytes', options.maxUpstreamJsonBytes ?? RELAY_DEFAULTS.maxUpstreamJsonBytes),
+    },
+    openaiSessionFields: openaiSessionPaths(options.openaiSessionFields),
   };
   if (!options.authorize) logger({ level: 'warn', message: 'no authorize hook: every caller is treated as admin (local QA only); pass authorize in production' });
+  else if (!options.secret) logger({ level: 'warn', message: 'authorize without a secret: session grants are keyed by the API key, so another deployment on the same key accepts them; set a secret per deployment' });
 
-  const run = compose(RELAY_STAGES);
+  // App stages see the request through `RelayStageContext`, which the context implements; they
+  // hand back what `next()` gave them (an outcome of the relay's own).
+  const own = (list: readonly unknown[] | undefined, name: string) => {
+    if (list !== undefined && (!Array.isArray(list) || !list.every((f) => typeof f === 'function'))) throw new TypeError(`Relay option stages.${name} must be an array of stage functions`);
+    return (list ?? []) as readonly Stage[];
+  };
+  const stages: Stage[] = [
+    logStage({ log: logger, logsInfo: options.logger !== undefined, prefix, table }),
+    ...own(options.stages?.before, 'before'),
+    ...(options.allowedHosts ? [hostStage(options.allowedHosts)] : []),
+    corsStage({ origins: new AllowedOrigins(options.allowedOrigins ?? []), prefix, table }),
+    matchStage({ prefix, table }),
+    authorizeStage({ authorize: options.authorize, robots, timeoutMs: positive('authorizeTimeoutMs', options.authorizeTimeoutMs ?? RELAY_DEFAULTS.authorizeTimeoutMs) }),
+    ...own(options.stages?.afterAuthorize, 'afterAuthorize'),
+    ...(options.rateLimit ? [rateLimitStage(options.rateLimit)] : []),
+    parseStage({ maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes ?? RELAY_DEFAULTS.maxBodyBytes) }),
+    guardStage(upstream),
+    policyStage(),
+  ];
+  const run = compose(stages);
   // The `log` stage never lets an upstream answer out (it fails the request instead).
-  const handle = (request: Incoming) => run(new RelayContext(config, request, requestIdOf(request))) as Promise<Reply>;
+  const handle = (request: Incoming) => run(new RelayContext(services, request, requestIdOf(request))) as Promise<Reply>;
   return {
-    prefix: config.prefix,
+    prefix,
     async fetch(request: Request, env?: unknown): Promise<Response> {
       return toResponse(await handle(fromRequest(request, env)));
     },

@@ -1,16 +1,11 @@
 import { endpoints, openaiEndpoints, openaiRelayEndpoints } from '../schemas/index.js';
-import type { RelayEndpointId, RelayRoute } from './routes.js';
+import type { CompiledRoute, RelayRoute, RouteMatch, RouteTable, Segment } from './route-types.js';
+import type { RelayEndpointId } from './types.js';
 
 /**
  * Matching a raw request path to the route table: canonical paths only, literal segments and
  * methods compared exactly, parameters never taking a reserved literal.
  */
-
-/** A template segment: a literal (`param` null) or a parameter (`literal` null). One shape, so matching stays monomorphic. */
-interface Segment {
-  readonly literal: string | null;
-  readonly param: string | null;
-}
 
 const compile = (template: string): Segment[] =>
   template
@@ -18,21 +13,6 @@ const compile = (template: string): Segment[] =>
     .filter((s) => s !== '')
     .map((s) => (s.startsWith('{') && s.endsWith('}') ? { literal: null, param: s.slice(1, -1) } : { literal: s, param: null }));
 
-interface CompiledRoute {
-  readonly route: RelayRoute;
-  readonly segments: readonly Segment[];
-}
-
-/**
- * A route table ready for matching: its routes in table order, and the same routes bucketed by
- * method and segment count (`GET 4`), so a request is compared with the few routes that can match.
- */
-export interface RouteTable {
-  readonly routes: readonly CompiledRoute[];
-  readonly buckets: ReadonlyMap<string, readonly CompiledRoute[]>;
-  /** Matches found before, by prefix, method and raw path (see `matchRoute`). */
-  readonly found: Map<string, RouteMatch>;
-}
 
 /**
  * How many matches a table remembers. A relay mostly sees the same few paths (one robot, its
@@ -42,7 +22,7 @@ export interface RouteTable {
 export const MATCH_CACHE_SIZE = 256;
 
 export function compileRoutes(routes: readonly RelayRoute[]): RouteTable {
-  const compiled = routes.map((route) => ({ route, segments: compile(route.endpoint.path) }));
+  const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: compile(route.endpoint.path) }));
   const buckets = new Map<string, CompiledRoute[]>();
   for (const c of compiled) {
     const key = `${c.route.endpoint.method} ${c.segments.length}`;
@@ -95,13 +75,6 @@ export function normalizePrefix(prefix: string): string {
   const segments = canonicalSegments(trimmed.startsWith('/') ? trimmed : `/${trimmed}`);
   if (!segments) throw new TypeError(`Invalid relay prefix: ${JSON.stringify(prefix)}`);
   return `/${segments.join('/')}`;
-}
-
-/** A request path matched to an allowed route, with its decoded path parameters. */
-export interface RouteMatch {
-  readonly id: RelayEndpointId;
-  readonly route: RelayRoute;
-  readonly params: Readonly<Record<string, string>>;
 }
 
 

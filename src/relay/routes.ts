@@ -1,33 +1,20 @@
 import { endpoints, openaiRelayEndpoints, type Endpoint } from '../schemas/index.js';
-import { openaiCall, openaiClientSecret } from './openai.js';
-import { signalingAsAdmin, signalingAsUser } from './realtime.js';
-import { forUser } from './scope.js';
+import { openaiCall, openaiClientSecret } from './policies/openai.js';
+import { signalingAsAdmin, signalingAsUser } from './policies/realtime.js';
+import { forUser } from './policies/scope.js';
+import type { Policy, RelayRoute } from './route-types.js';
 import { compileRoutes } from './router.js';
-import type { Policy } from './stages/forward.js';
+import type { RelayEndpointId } from './types.js';
 
 /**
  * One entry per path the relay lets through; everything else answers 404 without reaching the
- * upstream. An entry names its endpoint in the shared table (method, path template, the schemas
- * `parseRequest` validates with, and the upstream endpoint it maps to when that differs), and its
- * policies: how a caller of role `user` is scoped, and what an `admin` gets (default: the request
- * forwarded as validated). Adding a route is one entry; a route's own rewrites live in its policies.
+ * upstream. An entry names its endpoint in the shared table and its policies (see `RelayRoute`).
+ * Adding a route is one entry here (and its id in `RelayEndpointId`); a route's own rewrites live
+ * in its policies.
  */
-export interface RelayRoute<E extends Endpoint = Endpoint> {
-  readonly endpoint: E;
-  readonly user: Policy;
-  /** Default: `forward(ctx)`, the validated request as it is. */
-  readonly admin?: Policy;
-  /**
-   * A non-JSON body (e.g. `application/sdp`, `application/trickle-ice-sdpfrag`): read as text under
-   * the body cap, required, refused (415) in any other content type, and forwarded as received with
-   * its content type. The endpoint then declares no JSON `body` schema.
-   */
-  readonly textBody?: { readonly contentTypes: readonly string[] };
-}
+const route = <const E extends Endpoint & { id: RelayEndpointId }>(endpoint: E, user: Policy, more: Pick<RelayRoute, 'admin' | 'textBody'> = {}): RelayRoute<E> => ({ endpoint, user, ...more });
 
-const route = <const E extends Endpoint>(endpoint: E, user: Policy, more: Pick<RelayRoute, 'admin' | 'textBody'> = {}): RelayRoute<E> => ({ endpoint, user, ...more });
-
-/** The allowlist, written once: the type, `RELAY_ENDPOINT_IDS` and the matcher all come from it. */
+/** The allowlist, written once: `RELAY_ENDPOINT_IDS` and the matcher come from it. */
 export const RELAY_ROUTES = [
   route(endpoints.RS, signalingAsUser, { admin: signalingAsAdmin }),
   route(endpoints.RT, forUser.sessionInPath, { textBody: { contentTypes: [endpoints.RT.contentType] } }),
@@ -39,17 +26,18 @@ export const RELAY_ROUTES = [
   route(endpoints.E17, forUser.message),
   route(endpoints.E19, forUser.sessionInQuery),
   route(endpoints.E6, forUser.rating),
-  route(endpoints.E15, forUser.sessionInPath),
+  route(endpoints.E15, forUser.deleteSession),
   route(openaiRelayEndpoints.OAI_SECRET, openaiClientSecret, { admin: openaiClientSecret }),
   route(openaiRelayEndpoints.OAI_CALL, openaiCall, { admin: openaiCall, textBody: { contentTypes: ['application/sdp', 'multipart/form-data'] } }),
 ] as const;
 
-/** Identifiers of the endpoints the relay lets through. */
-export type RelayEndpointId = (typeof RELAY_ROUTES)[number]['endpoint']['id'];
+// The public id type is written out in types.ts; the table must name each id exactly once.
+type TableIds = (typeof RELAY_ROUTES)[number]['endpoint']['id'];
+const everyIdRouted: [RelayEndpointId] extends [TableIds] ? true : never = true;
+void everyIdRouted;
 
 /** The endpoints the relay lets through, in table order. */
 export const RELAY_ENDPOINT_IDS: readonly RelayEndpointId[] = RELAY_ROUTES.map((r) => r.endpoint.id);
 
-/** The relay's own table, compiled once. */
+/** The relay's own table, compiled once: every `createRelay` matches against it (matches depend on the prefix, which their cache keys carry). */
 export const RELAY_TABLE = compileRoutes(RELAY_ROUTES);
-

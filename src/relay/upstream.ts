@@ -1,19 +1,16 @@
 import * as z from 'zod/mini';
-import { HTTPValidationError } from '../schemas/index.js';
 import { RelayError } from './errors.js';
-import { containsSecret, guardBody, SecretScanner, Secrets, SecretWithheld } from './guard.js';
+import { readText, safeJson, TooLarge } from './reply-text.js';
+import { timedOut, upstreamError } from './upstream-errors.js';
+import { containsSecret, guardBody, SecretScanner, Secrets, SecretWithheld } from './secret-scan.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from './headers.js';
 import { BodyFailed } from './body-failed.js';
 import { Deadlines } from './deadlines.js';
-import { concat, mergeHeaders, type Incoming, type Reply, type Transport, type UpstreamReply } from './message.js';
+import { concat, mergeHeaders, type Incoming, type Reply, type UpstreamClient, type UpstreamReply } from './message.js';
 
-/** How the relay reaches the upstream when given a `fetch`: the standard `fetch(url, init)` signature (the global `fetch` fits). */
-export type UpstreamFetch = (url: string, init: RequestInit) => Promise<Response>;
 
-/** Content codings a transport decodes by itself (as fetch does); the body the relay sees is already decoded. */
+/** Content codings an upstream client decodes by itself (as fetch does); the body the relay sees is already decoded. */
 const DECODED_BY_TRANSPORT = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
-/** Upper bound on an upstream error body the relay reads to relay its `detail`. */
-const MAX_ERROR_BODY = 65_536;
 /** Upper bound on what is read before answering (see `passThrough`). */
 const HEAD_BYTES = 65_536;
 
@@ -24,7 +21,7 @@ export interface UpstreamOptions {
   /** Strings that must never reach a caller (the key, the grant secret). */
   secrets: readonly string[];
   timeoutMs: number;
-  transport: Transport;
+  client: UpstreamClient;
   /** Called when a body was cut because it held a secret (for the log). */
   onLeak: (requestId: string) => void;
 }
@@ -44,7 +41,7 @@ export interface UpstreamCall {
   requestId: string;
 }
 
-/** An upstream answer to a call of the relay: the transport's reply, with what the relay keeps about it. */
+/** An upstream answer to a call of the relay: the upstream client's reply, with what the relay keeps about it. */
 export interface Answer extends UpstreamReply {
   /** Ends the time limit (the body was handed over or read). */
   settle(): void;
@@ -108,7 +105,7 @@ export class Upstream {
     };
     const failed = (error: unknown): never => {
       done();
-      if (ended === 'timeout') throw new RelayError(504, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`, {}, error);
+      if (ended === 'timeout') throw timedOut(this.o.timeoutMs, error);
       // 499 (as nginx logs it): nobody reads this answer, and it is no upstream failure.
       if (ended === 'caller') throw new RelayError(499, 'Client closed request', 'the caller went away before the upstream answered', {}, error);
       if (error instanceof BodyFailed) throw new RelayError(502, 'Upstream response failed', `upstream body failed (${describe(error)})`, {}, error);
@@ -118,7 +115,8 @@ export class Upstream {
       if (ended) {
         done();
         reply.cancel();
-        throw new RelayError(ended === 'timeout' ? 504 : 499, 'Upstream timed out', `upstream gave no answer within ${this.o.timeoutMs} ms`);
+        if (ended === 'timeout') throw timedOut(this.o.timeoutMs);
+        throw new RelayError(499, 'Client closed request', 'the caller went away before the upstream answered');
       }
       // Fields, not a WeakMap keyed by short-lived replies (ephemerons make every GC slower).
       if (reply.status >= 200 && reply.status < 300) return { status: reply.status, headers: reply.headers, body: reply.body, cancel: () => reply.cancel(), settle: () => this.#deadlines.clear(limit), requestId: call.requestId };
@@ -127,25 +125,16 @@ export class Upstream {
     };
     let replied: Promise<UpstreamReply>;
     try {
-      replied = this.o.transport({ url: `${this.o.base}${call.path}${qs ? `?${qs}` : ''}`, method: call.method, headers, body: call.body?.text }, control);
+      replied = this.o.client({ url: `${this.o.base}${call.path}${qs ? `?${qs}` : ''}`, method: call.method, headers, body: call.body?.text }, control);
     } catch (error) {
       replied = Promise.reject(error);
     }
     return replied.then(answered, failed);
   }
 
-  async #errorOf(reply: UpstreamReply): Promise<RelayError> {
-    const { status } = reply;
-    const reason = `upstream answered ${status}`;
-    if (status === 401 || status === 403) return this.#discard(reply, new RelayError(502, 'Upstream refused the relay credentials', `${reason}: the relay's API key was refused`));
-    if (status < 400 || status >= 500) return this.#discard(reply, new RelayError(502, `Upstream error (status ${status})`, reason));
-    const declared = Number(reply.headers.get('content-length') ?? 0);
-    if (declared > MAX_ERROR_BODY) return this.#discard(reply, new RelayError(status, 'Upstream error', `${reason} with a body over ${MAX_ERROR_BODY} bytes`));
-    const text = await readText(reply).catch(() => '');
-    const parsed = z.safeParse(z.object({ detail: z.union([z.string(), HTTPValidationError.shape.detail]) }), safeJson(text));
-    const unsafe = text.length > MAX_ERROR_BODY || containsSecret(text, this.#secrets) || text.includes(this.o.base) || text.includes(this.#host);
-    const detail = parsed.success && !unsafe ? parsed.data.detail : 'Upstream error';
-    return new RelayError(status, detail, unsafe ? `${reason}; its body named a secret or the upstream address and was withheld` : reason);
+  /** The caller's error for a non-2xx upstream answer (see `upstreamError`). */
+  #errorOf(reply: UpstreamReply): Promise<RelayError> {
+    return upstreamError(reply, (t) => containsSecret(t, this.#secrets) || t.includes(this.o.base) || t.includes(this.#host));
   }
 
   #discard(reply: UpstreamReply, error: RelayError): RelayError {
@@ -257,14 +246,18 @@ export class Upstream {
     return { status, headers, body: guardBody(iterator, scanner, onLeak, first, pending) };
   }
 
-  /** Reads a 2xx JSON answer within the time limit, refuses one holding a secret, and validates it. */
-  async readJson<S extends z.core.$ZodType>(reply: Answer, schema: S): Promise<{ raw: unknown; value: z.output<S> }> {
+  /**
+   * Reads a 2xx JSON answer within the time limit and at most `maxBytes` of it (502 beyond, the rest
+   * unread), refuses one holding a secret, and validates it.
+   */
+  async readJson<S extends z.core.$ZodType>(reply: Answer, schema: S, maxBytes = Number.POSITIVE_INFINITY): Promise<{ raw: unknown; value: z.output<S> }> {
     this.#headersFor(reply);
     let text: string;
     try {
-      text = await readText(reply);
+      text = await readText(reply, maxBytes);
     } catch (error) {
       reply.cancel();
+      if (error instanceof TooLarge) throw new RelayError(502, 'Upstream answer too large for the relay', `upstream JSON over the ${maxBytes}-byte cap (maxUpstreamJsonBytes)`);
       throw new RelayError(502, 'Upstream response failed', `upstream body failed (${describe(error)})`, {}, error);
     } finally {
       reply.settle();
@@ -280,26 +273,9 @@ export class Upstream {
   }
 }
 
-/** The whole body as text (UTF-8, replacement characters for invalid bytes). */
-async function readText(reply: UpstreamReply): Promise<string> {
-  const { body } = reply;
-  const chunks: Uint8Array[] = [];
-  if (body instanceof Uint8Array) chunks.push(body);
-  else if (body) for await (const c of body) chunks.push(c);
-  return new TextDecoder().decode(concat(chunks));
-}
-
 /** Resolves null after the current turn of the event loop (pending I/O callbacks run first; setImmediate where there is one). */
 const later: (f: () => void) => unknown = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate ?? ((f) => setTimeout(f, 0));
 const nextTurn = () => new Promise<null>((resolve) => later(() => resolve(null)));
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /** Error text for logs: names and messages down the cause chain (scrubbed by the logger). */
 export function describe(error: unknown): string {

@@ -1,9 +1,9 @@
-import { mergeHeaders, type Body, type Incoming, type Reply, type Transport } from './message.js';
-import type { UpstreamFetch } from './upstream.js';
+import { mergeHeaders, type Body, type Incoming, type Reply, type UpstreamClient } from './message.js';
+import type { UpstreamFetch } from './types.js';
 
 /**
  * The web edge of the relay: `Request` in, `Response` out (the `fetch` handler), and a standard
- * `fetch` as an upstream transport (edge runtimes) or built from one (`createNodeFetch`).
+ * `fetch` as an upstream client (edge runtimes) or built from one (`createNodeFetch`).
  */
 
 /** A web stream as the relay's body type (not every runtime makes streams async-iterable). */
@@ -75,12 +75,12 @@ export function toResponse(reply: Reply): Response {
   return new Response(body === null ? null : body instanceof Uint8Array ? (body as Uint8Array<ArrayBuffer>) : toStream(body), { status: reply.status, headers });
 }
 
-/** The transport a fetch function was made from (`toFetch`), kept on the function itself so a relay given it uses the transport directly. */
-const TRANSPORT = Symbol.for('kb-voice.relay.transport');
-type MadeFetch = UpstreamFetch & { [TRANSPORT]?: Transport };
+/** The upstream client a fetch function was made from (`toFetch`), kept on the function itself so a relay given it uses the upstream client directly. */
+const UPSTREAM_CLIENT = Symbol.for('kb-voice.relay.upstream-client');
+type MadeFetch = UpstreamFetch & { [UPSTREAM_CLIENT]?: UpstreamClient };
 
-/** A transport as a standard `fetch(url, init)` (string or byte bodies, record headers, `init.signal`). */
-export function toFetch(transport: Transport): UpstreamFetch {
+/** An upstream client as a standard `fetch(url, init)` (string or byte bodies, record headers, `init.signal`). */
+export function toFetch(client: UpstreamClient): UpstreamFetch {
   const f: UpstreamFetch = async (url, init) => {
     const signal = init.signal ?? undefined;
     if (signal?.aborted) throw new Error('aborted');
@@ -89,7 +89,7 @@ export function toFetch(transport: Transport): UpstreamFetch {
     signal?.addEventListener('abort', abort, { once: true });
     const body = init.body as string | Uint8Array | null | undefined;
     try {
-      const reply = await transport({ url, method: init.method ?? 'GET', headers: { ...(init.headers as Record<string, string> | undefined) }, body: body ?? undefined }, control);
+      const reply = await client({ url, method: init.method ?? 'GET', headers: { ...(init.headers as Record<string, string> | undefined) }, body: body ?? undefined }, control);
       const headers = new Headers();
       reply.headers.forEach((value, name) => headers.append(name, value));
       const out = reply.body;
@@ -99,14 +99,14 @@ export function toFetch(transport: Transport): UpstreamFetch {
       throw error;
     }
   };
-  (f as MadeFetch)[TRANSPORT] = transport;
+  (f as MadeFetch)[UPSTREAM_CLIENT] = client;
   return f;
 }
 
-/** The transport of a fetch function: the one it was made from, or the fetch itself with an `AbortController`. */
-export function fromFetch(fetch: UpstreamFetch): Transport {
+/** The upstream client of a fetch function: the one it was made from, or the fetch itself with an `AbortController`. */
+export function fromFetch(fetch: UpstreamFetch): UpstreamClient {
   return (
-    (fetch as MadeFetch)[TRANSPORT] ??
+    (fetch as MadeFetch)[UPSTREAM_CLIENT] ??
     (async (request, control) => {
       const controller = new AbortController();
       control.abort = () => controller.abort();

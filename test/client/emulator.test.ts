@@ -170,7 +170,7 @@ describe('VoiceSession against the emulator', () => {
   it('works through the relay as a scoped user: the browser holds no key', async () => {
     const relay = createRelay({
       upstream: emu.url, apiKey: emu.apiKey,
-      authorize: (req) => (req.headers.get('x-user') ? { userIdentifier: req.headers.get('x-user')!, role: 'user' } : null),
+      robots: '*', authorize: (req) => (req.headers.get('x-user') ? { userIdentifier: req.headers.get('x-user')!, role: 'user' } : null),
     });
     const browserApi = createApiClient({
       baseUrl: 'http://app.test/api/voice', headers: { 'x-user': 'alice' },

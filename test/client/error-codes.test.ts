@@ -39,7 +39,7 @@ describe('signaling failures have precise codes', () => {
   });
 
   it('a caller the relay does not authorize is unauthorized', async () => {
-    const relay = createRelay({ upstream: emu.url, apiKey: emu.apiKey, authorize: async () => null });
+    const relay = createRelay({ upstream: emu.url, apiKey: emu.apiKey, robots: '*', authorize: async () => null });
     const err = await failure(createApiClient({ baseUrl: 'http://relay.test/api/voice', fetch: (input, init) => relay.fetch(new Request(input, init)) }));
     expect(err.code).toBe('unauthorized');
   });
@@ -56,7 +56,7 @@ describe('signaling failures have precise codes', () => {
   });
 
   it('a dead upstream behind the relay (502) and an unreachable service are service_unavailable', async () => {
-    const relay = createRelay({ upstream: 'http://127.0.0.1:9', apiKey: 'k', authorize: async () => ({ role: 'admin', userIdentifier: 'qa' }) });
+    const relay = createRelay({ upstream: 'http://127.0.0.1:9', apiKey: 'k', robots: '*', authorize: async () => ({ role: 'admin', userIdentifier: 'qa' }) });
     const viaRelay = await failure(createApiClient({ baseUrl: 'http://relay.test/api/voice', fetch: (input, init) => relay.fetch(new Request(input, init)) }));
     expect(viaRelay).toMatchObject({ code: 'service_unavailable', status: 502 });
     const direct = await failure(createApiClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', retry: 0 }));

@@ -19,7 +19,7 @@ describe('VoiceSession with openaiProtocol', () => {
   beforeAll(async () => {
     emu = await startEmulator({ port: 0, agentBuildMs: 300, realtime: { voice: 'builtin' } });
     relay = await serveRelay(
-      createRelay({ upstream: emu.url, apiKey: emu.apiKey, prefix: '/api/voice', logger: () => undefined, authorize: () => ({ userIdentifier: 'oai-user', role: 'user' }) }),
+      createRelay({ upstream: emu.url, apiKey: emu.apiKey, prefix: '/api/voice', logger: () => undefined, robots: '*', authorize: () => ({ userIdentifier: 'oai-user', role: 'user' }) }),
       { port: 0 },
     );
     base = `${relay.url}/api/voice`;

@@ -94,7 +94,7 @@ describe('trickle ICE (Node caller, real emulator)', () => {
     const upstreamPatches: string[] = [];
     const relay = createRelay({
       upstream: emu.url, apiKey: emu.apiKey,
-      authorize: (req) => (req.headers.get('x-user') ? { userIdentifier: req.headers.get('x-user')!, role: 'user' } : null),
+      robots: '*', authorize: (req) => (req.headers.get('x-user') ? { userIdentifier: req.headers.get('x-user')!, role: 'user' } : null),
       fetch: (url, init) => {
         if (init?.method === 'PATCH') upstreamPatches.push(String(url));
         return fetch(url, init);

@@ -64,7 +64,7 @@ test.beforeAll(async () => {
     createRelay({
       upstream: emulator.url, apiKey: emulator.apiKey, prefix: '/api/voice', allowedOrigins: [pageOrigin], logger: () => undefined,
       // The app's sign-in: every caller of this test is the same end user.
-      authorize: () => ({ userIdentifier: USER, role: 'user' }),
+      robots: '*', authorize: () => ({ userIdentifier: USER, role: 'user' }),
     }),
     { port: 0 },
   );

@@ -141,7 +141,7 @@ describe('the key echoed by the upstream never reaches a caller', () => {
   });
 
   it('the scoped (read and parsed) path refuses an escaped echo too', async () => {
-    const relay = createRelay({ upstream: upstream.url, apiKey: KEY, authorize: () => ({ userIdentifier: 'u', role: 'user' }), logger: () => {} });
+    const relay = createRelay({ upstream: upstream.url, apiKey: KEY, robots: '*', authorize: () => ({ userIdentifier: 'u', role: 'user' }), logger: () => {} });
     upstream.setHandler((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"bot_id":"${escapeFirstDash(KEY)}","session_count":0,"sessions":[]}`));
     const res = await relay.fetch(new Request(`http://relay.test${usage}`));
     expect(res.status).toBe(502);

@@ -13,7 +13,7 @@ const SESSION = '00000000-0000-4000-8000-000000000001';
 const emu = useEmulator({ agentBuildMs: 50 });
 let relay: RelayServer;
 beforeAll(async () => {
-  relay = await serveRelay(createRelay({ upstream: emu.url, apiKey: emu.apiKey, authorize: () => ({ userIdentifier: 'qa', role: 'admin' }), logger: () => {} }), { port: 0 });
+  relay = await serveRelay(createRelay({ upstream: emu.url, apiKey: emu.apiKey, robots: '*', authorize: () => ({ userIdentifier: 'qa', role: 'admin' }), logger: () => {} }), { port: 0 });
 });
 afterAll(async () => {
   await relay.close();

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEY, ROBOT, startFakeUpstream, type FakeUpstream } from './helpers.js';
+import { parseRelayArgs, UsageError } from '../../src/cli/relay-command.js';
+import { KEY, rawGet, ROBOT, startFakeUpstream, type FakeUpstream } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -41,6 +42,15 @@ beforeAll(async () => {
 });
 afterAll(() => upstream.close());
 
+describe('kb-voice relay arguments', () => {
+  it('parses flags as the emulator command does: strict, no positionals, digits-only integers in range', () => {
+    expect(parseRelayArgs(['--upstream', 'http://u', '--allow-host', 'a.test', '--allow-host', 'b.test', '--port', '0'])).toMatchObject({ upstream: 'http://u', port: 0, host: '127.0.0.1', allowHosts: ['a.test', 'b.test'], timeoutMs: 30_000 });
+    for (const argv of [['--port', 'eighty'], ['--port', '70000'], ['--port', '-1'], ['--timeout-ms', '0'], ['--timeout-ms', '1e3'], ['--bogus'], ['positional']]) {
+      expect(() => parseRelayArgs(argv), argv.join(' ')).toThrow(UsageError);
+    }
+  });
+});
+
 describe('kb-voice relay', () => {
   it('refuses to start without KB_VOICE_API_KEY (exit code 1, clear message)', async () => {
     const r = run(['--upstream', upstream.url, '--port', '0'], {});
@@ -60,7 +70,7 @@ describe('kb-voice relay', () => {
   });
 
   it('serves, warns that every caller is admin, prints its URL, and stops on SIGTERM', async () => {
-    const r = run(['--upstream', upstream.url, '--port', '0', '--allow-origin', 'http://a.test', '--allow-origin', 'http://b.test'], { KB_VOICE_API_KEY: KEY });
+    const r = run(['--upstream', upstream.url, '--port', '0', '--allow-origin', 'http://a.test', '--allow-origin', 'http://b.test', '--allow-host', 'relay.dev.test'], { KB_VOICE_API_KEY: KEY });
     try {
       await waitFor(() => /http:\/\/127\.0\.0\.1:\d+/.test(r.stdout()), 'the listening line');
       const url = r.stdout().match(/http:\/\/127\.0\.0\.1:\d+/)![0];
@@ -78,6 +88,15 @@ describe('kb-voice relay', () => {
         expect(pre.headers.get('access-control-allow-origin')).toBe(origin);
       }
       expect((await fetch(`${url}/api/voice/v1/ais/gen_prompt`, { method: 'POST' })).status).toBe(404);
+
+      // DNS rebinding (#36 item 1): a page whose name resolves to 127.0.0.1 sends its own name as Host.
+      const port = Number(new URL(url).port);
+      const seen = upstream.seen.length;
+      const rebound = `rebind.attacker.example:${port}`;
+      expect((await rawGet(port, `/api/voice/v1/robots/${ROBOT}/realtime-usage`, { host: rebound, origin: `http://${rebound}` })).status).toBe(403);
+      expect(upstream.seen).toHaveLength(seen);
+      expect((await rawGet(port, `/api/voice/v1/robots/${ROBOT}/realtime-usage`, { host: `localhost:${port}` })).status).toBe(200);
+      expect((await rawGet(port, `/api/voice/v1/robots/${ROBOT}/realtime-usage`, { host: `relay.dev.test:${port}` })).status).toBe(200);
 
       r.child.kill('SIGTERM');
       expect(await r.exit).toBe(0);

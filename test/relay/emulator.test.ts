@@ -54,6 +54,7 @@ beforeAll(async () => {
     upstream: emulator.url,
     apiKey: KEY,
     secret: SECRET,
+    robots: '*',
     authorize,
     timeoutMs: 10_000,
     maxBodyBytes: 32_768,
@@ -79,8 +80,8 @@ afterAll(async () => {
 describe('role user through the relay against the emulator', () => {
   it('signaling minted granted session ids and the upstream stored the caller identifier', async () => {
     const grants = new SessionGrants(SECRET);
-    expect(await grants.verify(alice.sessionId, 'alice')).toBe(true);
-    expect(await grants.verify(bob.sessionId, 'bob')).toBe(true);
+    expect(await grants.verify(alice.sessionId, 'alice', robot)).toBe(true);
+    expect(await grants.verify(bob.sessionId, 'bob', robot)).toBe(true);
     const all = await api('admin-token').realtime.sessionCosts(robot);
     const byId = new Map(all.sessions.map((s) => [s.session_id, s]));
     expect(byId.get(alice.sessionId)?.user_identifier).toBe('alice');

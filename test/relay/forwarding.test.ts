@@ -148,7 +148,7 @@ describe('limits and upstream failures', () => {
     upstream.setHandler((req, res) => sendJson(res, 404, { detail: `no route ${upstream.url}${req.url} (${req.headers.authorization})` }));
     res = await call(`/v1/robots/${ROBOT}/realtime-usage`);
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ detail: 'Upstream error' });
+    expect(await res.json()).toEqual({ detail: 'Upstream error (status 404)' });
   });
 
   it('cuts a successful body that would echo the key', async () => {
@@ -184,7 +184,7 @@ describe('limits and upstream failures', () => {
     const r = recordingRelay({
       upstream: upstream.url,
       apiKey: KEY,
-      authorize: (req) => ({ userIdentifier: req.headers.get('x-user') ?? 'anon', role: 'admin' }),
+      robots: '*', authorize: (req) => ({ userIdentifier: req.headers.get('x-user') ?? 'anon', role: 'admin' }),
       rateLimit: (_req, caller, endpoint) => {
         calls.push(`${caller.userIdentifier}:${endpoint}`);
         return caller.userIdentifier === 'greedy' ? { allowed: false, retryAfterSeconds: 7 } : true;

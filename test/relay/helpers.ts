@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createRelay, type Relay, type RelayLogEntry, type RelayOptions } from '../../src/relay/index.js';
 
 /** One request as the fake upstream saw it. */
@@ -46,6 +47,31 @@ export async function startFakeUpstream(handler: FakeHandler = defaultHandler) {
 
 export type FakeUpstream = Awaited<ReturnType<typeof startFakeUpstream>>;
 
+/**
+ * A fake upstream for the tests of one file: started before them, closed after, and before each
+ * test set back to `handler` with no request seen.
+ */
+export function fakeUpstreamFor(handler: FakeHandler): Pick<FakeUpstream, 'url' | 'seen' | 'setHandler'> {
+  let up: FakeUpstream;
+  beforeAll(async () => {
+    up = await startFakeUpstream(handler);
+  });
+  afterAll(() => up.close());
+  beforeEach(() => {
+    up.setHandler(handler);
+    up.seen.length = 0;
+  });
+  return {
+    get url() {
+      return up.url;
+    },
+    get seen() {
+      return up.seen;
+    },
+    setHandler: (h) => up.setHandler(h),
+  };
+}
+
 /** Echoes what it received as JSON: `{ method, url, headers, body }` (authorization masked). */
 export const defaultHandler: FakeHandler = (req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' });
@@ -88,3 +114,24 @@ export function recordingRelay(options: RelayOptions) {
 
 export const ROBOT = '6f1c1e0e-3a4b-4c5d-8e9f-0a1b2c3d4e5f';
 export const KEY = 'sk-test-relay-KEY-3f9a7c1e5b';
+
+/** An effective session as OpenAI's `client_secrets` answers it (for fake upstreams of the OpenAI-compatible routes). */
+export const OAI_SESSION = {
+  type: 'realtime', object: 'realtime.session', id: 'sess_1', model: ROBOT, instructions: '', output_modalities: ['audio'],
+  audio: { input: { format: { type: 'audio/pcm', rate: 24000 }, turn_detection: null }, output: { format: { type: 'audio/pcm', rate: 24000 }, speed: 1 } },
+  max_output_tokens: 'inf', tracing: null,
+};
+
+/** One raw HTTP/1.1 GET to 127.0.0.1:`port` with the given headers, `Host` included (fetch sets its own). */
+export function rawGet(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'GET', headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -4,7 +4,7 @@ import { createNodeFetch } from '../../src/relay/node-fetch.js';
 
 // A kept-alive upstream connection closed as idle just as the relay reuses it: the request fails
 // with ECONNRESET / "socket hang up" before any answer (seen as a 502 "upstream unreachable" in
-// an under-load CI run). The Node transport sends it once more on a new connection.
+// an under-load CI run). The Node upstream client sends it once more on a new connection.
 
 const servers: net.Server[] = [];
 afterEach(async () => {
@@ -34,7 +34,7 @@ async function dropsSecondRequest(): Promise<{ url: string; connections: () => n
   return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, connections: () => connections };
 }
 
-describe('Node transport: a kept-alive connection closed under it', () => {
+describe('Node upstream client: a kept-alive connection closed under it', () => {
   it('sends the request again on a new connection when the reused one is reset before any answer', async () => {
     const upstream = await dropsSecondRequest();
     const fetch = createNodeFetch();

@@ -20,7 +20,7 @@ describe('relay log entries', () => {
   const relay = () =>
     createRelay({
       upstream: upstream.url, apiKey: KEY, allowedOrigins: ['http://app.test'], maxBodyBytes: 256, logger: (e) => logs.push(e),
-      authorize: (req) => (req.headers.get('x-user') ? { userIdentifier: req.headers.get('x-user')!, role: 'admin' } : null),
+      robots: '*', authorize: (req) => (req.headers.get('x-user') ? { userIdentifier: req.headers.get('x-user')!, role: 'admin' } : null),
     });
 
   it.each([

@@ -23,7 +23,7 @@ const authorize = async (req: Request): Promise<RelayCaller | null> => {
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  const relay = createRelay({ upstream: upstream.url, apiKey: KEY, authorize, allowedOrigins: ['http://app.test'], timeoutMs: 300, maxBodyBytes: 1024, logger: (e) => logs.push(e) });
+  const relay = createRelay({ upstream: upstream.url, apiKey: KEY, robots: '*', authorize, allowedOrigins: ['http://app.test'], secret: 'fast-path-secret', timeoutMs: 3000, maxBodyBytes: 1024, logger: (e) => logs.push(e) });
   server = await serveRelay(relay, { port: 0 });
 });
 afterAll(async () => {
@@ -187,7 +187,7 @@ describe('Node fast path (serveRelay of a createRelay relay)', () => {
   });
 });
 
-describe('createNodeFetch (the Node transport as a fetch)', () => {
+describe('createNodeFetch (the Node upstream client as a fetch)', () => {
   it('sends the path the URL parser would: the fast split for plain paths, the full parse for odd ones', async () => {
     const { createNodeFetch } = await import('../../src/relay/index.js');
     const nodeFetch = createNodeFetch();
@@ -210,7 +210,7 @@ describe('createNodeFetch (the Node transport as a fetch)', () => {
 
 describe('toNodeHandler as a promise chain', () => {
   it('a request it cannot read (a body parser left a circular body) is a rejection of its promise, never a synchronous throw', async () => {
-    const handler = toNodeHandler(createRelay({ upstream: upstream.url, apiKey: KEY, authorize }));
+    const handler = toNodeHandler(createRelay({ upstream: upstream.url, apiKey: KEY, robots: '*', authorize }));
     const body: Record<string, unknown> = {};
     body.self = body;
     const req = { method: 'POST', url: `/api/voice/v1/robots/${ROBOT}/realtime/sessions`, headers: { 'content-type': 'application/json' }, _body: true, body, rawHeaders: [], socket: {} };

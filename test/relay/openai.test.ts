@@ -23,7 +23,7 @@ describe('relay: OpenAI-compatible realtime routes', () => {
   beforeAll(async () => {
     emu = await startEmulator({ port: 0, agentBuildMs: 200, realtime: { voice: 'builtin' } });
     robotId = emu.fixtures.robotId;
-    relay = createRelay({ upstream: emu.url, apiKey: emu.apiKey, prefix: P, authorize, maxBodyBytes: 32 * 1024, logger: () => undefined });
+    relay = createRelay({ upstream: emu.url, apiKey: emu.apiKey, prefix: P, robots: '*', authorize, maxBodyBytes: 32 * 1024, logger: () => undefined });
   });
   afterAll(async () => {
     // The emulator hangs up first: the callers are idle, and a wrtc peer must not be sending when

@@ -27,7 +27,7 @@ beforeEach(() => {
 const options = (extra: Partial<RelayOptions> = {}): RelayOptions => ({
   upstream: upstream.url,
   apiKey: KEY,
-  authorize: () => ({ userIdentifier: 'qa', role: 'admin' }),
+  robots: '*', authorize: () => ({ userIdentifier: 'qa', role: 'admin' }),
   logger: (e) => logs.push(e),
   ...extra,
 });
@@ -171,7 +171,7 @@ describe('Mount the relay: recipes', () => {
     // The module a Worker would export; the global fetch reaches the upstream (as in Workers).
     const worker = {
       fetch(request: Request, env: Env): Promise<Response> {
-        relay ??= createRelay({ upstream: env.KB_VOICE_UPSTREAM, apiKey: env.KB_VOICE_API_KEY, authorize: () => ({ userIdentifier: 'qa', role: 'admin' }), fetch: (url, init) => fetch(url, init), logger: (e) => logs.push(e) });
+        relay ??= createRelay({ upstream: env.KB_VOICE_UPSTREAM, apiKey: env.KB_VOICE_API_KEY, robots: '*', authorize: () => ({ userIdentifier: 'qa', role: 'admin' }), fetch: (url, init) => fetch(url, init), logger: (e) => logs.push(e) });
         return relay.fetch(request, env);
       },
     };

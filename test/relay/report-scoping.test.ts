@@ -13,7 +13,7 @@ let upstream: FakeUpstream;
 let own: string;
 
 beforeAll(async () => {
-  own = await new SessionGrants(SECRET).mint('alice');
+  own = await new SessionGrants(SECRET).mint('alice', ROBOT);
   const record = (id: string, user: string) => ({ session_id: id, user_identifier: user, turn_count: 2, duration_ms: 1000, total_tokens: 10, input_text_tokens: 4, output_text_tokens: 6, total_cost: 0.5 });
   const sessions = [record(own, 'alice'), record('00000000-0000-4000-8000-000000000001', 'bob')];
   upstream = await startFakeUpstream((req, res) => {
@@ -26,7 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => upstream.close());
 
-const relay = () => createRelay({ upstream: upstream.url, apiKey: KEY, secret: SECRET, logger: () => {}, authorize: () => ({ userIdentifier: 'alice', role: 'user' }) });
+const relay = () => createRelay({ upstream: upstream.url, apiKey: KEY, secret: SECRET, logger: () => {}, robots: '*', authorize: () => ({ userIdentifier: 'alice', role: 'user' }) });
 const query = new URLSearchParams(WINDOW).toString();
 
 describe("a user's report of one call", () => {

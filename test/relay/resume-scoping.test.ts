@@ -41,7 +41,7 @@ const offer = (user: string, session_id?: string, extra: Record<string, unknown>
 
 beforeAll(async () => {
   upstream = await startFakeUpstream(service);
-  relay = recordingRelay({ upstream: upstream.url, apiKey: KEY, secret: 'resume-scoping-secret', authorize }).relay;
+  relay = recordingRelay({ upstream: upstream.url, apiKey: KEY, secret: 'resume-scoping-secret', robots: '*', authorize }).relay;
   const first = await offer('alice');
   expect(first.status).toBe(201);
   alices = (await first.json()).session_id;
@@ -92,7 +92,7 @@ describe('resuming a session through the relay (a reload with resume: true)', ()
   });
 
   it('a relay with another secret does not accept the grant (another deployment)', async () => {
-    const other = recordingRelay({ upstream: upstream.url, apiKey: KEY, secret: 'another-deployment', authorize }).relay;
+    const other = recordingRelay({ upstream: upstream.url, apiKey: KEY, secret: 'another-deployment', robots: '*', authorize }).relay;
     expect((await offer('alice', alices, {}, 'user', other)).status).toBe(404);
     expect(upstream.seen).toHaveLength(0);
   });

@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SessionGrants } from '../../src/relay/grant.js';
 import { createRelayWithRoutes } from '../../src/relay/relay.js';
-import { forUser } from '../../src/relay/scope.js';
-import type { RelayRoute } from '../../src/relay/routes.js';
+import { forUser } from '../../src/relay/policies/scope.js';
+import type { RelayRoute } from '../../src/relay/route-types.js';
 import type { Endpoint } from '../../src/schemas/index.js';
 import { KEY, ROBOT, startFakeUpstream, type FakeUpstream } from './helpers.js';
 
@@ -39,7 +39,7 @@ beforeEach(() => {
 });
 
 const relay = (role: 'user' | 'admin') =>
-  createRelayWithRoutes({ upstream: upstream.url, apiKey: KEY, secret: SECRET, logger: () => {}, authorize: () => ({ userIdentifier: 'alice', role }) }, routes);
+  createRelayWithRoutes({ upstream: upstream.url, apiKey: KEY, secret: SECRET, logger: () => {}, robots: '*', authorize: () => ({ userIdentifier: 'alice', role }) }, routes);
 const send = (role: 'user' | 'admin', method: string, path: string, type: string, body: string) =>
   relay(role).fetch(new Request(`http://relay.test/api/voice${path}`, { method, headers: { 'content-type': type }, body }));
 const FRAG = 'a=ice-ufrag:EsAw\r\na=candidate:1 1 UDP 2130706431 192.0.2.1 3478 typ host\r\n';
@@ -70,8 +70,8 @@ describe('route kinds', () => {
   });
 
   it('scopes a user by the session id in the path', async () => {
-    const own = await new SessionGrants(SECRET).mint('alice');
-    const other = await new SessionGrants(SECRET).mint('bob');
+    const own = await new SessionGrants(SECRET).mint('alice', ROBOT);
+    const other = await new SessionGrants(SECRET).mint('bob', ROBOT);
     expect((await send('user', 'PATCH', `/v1/robots/${ROBOT}/realtime/sessions/${other}`, 'application/trickle-ice-sdpfrag', FRAG)).status).toBe(404);
     expect(upstream.seen).toHaveLength(0);
     expect((await send('user', 'PATCH', `/v1/robots/${ROBOT}/realtime/sessions/${own}`, 'application/trickle-ice-sdpfrag', FRAG)).status).toBe(204);

@@ -6,6 +6,8 @@ const matchRoute = (method: string, path: string, prefix: string) => matchIn(met
 import { endpoints, openaiRelayEndpoints } from '../../src/schemas/index.js';
 import { SessionGrants } from '../../src/relay/grant.js';
 
+const ROBOT = 'robot-1';
+
 const P = '/api/voice';
 const R = '6f1c1e0e-3a4b-4c5d-8e9f-0a1b2c3d4e5f';
 
@@ -113,25 +115,34 @@ describe('remembered matches', () => {
 describe('session grants', () => {
   it('mints v8 UUIDs that verify only for their user and secret', async () => {
     const grants = new SessionGrants('secret-a');
-    const id = await grants.mint('alice');
+    const id = await grants.mint('alice', ROBOT);
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(await grants.verify(id, 'alice')).toBe(true);
-    expect(await grants.verify(id, 'bob')).toBe(false);
-    expect(await new SessionGrants('secret-b').verify(id, 'alice')).toBe(false);
+    expect(await grants.verify(id, 'alice', ROBOT)).toBe(true);
+    expect(await grants.verify(id, 'bob', ROBOT)).toBe(false);
+    expect(await new SessionGrants('secret-b').verify(id, 'alice', ROBOT)).toBe(false);
     // Another instance with the same secret accepts it: no shared state needed.
-    expect(await new SessionGrants('secret-a').verify(id, 'alice')).toBe(true);
-    expect(await grants.mint('alice')).not.toBe(id);
+    expect(await new SessionGrants('secret-a').verify(id, 'alice', ROBOT)).toBe(true);
+    expect(await grants.mint('alice', ROBOT)).not.toBe(id);
+  });
+
+  it('binds a grant to its robot too (#36 item 2: a grant of one robot opened the same user\'s sessions of every robot)', async () => {
+    const grants = new SessionGrants('secret-a');
+    const id = await grants.mint('alice', ROBOT);
+    expect(await grants.verify(id, 'alice', 'robot-2')).toBe(false);
+    // The length prefix keeps (robot, user) pairs apart that would concatenate alike.
+    const joined = await grants.mint('b', 'robot-1a');
+    expect(await grants.verify(joined, 'ab', 'robot-1')).toBe(false);
   });
 
   it('rejects tampered, upper-cased and non-v8 ids', async () => {
     const grants = new SessionGrants('secret-a');
-    const id = await grants.mint('alice');
+    const id = await grants.mint('alice', ROBOT);
     const last = id.at(-1)!;
-    expect(await grants.verify(id.slice(0, -1) + (last === '0' ? '1' : '0'), 'alice')).toBe(false);
+    expect(await grants.verify(id.slice(0, -1) + (last === '0' ? '1' : '0'), 'alice', ROBOT)).toBe(false);
     const first = id[0]!;
-    expect(await grants.verify((first === '0' ? '1' : '0') + id.slice(1), 'alice')).toBe(false);
-    expect(await grants.verify(id.toUpperCase(), 'alice')).toBe(false);
-    expect(await grants.verify(crypto.randomUUID(), 'alice')).toBe(false);
-    expect(await grants.verify('', 'alice')).toBe(false);
+    expect(await grants.verify((first === '0' ? '1' : '0') + id.slice(1), 'alice', ROBOT)).toBe(false);
+    expect(await grants.verify(id.toUpperCase(), 'alice', ROBOT)).toBe(false);
+    expect(await grants.verify(crypto.randomUUID(), 'alice', ROBOT)).toBe(false);
+    expect(await grants.verify('', 'alice', ROBOT)).toBe(false);
   });
 });

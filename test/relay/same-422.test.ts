@@ -16,7 +16,7 @@ let robot: string;
 beforeAll(async () => {
   emu = await startEmulator({ port: 0, agentBuildMs: 50 });
   robot = emu.fixtures.robotId;
-  relay = await serveRelay(createRelay({ upstream: emu.url, apiKey: emu.apiKey, authorize: () => ({ userIdentifier: 'qa', role: 'admin' }), logger: (e) => logs.push(e) }), { port: 0 });
+  relay = await serveRelay(createRelay({ upstream: emu.url, apiKey: emu.apiKey, robots: '*', authorize: () => ({ userIdentifier: 'qa', role: 'admin' }), logger: (e) => logs.push(e) }), { port: 0 });
   api = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey, retry: 0 });
 });
 afterAll(async () => {

@@ -57,9 +57,9 @@ const authorize = (req: Request): RelayCaller | null => {
 };
 
 beforeAll(async () => {
-  ids = { aliceA: await grants.mint('alice'), aliceB: await grants.mint('alice'), bobA: await grants.mint('bob'), adminMade: crypto.randomUUID() };
+  ids = { aliceA: await grants.mint('alice', ROBOT), aliceB: await grants.mint('alice', ROBOT), bobA: await grants.mint('bob', ROBOT), adminMade: crypto.randomUUID() };
   upstream = await startFakeUpstream(service);
-  rec = recordingRelay({ upstream: upstream.url, apiKey: KEY, secret: SECRET, authorize });
+  rec = recordingRelay({ upstream: upstream.url, apiKey: KEY, secret: SECRET, robots: '*', authorize });
 });
 afterAll(() => upstream.close());
 beforeEach(() => {
@@ -82,10 +82,12 @@ describe('authorize', () => {
     expect(upstream.seen).toHaveLength(0);
   });
 
-  it('answers 500 (no upstream call) when authorize returns an invalid caller', async () => {
-    const r = recordingRelay({ upstream: upstream.url, apiKey: KEY, authorize: () => ({ userIdentifier: '', role: 'user' }) });
-    const res = await r.relay.fetch(new Request(`${base}/v1/robots/${ROBOT}/realtime-usage`));
-    expect(res.status).toBe(500);
+  it('answers 401 (no upstream call) when authorize returns false or an invalid caller (#36 item 9: was 500)', async () => {
+    for (const junk of [false, { userIdentifier: '', role: 'user' }, 'alice']) {
+      const r = recordingRelay({ upstream: upstream.url, apiKey: KEY, robots: '*', authorize: () => junk as never });
+      const res = await r.relay.fetch(new Request(`${base}/v1/robots/${ROBOT}/realtime-usage`));
+      expect(res.status).toBe(401);
+    }
     expect(upstream.seen).toHaveLength(0);
   });
 });
@@ -96,7 +98,7 @@ describe('signaling and warmup for role user', () => {
     expect(res.status).toBe(201);
     const sent = JSON.parse(upstream.seen[0]!.body);
     expect(sent.user_identifier).toBe('alice');
-    expect(await grants.verify(sent.session_id, 'alice')).toBe(true);
+    expect(await grants.verify(sent.session_id, 'alice', ROBOT)).toBe(true);
     expect((await res.json()).session_id).toBe(sent.session_id);
   });
 
@@ -127,7 +129,7 @@ describe('signaling and warmup for role user', () => {
   });
 
   it('accepts grants minted by another relay instance with the same secret (stateless)', async () => {
-    const other = recordingRelay({ upstream: upstream.url, apiKey: 'another-key', secret: SECRET, authorize });
+    const other = recordingRelay({ upstream: upstream.url, apiKey: 'another-key', secret: SECRET, robots: '*', authorize });
     const res = await other.relay.fetch(new Request(`${base}/v1/robots/${ROBOT}/realtime/sessions`, { method: 'POST', headers: { 'x-user': 'alice', 'content-type': 'application/json' }, body: JSON.stringify({ type: 'offer', sdp: 'v=0' }) }));
     const { session_id } = await res.json();
     expect((await as('alice', `/v1/robots/${ROBOT}/realtime-audio/download?session_id=${session_id}`)).status).toBe(200);
@@ -252,6 +254,9 @@ describe('cost and usage reports for role user', () => {
       items: [{ category: 'audio_input', tokens: 40, unit_price: 32, cost: 0.00128 }],
       total_cost: 0.2,
       totals: { input_tokens: 70, total_cost: 0.2, turn_count: 2 },
+      // The window of bob's own sessions, not the robot's (#36 item 6).
+      start_time: '2024-05-01T00:00:00Z',
+      end_time: '2024-05-01T00:00:00Z',
     });
   });
 

@@ -12,7 +12,7 @@ const bodies: [string, string, boolean][] = [
 
 async function load() {
   vi.resetModules();
-  return import('../../src/relay/guard.js');
+  return import('../../src/relay/secret-scan.js');
 }
 
 afterEach(() => {

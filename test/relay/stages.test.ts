@@ -1,55 +1,77 @@
 import { describe, expect, it, vi } from 'vitest';
 import { endpoints, openaiRelayEndpoints } from '../../src/schemas/index.js';
 import { compose, type Outcome, type Stage } from '../../src/relay/compose.js';
-import { RelayContext, type RelayConfig } from '../../src/relay/context.js';
-import { Cors } from '../../src/relay/cors.js';
+import { AllowedOrigins } from '../../src/relay/allowed-origins.js';
+import { RelayContext } from '../../src/relay/context.js';
 import { RelayError } from '../../src/relay/errors.js';
 import { SessionGrants } from '../../src/relay/grant.js';
-import type { Reply, Transport } from '../../src/relay/message.js';
+import type { Reply, UpstreamClient } from '../../src/relay/message.js';
+import { forward } from '../../src/relay/policies/forward.js';
+import { openaiSessionPaths } from '../../src/relay/policies/openai.js';
+import type { RelayRoute, RelayServices, Routed } from '../../src/relay/route-types.js';
 import { compileRoutes } from '../../src/relay/router.js';
-import { RELAY_ROUTES, type RelayRoute } from '../../src/relay/routes.js';
-import { authorize, LOCAL_ADMIN } from '../../src/relay/stages/authorize.js';
-import { cors } from '../../src/relay/stages/cors.js';
-import { forward, type Routed } from '../../src/relay/stages/forward.js';
-import { guard } from '../../src/relay/stages/guard.js';
-import { log } from '../../src/relay/stages/log.js';
-import { match } from '../../src/relay/stages/match.js';
-import { parse } from '../../src/relay/stages/parse.js';
-import { policy } from '../../src/relay/stages/policy.js';
-import { rateLimit } from '../../src/relay/stages/rate-limit.js';
-import type { RelayLogEntry } from '../../src/relay/types.js';
+import { RELAY_ROUTES } from '../../src/relay/routes.js';
+import { SessionSlots } from '../../src/relay/session-slots.js';
+import { authorizeStage, LOCAL_ADMIN } from '../../src/relay/stages/authorize.js';
+import { corsStage } from '../../src/relay/stages/cors.js';
+import { guardStage } from '../../src/relay/stages/guard.js';
+import { logStage } from '../../src/relay/stages/log.js';
+import { matchStage } from '../../src/relay/stages/match.js';
+import { parseStage } from '../../src/relay/stages/parse.js';
+import { policyStage } from '../../src/relay/stages/policy.js';
+import { rateLimitStage } from '../../src/relay/stages/rate-limit.js';
+import type { RelayLogEntry, RelayOptions } from '../../src/relay/types.js';
 import { Upstream } from '../../src/relay/upstream.js';
 import { fromRequest } from '../../src/relay/web.js';
 import { KEY, ROBOT } from './helpers.js';
 
 // Each stage of the relay on its own: a context built by hand, a `next` that records whether the
-// rest of the pipeline ran, and an upstream transport that records what was asked.
+// rest of the pipeline ran, and an upstream client that records what was asked.
 
 const OK: Reply = { status: 299, headers: {}, body: null };
 const BASE = 'http://relay.test/api/voice';
 
-function setup(options: Partial<RelayConfig> & { routes?: readonly RelayRoute[] } = {}) {
+interface SetupOptions {
+  routes?: readonly RelayRoute[];
+  authorize?: RelayOptions['authorize'];
+  robots?: ReadonlySet<string> | '*';
+  rateLimit?: RelayOptions['rateLimit'];
+  logsInfo?: boolean;
+}
+
+/** Each stage made by its factory with the options it owns, over a recording upstream. */
+function setup(options: SetupOptions = {}) {
   const asked: { url: string; method: string; headers: Record<string, string>; body?: string | Uint8Array | undefined }[] = [];
-  const transport: Transport = async (request) => {
+  const client: UpstreamClient = async (request) => {
     asked.push(request);
     return { status: 200, headers: new Headers({ 'content-type': 'application/json' }), body: new TextEncoder().encode('{"ok":true}'), cancel() {} };
   };
   const logs: RelayLogEntry[] = [];
-  const config: RelayConfig = {
-    prefix: '/api/voice',
-    table: compileRoutes(options.routes ?? RELAY_ROUTES),
-    cors: new Cors(['http://app.test']),
-    maxBodyBytes: 100,
+  const prefix = '/api/voice';
+  const table = compileRoutes(options.routes ?? RELAY_ROUTES);
+  const upstream = new Upstream({ base: 'http://up.test', apiKey: KEY, secrets: [KEY], timeoutMs: 1000, client, onLeak: () => {} });
+  const services: RelayServices = {
+    prefix,
+    table,
+    upstream,
     grants: new SessionGrants('stage-secret'),
-    upstream: new Upstream({ base: 'http://up.test', apiKey: KEY, secrets: [KEY], timeoutMs: 1000, transport, onLeak: () => {} }),
-    log: (e) => logs.push(e),
-    logsInfo: true,
-    authorize: undefined,
-    rateLimit: undefined,
-    ...options,
+    slots: new SessionSlots(3, 60_000),
+    reports: { defaultDays: 7, maxDays: 31, maxJsonBytes: 1 << 20 },
+    openaiSessionFields: openaiSessionPaths(),
   };
-  const context = (path: string, init: RequestInit = {}) => new RelayContext(config, fromRequest(new Request(`${BASE}${path}`, init), undefined), 'req-1');
-  return { config, context, asked, logs };
+  const passOn: Stage = (_ctx, next) => next();
+  const st = {
+    log: logStage({ log: (e) => logs.push(e), logsInfo: options.logsInfo ?? true, prefix, table }),
+    cors: corsStage({ origins: new AllowedOrigins(['http://app.test']), prefix, table }),
+    match: matchStage({ prefix, table }),
+    authorize: authorizeStage({ authorize: options.authorize, robots: options.robots ?? '*', timeoutMs: 1000 }),
+    rateLimit: options.rateLimit ? rateLimitStage(options.rateLimit) : passOn,
+    parse: parseStage({ maxBodyBytes: 100 }),
+    guard: guardStage(upstream),
+    policy: policyStage(),
+  };
+  const context = (path: string, init: RequestInit = {}) => new RelayContext(services, fromRequest(new Request(`${BASE}${path}`, init), undefined), 'req-1');
+  return { services, context, asked, logs, st };
 }
 
 /** Runs one stage with a `next` that answers OK (or what `rest` returns), and says whether `next` ran. */
@@ -70,20 +92,20 @@ describe('compose', () => {
       order.push(`${name} out`);
       return out;
     };
-    const { context } = setup();
+    const { context, st } = setup();
     const out = await compose([stage('a'), stage('b'), async () => OK])(context(usage));
     expect(out).toBe(OK);
     expect(order).toEqual(['a in', 'b in', 'b out', 'a out']);
   });
 
   it('rejects next() called twice and next() past the last stage', async () => {
-    const { context } = setup();
+    const { context, st } = setup();
     await expect(compose([async (_c, next) => (await next(), next()), async () => OK])(context(usage))).rejects.toThrow(/twice/);
     await expect(compose([async (_c, next) => next()])(context(usage))).rejects.toThrow(/last relay stage/);
   });
 
   it('turns a synchronous throw of a plain (non-async) stage into a rejection the outer stages catch', async () => {
-    const { context } = setup();
+    const { context, st } = setup();
     const boom: Stage = () => {
       throw new Error('boom');
     };
@@ -98,50 +120,50 @@ describe('compose', () => {
 
 describe('cors stage', () => {
   it('adds the CORS headers of an allowed origin once, for every answer, and goes on', async () => {
-    const { context } = setup();
+    const { context, st } = setup();
     const ctx = context(usage, { headers: { origin: 'http://app.test' } });
-    const { nextCalled } = await run(cors, ctx);
+    const { nextCalled } = await run(st.cors, ctx);
     expect(nextCalled).toBe(true);
     expect(ctx.headers).toMatchObject({ 'access-control-allow-origin': 'http://app.test', vary: 'Origin', 'x-request-id': 'req-1' });
   });
 
   it('lets the relay own origin and no origin through without CORS headers', async () => {
-    const { context } = setup();
+    const { context, st } = setup();
     for (const headers of [{ origin: 'http://relay.test' }, {}] as Record<string, string>[]) {
       const ctx = context(usage, { headers });
-      expect((await run(cors, ctx)).nextCalled).toBe(true);
+      expect((await run(st.cors, ctx)).nextCalled).toBe(true);
       expect(ctx.headers['access-control-allow-origin']).toBeUndefined();
     }
   });
 
   it('refuses a foreign origin with 403 before the rest runs', async () => {
-    const { context } = setup();
-    await expect(run(cors, context(usage, { headers: { origin: 'http://evil.test' } }))).rejects.toMatchObject({ status: 403 });
+    const { context, st } = setup();
+    await expect(run(st.cors, context(usage, { headers: { origin: 'http://evil.test' } }))).rejects.toMatchObject({ status: 403 });
   });
 
   it('answers preflights itself: 204 with the allowed methods, 404 off the allowlist, 403 for a foreign origin', async () => {
-    const { context } = setup();
+    const { context, st } = setup();
     const pre = (origin: string, method: string, path = usage) => context(path, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method } });
-    const { out, nextCalled } = await run(cors, pre('http://app.test', 'GET'));
+    const { out, nextCalled } = await run(st.cors, pre('http://app.test', 'GET'));
     expect(nextCalled).toBe(false);
     expect(out).toMatchObject({ status: 204, headers: { 'access-control-allow-methods': 'GET', 'access-control-allow-origin': 'http://app.test' } });
-    await expect(run(cors, pre('http://app.test', 'PUT'))).rejects.toMatchObject({ status: 404 });
-    await expect(run(cors, pre('http://evil.test', 'GET'))).rejects.toMatchObject({ status: 403 });
+    await expect(run(st.cors, pre('http://app.test', 'PUT'))).rejects.toMatchObject({ status: 404 });
+    await expect(run(st.cors, pre('http://evil.test', 'GET'))).rejects.toMatchObject({ status: 403 });
   });
 });
 
 describe('match stage', () => {
   it('finds the route and its decoded params', async () => {
-    const { context } = setup();
+    const { context, st } = setup();
     const ctx = context(usage);
-    expect((await run(match, ctx)).nextCalled).toBe(true);
+    expect((await run(st.match, ctx)).nextCalled).toBe(true);
     expect(ctx.match).toMatchObject({ id: 'E13', params: { ai_id: ROBOT } });
   });
 
   it('404 off the allowlist (path or method), nothing further runs', async () => {
-    const { context } = setup();
-    await expect(run(match, context('/v1/ais/gen_prompt', { method: 'POST' }))).rejects.toMatchObject({ status: 404 });
-    await expect(run(match, context(usage, { method: 'DELETE' }))).rejects.toMatchObject({ status: 404 });
+    const { context, st } = setup();
+    await expect(run(st.match, context('/v1/ais/gen_prompt', { method: 'POST' }))).rejects.toMatchObject({ status: 404 });
+    await expect(run(st.match, context(usage, { method: 'DELETE' }))).rejects.toMatchObject({ status: 404 });
   });
 });
 
@@ -155,16 +177,33 @@ describe('authorize stage', () => {
   it('takes the caller from the hook, or the local admin without one', async () => {
     const withHook = setup({ authorize: () => ({ userIdentifier: 'alice', role: 'user' }) });
     const ctx = routed(withHook);
-    await run(authorize, ctx);
+    await run(withHook.st.authorize, ctx);
     expect(ctx.caller).toEqual({ userIdentifier: 'alice', role: 'user' });
-    const none = routed(setup());
-    await run(authorize, none);
+    const plain = setup();
+    const none = routed(plain);
+    await run(plain.st.authorize, none);
     expect(none.caller).toBe(LOCAL_ADMIN);
   });
 
-  it('401 when the hook says null; a malformed caller is a bug (TypeError)', async () => {
-    await expect(run(authorize, routed(setup({ authorize: () => null })))).rejects.toMatchObject({ status: 401 });
-    await expect(run(authorize, routed(setup({ authorize: () => ({ userIdentifier: '', role: 'user' }) })))).rejects.toThrow(TypeError);
+  const authorizing = (authorize: RelayOptions['authorize'], robots: ReadonlySet<string> | '*' = '*') => {
+    const s = setup({ authorize, robots });
+    return run(s.st.authorize, routed(s));
+  };
+
+  it('401 when the hook says null, false or anything that is not a caller (#36 item 9: false and junk were 500)', async () => {
+    for (const junk of [null, false, 0, 'alice', {}, { userIdentifier: '', role: 'user' }, { userIdentifier: 'a', role: 'root' }, { userIdentifier: 'a', role: 'user', robots: 'x' }]) {
+      await expect(authorizing(() => junk as never)).rejects.toMatchObject({ status: 401 });
+      await expect(authorizing(async () => junk as never)).rejects.toMatchObject({ status: 401 });
+    }
+  });
+
+  it('a user reaches only the relay robots, narrowed by the caller robots; an admin every robot unless narrowed (403)', async () => {
+    const other = new Set(['another-robot']);
+    await expect(authorizing(() => ({ userIdentifier: 'a', role: 'user' }), other)).rejects.toMatchObject({ status: 403 });
+    await expect(authorizing(() => ({ userIdentifier: 'a', role: 'user' }), new Set([ROBOT]))).resolves.toMatchObject({ nextCalled: true });
+    await expect(authorizing(() => ({ userIdentifier: 'a', role: 'user', robots: ['another-robot'] }), '*')).rejects.toMatchObject({ status: 403 });
+    await expect(authorizing(() => ({ userIdentifier: 'a', role: 'admin' }), other)).resolves.toMatchObject({ nextCalled: true });
+    await expect(authorizing(() => ({ userIdentifier: 'a', role: 'admin', robots: ['another-robot'] }), '*')).rejects.toMatchObject({ status: 403 });
   });
 });
 
@@ -176,12 +215,13 @@ describe('rateLimit stage', () => {
     return ctx;
   };
 
-  it('passes with no hook or an allowed decision; 429 with Retry-After when refused', async () => {
-    expect((await run(rateLimit, routed(setup()))).nextCalled).toBe(true);
+  it('passes with an allowed decision; 429 with Retry-After when refused', async () => {
     const hook = vi.fn(() => true);
-    expect((await run(rateLimit, routed(setup({ rateLimit: hook })))).nextCalled).toBe(true);
+    const allowing = setup({ rateLimit: hook });
+    expect((await run(allowing.st.rateLimit, routed(allowing))).nextCalled).toBe(true);
     expect(hook.mock.calls[0]!.slice(1)).toEqual([{ userIdentifier: 'alice', role: 'user' }, 'E13']);
-    const refused = run(rateLimit, routed(setup({ rateLimit: () => ({ allowed: false, retryAfterSeconds: 2.5 }) })));
+    const refusing = setup({ rateLimit: () => ({ allowed: false, retryAfterSeconds: 2.5 }) });
+    const refused = run(refusing.st.rateLimit, routed(refusing));
     await expect(refused).rejects.toMatchObject({ status: 429, headers: { 'retry-after': '3' } });
   });
 });
@@ -189,63 +229,63 @@ describe('rateLimit stage', () => {
 describe('parse stage', () => {
   const at = async (s: ReturnType<typeof setup>, path: string, init: RequestInit = {}) => {
     const ctx = s.context(path, init);
-    await run(match, ctx, async () => OK);
+    await run(s.st.match, ctx, async () => OK);
     return ctx;
   };
 
   it('validates path, query and JSON body with the shared schemas', async () => {
     const s = setup();
     const ctx = await at(s, `${usage}?start_time=2026-01-01T00:00:00Z`);
-    expect((await run(parse, ctx)).nextCalled).toBe(true);
+    expect((await run(s.st.parse, ctx)).nextCalled).toBe(true);
     expect(ctx.input).toMatchObject({ params: { ai_id: ROBOT }, query: { start_time: '2026-01-01T00:00:00Z' }, body: undefined });
   });
 
   it('422 for a bad query, 415 for a non-JSON body, 413 over the cap: the rest never runs', async () => {
     const s = setup();
-    await expect(run(parse, await at(s, `${usage}?nope=1`))).rejects.toMatchObject({ status: 422 });
+    await expect(run(s.st.parse, await at(s, `${usage}?nope=1`))).rejects.toMatchObject({ status: 422 });
     const rs = `/v1/robots/${ROBOT}/realtime/sessions`;
-    await expect(run(parse, await at(s, rs, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }))).rejects.toMatchObject({ status: 415 });
-    await expect(run(parse, await at(s, rs, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(101) }))).rejects.toMatchObject({ status: 413 });
+    await expect(run(s.st.parse, await at(s, rs, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }))).rejects.toMatchObject({ status: 415 });
+    await expect(run(s.st.parse, await at(s, rs, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(101) }))).rejects.toMatchObject({ status: 413 });
   });
 
   it('remembers the input of a path without body or query (frozen, per remembered match); a query, a body or a refusal is parsed every time', async () => {
     const s = setup();
     const first = await at(s, usage);
-    await run(parse, first);
+    await run(s.st.parse, first);
     const second = await at(s, usage);
     expect(second.match).toBe(first.match);
-    await run(parse, second);
+    await run(s.st.parse, second);
     expect(second.input).toBe(first.input);
     expect(Object.isFrozen(first.input) && Object.isFrozen(first.input!.params) && Object.isFrozen(first.input!.query)).toBe(true);
     expect(first.input).toMatchObject({ params: { ai_id: ROBOT }, query: {}, body: undefined, text: undefined });
     const withQuery = [await at(s, `${usage}?start_time=2026-01-01T00:00:00Z`), await at(s, `${usage}?start_time=2026-01-01T00:00:00Z`)];
-    for (const ctx of withQuery) await run(parse, ctx);
+    for (const ctx of withQuery) await run(s.st.parse, ctx);
     expect(withQuery[0]!.input).not.toBe(withQuery[1]!.input);
     expect(withQuery[1]!.input?.query).toEqual({ start_time: '2026-01-01T00:00:00Z' });
     const rs = `/v1/robots/${ROBOT}/realtime/sessions`;
     const offer = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'offer', sdp: 'v=0' }) };
     const posts = [await at(s, rs, offer), await at(s, rs, offer)];
-    for (const ctx of posts) await run(parse, ctx);
+    for (const ctx of posts) await run(s.st.parse, ctx);
     expect(posts[0]!.input).not.toBe(posts[1]!.input);
     // A request the schemas refuse (a required query field missing) is a 422 each time, never remembered as valid.
     const bad = `/v1/robots/${ROBOT}/realtime-audio/download`;
-    await expect(run(parse, await at(s, bad))).rejects.toMatchObject({ status: 422 });
-    await expect(run(parse, await at(s, bad))).rejects.toMatchObject({ status: 422 });
+    await expect(run(s.st.parse, await at(s, bad))).rejects.toMatchObject({ status: 422 });
+    await expect(run(s.st.parse, await at(s, bad))).rejects.toMatchObject({ status: 422 });
   });
 });
 
 describe('policy, forward and guard stages', () => {
   const routedCtx = async (s: ReturnType<typeof setup>, role: 'user' | 'admin', path = usage) => {
     const ctx = s.context(path);
-    await run(match, ctx);
+    await run(s.st.match, ctx);
     ctx.caller = { userIdentifier: 'alice', role };
-    await run(parse, ctx);
-    return ctx as Routed;
+    await run(s.st.parse, ctx);
+    return ctx as RelayContext & Routed;
   };
 
   it('an admin gets the request forwarded as validated (one upstream call, key added)', async () => {
     const s = setup();
-    const out = await policy(await routedCtx(s, 'admin'), async () => OK);
+    const out = await s.st.policy(await routedCtx(s, 'admin'), async () => OK);
     expect('settle' in out).toBe(true);
     expect(s.asked).toHaveLength(1);
     expect(s.asked[0]).toMatchObject({ method: 'GET', url: `http://up.test${usage}`, headers: { authorization: `Bearer ${KEY}` } });
@@ -256,10 +296,10 @@ describe('policy, forward and guard stages', () => {
     const admin = vi.fn(async () => OK);
     const routes: RelayRoute[] = [{ endpoint: RELAY_ROUTES[5].endpoint, user, admin }];
     const s = setup({ routes });
-    await policy(await routedCtx(s, 'user'), async () => OK);
+    await s.st.policy(await routedCtx(s, 'user'), async () => OK);
     expect(user).toHaveBeenCalledOnce();
     expect(s.asked[0]!.url).toBe(`http://up.test${usage}?a=1`);
-    expect(await policy(await routedCtx(s, 'admin'), async () => OK)).toBe(OK);
+    expect(await s.st.policy(await routedCtx(s, 'admin'), async () => OK)).toBe(OK);
     expect(admin).toHaveBeenCalledOnce();
   });
 
@@ -278,10 +318,10 @@ describe('policy, forward and guard stages', () => {
     const s = setup();
     const ctx = await routedCtx(s, 'admin');
     ctx.headers.location = '/x';
-    const reply = (await guard(ctx, () => policy(ctx, async () => OK))) as Reply;
+    const reply = (await s.st.guard(ctx, () => s.st.policy(ctx, async () => OK))) as Reply;
     expect(reply).toMatchObject({ status: 200, headers: { 'x-request-id': 'req-1', location: '/x', 'content-type': 'application/json' } });
     expect(new TextDecoder().decode(reply.body as Uint8Array)).toBe('{"ok":true}');
-    expect(await guard(ctx, async () => OK)).toBe(OK);
+    expect(await s.st.guard(ctx, async () => OK)).toBe(OK);
   });
 });
 
@@ -289,7 +329,7 @@ describe('log stage', () => {
   it('answers a thrown RelayError with its { detail } and logs one warn entry', async () => {
     const s = setup();
     const ctx = s.context(usage);
-    const reply = (await log(ctx, async () => {
+    const reply = (await s.st.log(ctx, async () => {
       throw new RelayError(418, 'No tea', 'the pot is empty');
     })) as Reply;
     expect(reply.status).toBe(418);
@@ -299,18 +339,18 @@ describe('log stage', () => {
 
   it('answers anything else with 500 without its message, and never lets an unguarded answer out', async () => {
     const s = setup();
-    const reply = (await log(s.context(usage), async () => {
+    const reply = (await s.st.log(s.context(usage), async () => {
       throw new Error(`boom ${KEY}`);
     })) as Reply;
     expect(reply.status).toBe(500);
     expect(new TextDecoder().decode(reply.body as Uint8Array)).not.toContain(KEY);
-    const leaked = (await log(s.context(usage), async () => ({ status: 200, headers: new Headers(), body: null, cancel() {}, settle() {}, requestId: 'r' }))) as Reply;
+    const leaked = (await s.st.log(s.context(usage), async () => ({ status: 200, headers: new Headers(), body: null, cancel() {}, settle() {}, requestId: 'r' }))) as Reply;
     expect(leaked.status).toBe(500);
   });
 
   it('logs answered requests only when a logger was given', async () => {
     const s = setup({ logsInfo: false });
-    await log(s.context(usage), async () => OK);
+    await s.st.log(s.context(usage), async () => OK);
     expect(s.logs).toEqual([]);
   });
 });

@@ -18,6 +18,8 @@ export interface ServerContext extends EmulatorContext {
   fixtures: Fixtures;
   /** Turns added by `POST /_emulator/history` since the last reset (bounded by MAX_HISTORY_TURNS). */
   history: { turns: number };
+  /** Host names besides the loopback ones the control routes answer to (`controlHosts` option). */
+  controlHosts: readonly string[];
   /** Restores the seeded state (POST /_emulator/reset). */
   reset(): Promise<Fixtures>;
 }

@@ -1,6 +1,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import * as z from 'zod/mini';
+import { hostCheck, LOOPBACK } from 'kb-voice/relay';
 import { validate } from 'kb-voice/schemas';
 import { HttpError } from '../http/errors.js';
 import { parseJson } from '../http/route.js';
@@ -25,10 +26,34 @@ function remoteAddress(c: Context): string | undefined {
   return (c.env as Partial<HttpBindings> | undefined)?.incoming?.socket?.remoteAddress;
 }
 
-/** The control routes of CONTRACT.md, answering only loopback callers (403 otherwise), with no key. */
+/** Content types a cross-site page can send without a CORS preflight ("simple" requests). */
+const SIMPLE_TYPES = new Set(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+
+/**
+ * The control routes of CONTRACT.md, with no key, answering only (403 otherwise) loopback callers
+ * that name a loopback host (or one of `controlHosts`): a web page whose own name resolves to
+ * 127.0.0.1 (DNS rebinding) still sends its name. A request from a page of another origin than a
+ * loopback or allowed one is refused, and so is a body in a type a cross-site page may send without
+ * a preflight (415): the routes take JSON only.
+ */
 export function registerControlRoutes(app: Hono, sc: ServerContext): void {
+  const allowsHost = hostCheck([LOOPBACK, ...sc.controlHosts]);
   app.use('/_emulator/*', async (c, next) => {
     if (!isLoopback(remoteAddress(c))) throw new HttpError(403, 'The emulator control routes answer loopback callers only');
+    if (!allowsHost(new URL(c.req.url).host)) throw new HttpError(403, 'The emulator control routes answer loopback host names only');
+    const origin = c.req.header('origin');
+    let originHost: string | null = null;
+    if (origin !== undefined) {
+      try {
+        originHost = new URL(origin).host;
+      } catch {
+        // `null` or junk: refused below.
+      }
+    }
+    if (origin !== undefined && !allowsHost(originHost)) throw new HttpError(403, 'The emulator control routes answer pages of loopback origins only');
+    if (c.req.header('sec-fetch-site') === 'cross-site') throw new HttpError(403, 'The emulator control routes refuse cross-site requests');
+    const type = c.req.header('content-type')?.split(';')[0]!.trim().toLowerCase();
+    if (type !== undefined && type !== '' && SIMPLE_TYPES.has(type)) throw new HttpError(415, 'The emulator control routes take application/json bodies only');
     await next();
   });
 

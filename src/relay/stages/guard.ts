@@ -1,4 +1,5 @@
 import { isAnswer, type Stage } from '../compose.js';
+import type { Upstream } from '../upstream.js';
 
 /**
  * Every upstream answer a policy returns leaves through the secret guard: its body passed through
@@ -6,4 +7,6 @@ import { isAnswer, type Stage } from '../compose.js';
  * caller, with the allowlisted upstream headers and the request's own (`ctx.headers`). Replies the
  * relay made itself (relay-built JSON) go out as they are.
  */
-export const guard: Stage = (ctx, next) => next().then((out) => (isAnswer(out) ? ctx.config.upstream.passThrough(out, ctx.headers) : out));
+export function guardStage(upstream: Upstream): Stage {
+  return (ctx, next) => next().then((out) => (isAnswer(out) ? upstream.passThrough(out, ctx.headers) : out));
+}

@@ -1,9 +1,9 @@
 import { parseRequest, queryFromUrl, type Endpoint } from '../../schemas/index.js';
 import { readBoundedBody } from '../body.js';
 import type { Next, Outcome, Stage } from '../compose.js';
-import type { Input, RelayContext } from '../context.js';
+import type { RelayContext } from '../context.js';
 import { describeDetail, RelayError } from '../errors.js';
-import type { RouteMatch } from '../router.js';
+import type { Input, RouteMatch } from '../route-types.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
@@ -21,12 +21,14 @@ const remembered = new WeakMap<RouteMatch, Input>();
  * (413); it must be JSON, or one of the route's `textBody` types, kept as received (415 otherwise;
  * requiring them also forces a CORS preflight on cross-site browser requests).
  */
-export const parse: Stage = (ctx, next) => {
-  const { endpoint, textBody } = ctx.match!.route;
-  // A route without a body has nothing to await: validated and passed on in the same turn.
-  if (!endpoint.body && !textBody) return validated(ctx, next, undefined);
-  return readBoundedBody(ctx.request, ctx.config.maxBodyBytes).then((bodyText) => validated(ctx, next, bodyText));
-};
+export function parseStage({ maxBodyBytes }: { maxBodyBytes: number }): Stage {
+  return (ctx, next) => {
+    const { endpoint, textBody } = ctx.match!.route;
+    // A route without a body has nothing to await: validated and passed on in the same turn.
+    if (!endpoint.body && !textBody) return validated(ctx, next, undefined);
+    return readBoundedBody(ctx.request, maxBodyBytes).then((bodyText) => validated(ctx, next, bodyText));
+  };
+}
 
 function validated(ctx: RelayContext, next: Next, bodyText: string | undefined): Promise<Outcome> {
   const match = ctx.match!;

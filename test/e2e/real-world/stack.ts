@@ -39,7 +39,9 @@ export async function startRealWorldStack(): Promise<RealWorldStack> {
   const relay: RelayServer = await serveRelay(
     createRelay({
       upstream: emulator.url, apiKey: emulator.apiKey, prefix: '/api/voice', allowedOrigins: [new URL(pageUrl).origin], logger: () => undefined,
-      authorize: () => ({ userIdentifier: 'real-world-user', role: 'user' }),
+      robots: '*', authorize: () => ({ userIdentifier: 'real-world-user', role: 'user' }),
+      // Every call of these tests is the same user, one after another: not the per-user limit's case.
+      maxSessionsPerUser: 1000,
     }),
     { port: 0 },
   );

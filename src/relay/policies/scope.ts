@@ -1,20 +1,23 @@
-import { endpoints, RealtimeCostSummary, RealtimeSessionCostList, RealtimeUsage, SessionMessage } from '../schemas/index.js';
-import { scopeSessionCosts, scopeUsage, summarizeCosts } from './aggregate.js';
-import { RelayError } from './errors.js';
-import { forward, json, readJson, type Policy, type Routed } from './stages/forward.js';
-import type { Answer } from './upstream.js';
+import { endpoints, RealtimeCostSummary, RealtimeSessionCostList, RealtimeUsage, SessionMessage } from '../../schemas/index.js';
+import { scopeSessionCosts, scopeUsage, summarizeCosts } from '../aggregate.js';
+import { RelayError } from '../errors.js';
+import type { Policy, Routed } from '../route-types.js';
+import type { Answer } from '../upstream.js';
+import { forward, json, readJson } from './forward.js';
+import { userHeaderValue } from './user-header.js';
 
 /**
  * How routes serve a caller of role `user` (see `SessionGrants` for the scheme): a session named by
  * the request must be granted to them (else 404 and nothing forwarded); lists and reports are cut to
- * their sessions. Reports (E11–E13) forward the caller's own window (`start_time`, `end_time`) and
- * nothing wider: the relay adds no request of its own per session, so reporting one call costs what
- * the upstream's answer for that window costs, whatever the robot's history.
+ * their sessions. Reports (E11–E13) forward a bounded window (`reportWindow`: a default when the
+ * caller names none, 422 when wider than the maximum) and read at most `maxUpstreamJsonBytes` of the
+ * answer, so one user's report costs what the upstream's answer for that window costs, and its
+ * `start_time`/`end_time` come from the user's own sessions, never from other users' activity.
  */
 
 export const sessionNotFound = () => new RelayError(404, 'Session not found', 'the session is not granted to this user');
 const messageNotFound = () => new RelayError(404, 'Message not found', 'the message is not in a session granted to this user');
-export const owns = async (ctx: Routed, sessionId: unknown) => typeof sessionId === 'string' && (await ctx.config.grants.verify(sessionId, ctx.caller.userIdentifier));
+export const owns = async (ctx: Routed, sessionId: unknown) => typeof sessionId === 'string' && (await ctx.services.grants.verify(sessionId, ctx.caller.userIdentifier, ctx.match.params.ai_id!));
 
 /**
  * The session records that carry the caller's identifier and a grant for it. Records, not ids: a
@@ -23,8 +26,11 @@ export const owns = async (ctx: Routed, sessionId: unknown) => typeof sessionId 
  */
 async function ownedRecords<T extends { session_id: string; user_identifier?: string | null | undefined }>(ctx: Routed, sessions: readonly T[]): Promise<Set<T>> {
   const user = ctx.caller.userIdentifier;
-  const labelled = sessions.filter((s) => s.user_identifier === user);
-  const checks = await Promise.all(labelled.map((s) => ctx.config.grants.verify(s.session_id, user)));
+  const robot = ctx.match.params.ai_id!;
+  // The OpenAI-compatible routes name the user in a header, encoded when not plain ASCII (user-header.ts).
+  const headerForm = userHeaderValue(user);
+  const labelled = sessions.filter((s) => s.user_identifier === user || s.user_identifier === headerForm);
+  const checks = await Promise.all(labelled.map((s) => ctx.services.grants.verify(s.session_id, user, robot)));
   return new Set(labelled.filter((_, i) => checks[i]));
 }
 
@@ -40,8 +46,17 @@ const ownedSession =
 export const forUser = {
   /** E14, E19: `session_id` of the query must be granted. */
   sessionInQuery: ownedSession((ctx) => ctx.input.query?.session_id),
-  /** E15, RT (any route with `{session_id}` in its path). */
+  /** RT (any route with `{session_id}` in its path). */
   sessionInPath: ownedSession((ctx) => ctx.input.params.session_id),
+
+  /** E15: as `sessionInPath`; a deleted session gives its slot of `maxSessionsPerUser` back. */
+  async deleteSession(ctx) {
+    const sessionId = ctx.input.params.session_id!;
+    if (!(await owns(ctx, sessionId))) throw sessionNotFound();
+    const answer = await forward(ctx);
+    ctx.services.slots.releaseSession(ctx.caller.userIdentifier, sessionId);
+    return answer;
+  },
 
   /** E1: `user_identifier` forced; a `session_id`, when given, must be granted. */
   async warmup(ctx) {
@@ -74,23 +89,43 @@ export const forUser = {
 
   /** E12: sessions filtered to the caller's; counts and totals recomputed. */
   async sessionCosts(ctx) {
-    const { value } = await readJson(ctx, await forward(ctx), RealtimeSessionCostList);
+    const { value } = await readJson(ctx, await forward(ctx, { query: reportWindow(ctx) }), RealtimeSessionCostList);
     return json(ctx, 200, scopeSessionCosts(value, await ownedRecords(ctx, value.sessions)));
   },
 
   /** E13: as E12. */
   async usage(ctx) {
-    const { value } = await readJson(ctx, await forward(ctx), RealtimeUsage);
+    const { value } = await readJson(ctx, await forward(ctx, { query: reportWindow(ctx) }), RealtimeUsage);
     return json(ctx, 200, scopeUsage(value, await ownedRecords(ctx, value.sessions)));
   },
 
   /** E11: rebuilt from the upstream summary and the caller's scoped E12 sessions over the same window (see `summarizeCosts`). */
   async costSummary(ctx) {
+    const query = reportWindow(ctx);
     const [summary, list] = await Promise.all([
-      forward(ctx).then((r) => readJson(ctx, r, RealtimeCostSummary)),
-      forward(ctx, { endpoint: endpoints.E12, query: ctx.input.query }).then((r) => readJson(ctx, r, RealtimeSessionCostList)),
+      forward(ctx, { query }).then((r) => readJson(ctx, r, RealtimeCostSummary)),
+      forward(ctx, { endpoint: endpoints.E12, query }).then((r) => readJson(ctx, r, RealtimeSessionCostList)),
     ]);
     const scoped = scopeSessionCosts(list.value, await ownedRecords(ctx, list.value.sessions));
     return json(ctx, 200, summarizeCosts(summary.value, scoped));
   },
 } satisfies Record<string, Policy>;
+
+const DAY_MS = 86_400_000;
+const windowError = (msg: string, at: string) => new RelayError(422, [{ loc: ['query', at], msg, type: 'value_error' }], `report window refused: ${msg}`);
+
+/**
+ * The report window a `user` may ask for: `end_time` defaults to now, `start_time` to
+ * `reportWindow.defaultDays` before it; a window longer than `reportWindow.maxDays`, or one that ends
+ * before it starts, is a 422. The query keeps its other fields (E11/E12's `model`).
+ */
+export function reportWindow(ctx: Routed, now = Date.now()): Record<string, unknown> {
+  const { defaultDays, maxDays } = ctx.services.reports;
+  const query = ctx.input.query ?? {};
+  const end = typeof query.end_time === 'string' ? Date.parse(query.end_time) : now;
+  const start = typeof query.start_time === 'string' ? Date.parse(query.start_time) : end - defaultDays * DAY_MS;
+  if (!(end >= start)) throw windowError('end_time must not be before start_time', 'end_time');
+  if (end - start > maxDays * DAY_MS) throw windowError(`the window is at most ${maxDays} days`, 'start_time');
+  // A bound the caller gave goes up as written; a default one as UTC ISO.
+  return { ...query, start_time: query.start_time ?? new Date(start).toISOString(), end_time: query.end_time ?? new Date(end).toISOString() };
+}

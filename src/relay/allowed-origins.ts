@@ -3,7 +3,7 @@
  * own origin nor allowed are refused (403) before anything else happens, which also blocks
  * cross-site request forgery when `authorize` relies on cookies.
  */
-export class Cors {
+export class AllowedOrigins {
   readonly #allowed: Set<string>;
 
   constructor(origins: readonly string[]) {
@@ -31,7 +31,7 @@ export class Cors {
     return {
       'access-control-allow-origin': origin,
       'access-control-allow-credentials': 'true',
-      'access-control-expose-headers': 'retry-after, x-request-id, location',
+      'access-control-expose-headers': 'retry-after, x-request-id, x-relay-error, location',
       vary: 'Origin',
     };
   }

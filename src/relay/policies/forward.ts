@@ -1,18 +1,14 @@
 import type * as z from 'zod/mini';
 import { fillPath, objectToQuery, type Endpoint } from '../../schemas/index.js';
-import type { Outcome } from '../compose.js';
-import type { Input, RelayContext } from '../context.js';
 import { jsonReply } from '../errors.js';
 import type { Reply } from '../message.js';
-import type { RouteMatch } from '../router.js';
-import type { RelayCaller } from '../types.js';
+import type { Routed } from '../route-types.js';
 import type { Answer } from '../upstream.js';
 
-/** A context past the `parse` stage: the route, the caller and the validated input are known. */
-export type Routed = RelayContext & { match: RouteMatch; caller: RelayCaller; input: Input };
-
-/** How a route serves one role: it returns an upstream answer (guarded on its way out) or a reply of its own. */
-export type Policy = (ctx: Routed) => Promise<Outcome>;
+/**
+ * The policies' helpers: the one way to the upstream (`forward`), reading its JSON (`readJson`) and
+ * answering with the relay's own JSON (`json`).
+ */
 
 /** What `forward` changes from the validated request; everything left out is the request's own. */
 export interface ForwardInit {
@@ -47,7 +43,7 @@ export function forward(ctx: Routed, init: ForwardInit = {}): Promise<Answer> {
   const v = ctx.input;
   const query = 'query' in init ? init.query : own ? v.query : undefined;
   const body = init.text ?? ('json' in init ? asJson(init.json) : own ? v.text ?? (v.body === undefined ? undefined : asJson(v.body)) : undefined);
-  return ctx.config.upstream.send({
+  return ctx.services.upstream.send({
     method: target.method,
     path: fillPath(target.path, init.params ?? v.params),
     query: query instanceof URLSearchParams ? query : query && hasKeys(query) ? objectToQuery(query) : undefined,
@@ -58,8 +54,8 @@ export function forward(ctx: Routed, init: ForwardInit = {}): Promise<Answer> {
   });
 }
 
-/** Reads a 2xx upstream JSON answer (secret-scanned) and validates it with `schema`: `raw` as received, `value` parsed. */
-export const readJson = <S extends z.core.$ZodType>(ctx: RelayContext, answer: Answer, schema: S) => ctx.config.upstream.readJson(answer, schema);
+/** Reads a 2xx upstream JSON answer (secret-scanned, at most `maxUpstreamJsonBytes`) and validates it with `schema`: `raw` as received, `value` parsed. */
+export const readJson = <S extends z.core.$ZodType>(ctx: Routed, answer: Answer, schema: S) => ctx.services.upstream.readJson(answer, schema, ctx.services.reports.maxJsonBytes);
 
 /** A JSON reply made by the relay, with the request's headers. */
-export const json = (ctx: RelayContext, status: number, body: unknown): Reply => jsonReply(status, body, ctx.headers);
+export const json = (ctx: Routed, status: number, body: unknown): Reply => jsonReply(status, body, ctx.headers);

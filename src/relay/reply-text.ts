@@ -1,0 +1,32 @@
+import { concat, type UpstreamReply } from './message.js';
+
+/** A body over the cap of `readText`. */
+export class TooLarge extends Error {}
+
+/** The whole body of an upstream reply as text (UTF-8, replacement characters for invalid bytes); `TooLarge` past `maxBytes` (declared or read), the rest unread. */
+export async function readText(reply: UpstreamReply, maxBytes: number): Promise<string> {
+  const { body } = reply;
+  if (Number(reply.headers.get('content-length') ?? 0) > maxBytes) throw new TooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (body instanceof Uint8Array) {
+    if (body.byteLength > maxBytes) throw new TooLarge();
+    chunks.push(body);
+  } else if (body) {
+    for await (const c of body) {
+      size += c.byteLength;
+      if (size > maxBytes) throw new TooLarge();
+      chunks.push(c);
+    }
+  }
+  return new TextDecoder().decode(concat(chunks));
+}
+
+/** JSON text parsed, or undefined when it is not JSON. */
+export function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
