@@ -81,7 +81,7 @@ async function ramp(kind, levels, baselineRuns, run) {
 export async function main() {
   const emulator = await startEmulatorProcess({ agentBuildMs: 10, maxRealtimeSessions: Math.max(NODE_MAX, BROWSER_MAX) + 8 });
   const { createRelay, serveRelay } = await loadRelay();
-  const relay = await serveRelay(createRelay({ upstream: emulator.url, apiKey: emulator.apiKey, prefix: '/api/voice', authorize: async () => ({ role: 'admin', userIdentifier: 'bench' }) }), { host: '127.0.0.1', port: 0 });
+  const relay = await serveRelay(createRelay({ upstream: emulator.url, apiKey: emulator.apiKey, prefix: '/api/voice', authorize: async () => ({ role: 'admin', userIdentifier: 'bench' }), robots: '*' }), { host: '127.0.0.1', port: 0 });
   const vars = (i) => ({ target: `${relay.url.replace(/\/+$/, '')}/api/voice`, emulatorUrl: emulator.url, $uuid: `bench-${i}-${Math.random().toString(36).slice(2)}`, userPrefix: 'bench' });
   const load0 = os.loadavg()[0];
   const sides = [];

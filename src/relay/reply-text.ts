@@ -21,12 +21,3 @@ export async function readText(reply: UpstreamReply, maxBytes: number): Promise<
   }
   return new TextDecoder().decode(concat(chunks));
 }
-
-/** JSON text parsed, or undefined when it is not JSON. */
-export function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}

@@ -2,7 +2,8 @@ import * as z from 'zod/mini';
 import { HTTPValidationError } from '../schemas/index.js';
 import { RelayError } from './errors.js';
 import type { UpstreamReply } from './message.js';
-import { readText, safeJson } from './reply-text.js';
+import { parseBody } from '../api/body.js';
+import { readText } from './reply-text.js';
 import { safeDetail } from './safe-detail.js';
 
 /**
@@ -44,7 +45,7 @@ export async function upstreamError(reply: UpstreamReply, unsafe: (text: string)
   const declared = Number(reply.headers.get('content-length') ?? 0);
   if (declared > MAX_ERROR_BODY) return discard(reply, new RelayError(status, `Upstream error (status ${status})`, `${reason} with a body over ${MAX_ERROR_BODY} bytes`));
   const text = await readText(reply, MAX_ERROR_BODY).catch(() => '');
-  const parsed = z.safeParse(ErrorBody, safeJson(text));
+  const parsed = z.safeParse(ErrorBody, parseBody(text));
   const safe = parsed.success ? safeDetail(parsed.data.detail, unsafe) : undefined;
   return new RelayError(status, safe ?? `Upstream error (status ${status})`, safe === undefined ? `${reason}; its body was not a safe { detail } and was withheld` : reason);
 }

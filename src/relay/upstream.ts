@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { RelayError } from './errors.js';
-import { readText, safeJson, TooLarge } from './reply-text.js';
+import { parseBody } from '../api/body.js';
+import { readText, TooLarge } from './reply-text.js';
 import { timedOut, upstreamError } from './upstream-errors.js';
 import { containsSecret, guardBody, SecretScanner, Secrets, SecretWithheld } from './secret-scan.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from './headers.js';
@@ -266,7 +267,7 @@ export class Upstream {
       this.o.onLeak(reply.requestId);
       throw new RelayError(502, 'Invalid upstream response', 'upstream body contained a secret');
     }
-    const raw = safeJson(text);
+    const raw = parseBody(text);
     const parsed = z.safeParse(schema, raw);
     if (!parsed.success) throw new RelayError(502, 'Invalid upstream response', `upstream body is not the expected JSON (${parsed.error.issues.length} issue(s), first at ${parsed.error.issues[0]?.path.join('.') || 'the top'})`);
     return { raw, value: parsed.data };

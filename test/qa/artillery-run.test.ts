@@ -42,7 +42,7 @@ let dir: string;
 beforeAll(async () => {
   if (missing) throw new Error(missing);
   emu = await startEmulator({ host: '127.0.0.1', port: 0, agentBuildMs: 200 });
-  relay = await serveRelay(createRelay({ upstream: emu.url, apiKey: emu.apiKey, prefix: '/api/voice', authorize: async () => ({ role: 'admin', userIdentifier: 'qa' }) }), { host: '127.0.0.1', port: 0 });
+  relay = await serveRelay(createRelay({ upstream: emu.url, apiKey: emu.apiKey, prefix: '/api/voice', authorize: async () => ({ role: 'admin', userIdentifier: 'qa' }), robots: '*' }), { host: '127.0.0.1', port: 0 });
   dir = mkdtempSync(path.join(os.tmpdir(), 'kb-voice-qa-artillery-'));
 }, 30_000);
 

@@ -19,7 +19,7 @@ beforeAll(async () => {
   // not finish first): the first call of the run warms it (E1 through the relay) before it connects.
   emu = await startEmulator({ host: '127.0.0.1', port: 0, agentBuildMs: 4_000 });
   // As the demo's relay: admin role, so each call's user_identifier is its own.
-  relay = await serveRelay(createRelay({ upstream: emu.url, apiKey: emu.apiKey, prefix: '/api/voice', authorize: async () => ({ role: 'admin', userIdentifier: 'qa' }) }), { host: '127.0.0.1', port: 0 });
+  relay = await serveRelay(createRelay({ upstream: emu.url, apiKey: emu.apiKey, prefix: '/api/voice', authorize: async () => ({ role: 'admin', userIdentifier: 'qa' }), robots: '*' }), { host: '127.0.0.1', port: 0 });
   dir = mkdtempSync(path.join(os.tmpdir(), 'kb-voice-qa-load-'));
 }, 30_000);
 
