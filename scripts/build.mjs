@@ -22,6 +22,12 @@
 //    bundles dist/widget/index.js with everything it imports (zod, ky, eventemitter3, the vendored
 //    simple-peer), minified, for one `<script type="module">` tag on any static host. Checked for
 //    Node built-ins and for imports left over (it must stand alone); its size is a package check.
+// 4b. The lazy entry kb-voice/noise (issue 35): esbuild bundles its AudioWorklet processor
+//    (src/noise/worklet.ts, with the voice gate and the frame processor) into ONE file,
+//    dist/noise/rnnoise-worklet.js (a worklet loads one module by URL), and rnnoise's WebAssembly
+//    builds are copied from the devDependency @sapphi-red/web-noise-suppressor (MIT; its licence
+//    beside them) to dist/noise/, so kb-voice gains no runtime dependency and an app that never
+//    enables rnnoise fetches none of it.
 // 5. dist/cli/main.js (the `kb-voice` bin; tsc keeps its shebang) is made executable.
 // 6. The workspace package kb-voice-emulator: `tsc -p emulator/tsconfig.json` emits emulator/dist
 //    (its `kb-voice/schemas` imports resolve to the dist/ just built, through node_modules/kb-voice)
@@ -34,7 +40,7 @@
 // Only JavaScript is rewritten: the .d.ts files still name 'simple-peer' for types (see the
 // package checks in scripts/check-package.mjs).
 import { spawnSync } from 'node:child_process';
-import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -61,6 +67,7 @@ async function main() {
   await bundleSimplePeer();
   const rewritten = await pointImportsAtVendoredSimplePeer();
   await bundleWidget();
+  await buildNoiseAssets();
   await chmod(path.join(dist, 'cli', 'main.js'), 0o755);
   runTsc(path.join('emulator', 'tsconfig.json'));
   await chmod(path.join(emulatorDir, 'dist', 'bin.js'), 0o755);
@@ -124,6 +131,16 @@ async function bundleSimplePeer() {
   }
   if (code.includes("Dynamic require of")) problems.push('contains a dynamic require() that cannot run in ESM');
   if (problems.length > 0) fail(`dist/vendor/simple-peer.js ${problems.join(', ')}`);
+}
+
+async function buildNoiseAssets() {
+  const out = path.join(dist, 'noise');
+  await bundleStandalone(path.join(root, 'src', 'noise', 'worklet.ts'), path.join(out, 'rnnoise-worklet.js'), {
+    tsconfigRaw: { compilerOptions: { paths: {} } },
+  });
+  const from = path.join(root, 'node_modules', '@sapphi-red', 'web-noise-suppressor');
+  for (const file of ['rnnoise.wasm', 'rnnoise_simd.wasm']) await copyFile(path.join(from, 'dist', file), path.join(out, file));
+  await copyFile(path.join(from, 'LICENSE'), path.join(out, 'rnnoise-wasm-LICENSE.txt'));
 }
 
 async function bundleWidget() {

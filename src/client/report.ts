@@ -4,6 +4,7 @@ import type {
   SessionUsageRecord,
 } from '../schemas/realtime.js';
 import type { Turn } from './events.js';
+import { countInterruptions, type InterruptionCounts } from './interruptions.js';
 import type { QualityReport } from './quality/report.js';
 
 /**
@@ -35,6 +36,8 @@ export interface SessionReport {
   audio: AudioSegment[];
   /** The call's quality over all its samples (docs/quality.md). */
   quality: QualityReport;
+  /** Answers cut by the caller, by the app, and false interruptions (sounds that paused an answer that then resumed). */
+  interruptions: InterruptionCounts;
 }
 
 /**
@@ -58,6 +61,7 @@ export function reportWindow(startedAt: number, now: number): { start_time: stri
  * history is. Any failure rejects.
  */
 export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId: string, turns: readonly Turn[], window: { start_time: string; end_time: string }, quality: QualityReport): Promise<SessionReport> {
+  const interruptions = countInterruptions(turns);
   const [usage, cost, audio] = await Promise.all([
     api.realtime.usage(aiId, window),
     api.realtime.sessionCosts(aiId, window),
@@ -71,5 +75,6 @@ export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId:
     cost: cost.sessions.find((s) => s.session_id === sessionId) ?? null,
     audio: audio.segments,
     quality,
+    interruptions,
   };
 }

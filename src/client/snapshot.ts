@@ -2,6 +2,7 @@ import type { DeviceList } from './devices.js';
 import type { CallQuality } from './quality/sample.js';
 import type { VoiceSessionError } from './errors.js';
 import type { LiveTranscript, Turn } from './events.js';
+import type { NoiseSuppressionStatus } from './noise/suppression.js';
 import type { SessionState, SessionStatus, WarmupStatus } from './state.js';
 import type { IceSignaling } from './transport.js';
 
@@ -39,6 +40,10 @@ export interface SessionSnapshot {
   readonly resumed: boolean;
   /** The call's quality over the last few seconds; `level: 'unknown'` and nulls until measured. */
   readonly quality: CallQuality;
+  /** What cleans the microphone: the `noiseSuppression` asked for, what runs, and why not when they differ. */
+  readonly noiseSuppression: NoiseSuppressionStatus;
+  /** Push-to-talk: the caller holds talk (`talk(true)`); always false in `auto` turn-taking. */
+  readonly talking: boolean;
 }
 
 /** Builds frozen snapshots, sharing the turns array between snapshots until a turn is added. */

@@ -1,6 +1,7 @@
-import type { ServerEvent } from '../schemas/realtime-events.js';
+import type { ServerEvent, ServerEventOf } from '../schemas/realtime-events.js';
 import { VoiceSessionError } from './errors.js';
 import type { LiveTranscript, Report, Turn } from './events.js';
+import type { InterruptedBy } from './interruptions.js';
 
 /** Limits of {@link TurnTracker}; see the README's guarantees. */
 export interface TurnLimits {
@@ -8,6 +9,8 @@ export interface TurnLimits {
   maxTranscriptChars?: number;
   /** `Turn.perceivedLatencyMs` of a turn finishing now (the session's quality tracker); default: not measured. */
   perceivedLatency?: (input: 'voice' | 'text') => number | null;
+  /** `Turn.interruptedBy` of a completed turn (the session's InterruptionLedger); default `caller` for every cut answer. */
+  interruptedBy?: (event: ServerEventOf<'turn.completed'>) => InterruptedBy;
 }
 
 /** Turns in progress remembered at most (older ones are forgotten: their completion then counts as never started). */
@@ -49,10 +52,12 @@ export class TurnTracker {
   private resetReported = false;
 
   private readonly perceivedLatency: (input: 'voice' | 'text') => number | null;
+  private readonly interruptedBy: (event: ServerEventOf<'turn.completed'>) => InterruptedBy;
 
   constructor(private readonly report: Report, limits: TurnLimits = {}, private readonly now: () => number = Date.now) {
     this.maxChars = limits.maxTranscriptChars ?? 65536;
     this.perceivedLatency = limits.perceivedLatency ?? (() => null);
+    this.interruptedBy = limits.interruptedBy ?? ((event) => (event.interrupted ? 'caller' : null));
   }
 
   handle(event: ServerEvent): void {
@@ -114,6 +119,8 @@ export class TurnTracker {
           perceivedLatencyMs: this.perceivedLatency(event.input),
           agentBuildMs: event.agent_build_ms,
           interrupted: event.interrupted,
+          interruptedBy: this.interruptedBy(event),
+          falseInterruptions: event.false_interruptions ?? 0,
           ...(this.scripted.delete(event.turn_id) ? { scripted: true } : {}),
           completedAt: new Date(this.now()).toISOString(),
         });
