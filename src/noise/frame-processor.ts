@@ -1,4 +1,5 @@
 import { VoiceGate, type VoiceGateOptions } from '../client/noise/voice-gate.js';
+import { ToneDetector } from './tonality.js';
 
 /** rnnoise works on 10 ms frames at 48 kHz. */
 export const FRAME_SAMPLES = 480;
@@ -21,7 +22,7 @@ export interface FrameCounters {
 /**
  * The audio side of rnnoise + the voice gate, free of Web Audio so it runs in Node (tests, bench):
  * render quanta of any length in, the same number of samples out. Inside, 480-sample frames are
- * cleaned by `denoise`, judged by the {@link VoiceGate}, held in a delay line of the gate's
+ * cleaned by `denoise`, judged by the {@link VoiceGate} (a tonal frame counts as no voice), held in a delay line of the gate's
  * pre-roll, and leave with a gain of 1 (open) or 0 (closed), ramped over one frame so the gate
  * never clicks. Output lags input by one frame (framing) plus the pre-roll.
  */
@@ -38,10 +39,12 @@ export class FrameProcessor {
   private outRead = 0;
   private outCount = FRAME_SAMPLES;
   private gain = 0;
+  private readonly tones: ToneDetector | undefined;
 
   constructor(private readonly denoise: Denoise, gate: VoiceGateOptions | false = {}) {
     this.gate = gate === false ? undefined : new VoiceGate(gate);
     this.gain = this.gate ? 0 : 1;
+    this.tones = this.gate ? new ToneDetector() : undefined;
     const frames = this.gate?.delayFrames ?? 0;
     this.delay = Array.from({ length: frames }, () => new Float32Array(FRAME_SAMPLES));
   }
@@ -77,7 +80,10 @@ export class FrameProcessor {
 
   private frame(): void {
     const frame = this.pending.slice();
-    const probability = this.denoise(frame);
+    // A tone is never voice, whatever rnnoise's VAD says of it (it scores beeps as voice).
+    const tonal = this.tones?.push(frame) ?? false;
+    const voice = this.denoise(frame);
+    const probability = tonal ? 0 : voice;
     this.counters.frames++;
     let leaving: Float32Array = frame;
     let target = 1;

@@ -22,7 +22,10 @@ export interface VoiceGateOptions {
   openThreshold?: number;
   /** Once in voice, probability that keeps it voice (hysteresis). Default 0.3. */
   closeThreshold?: number;
-  /** Voice must last this long before it opens the gate (clicks are shorter). Default 30. */
+  /**
+   * Voice must last this long before it opens the gate (default 100): a click scores as voice for
+   * up to ~50 ms, and a tone is known as one after 80 ms. Keep it below `preRollMs`.
+   */
   minVoiceMs?: number;
 }
 
@@ -34,7 +37,7 @@ export const VOICE_GATE_DEFAULTS: Readonly<Required<VoiceGateOptions>> = Object.
   hangoverMs: 400,
   openThreshold: 0.6,
   closeThreshold: 0.3,
-  minVoiceMs: 30,
+  minVoiceMs: 100,
 });
 
 /** Limits of each setting: a value outside is a programming error (RangeError), never clamped silently. */

@@ -45,7 +45,7 @@ describe('VoiceGate', () => {
   });
 
   it('keeps a word open through a dip below the open threshold (hysteresis)', () => {
-    const gate = new VoiceGate({ openThreshold: 0.6, closeThreshold: 0.3, hangoverMs: 0, preRollMs: 0 });
+    const gate = new VoiceGate({ openThreshold: 0.6, closeThreshold: 0.3, hangoverMs: 0, preRollMs: 0, minVoiceMs: 30 });
     const p = [0, 0.9, 0.9, 0.9, 0.4, 0.4, 0.9, 0.1, 0];
     expect(run(gate, p)).toEqual([false, false, false, true, true, true, true, false, false]);
   });
@@ -81,7 +81,9 @@ describe('FrameProcessor (rnnoise + gate, without Web Audio)', () => {
     for (let i = 0; i < input.length; i++) input[i] = 0.01 * Math.sin(i * 1.7);
     const start = rate * 1.0;
     const end = rate * 1.6;
-    for (let i = start; i < end; i++) input[i] = (i < start + rate * 0.04 ? 0.03 : 0.3) * Math.sin((2 * Math.PI * 180 * i) / rate);
+    // Voice-like: 20 harmonics of 140 Hz (a pure sine would be a tone, which the gate refuses).
+    const voiced = (i: number) => Array.from({ length: 20 }, (_, h) => Math.sin((2 * Math.PI * 140 * (h + 1) * i) / rate) / (h + 1)).reduce((a, b) => a + b, 0);
+    for (let i = start; i < end; i++) input[i] = (i < start + rate * 0.04 ? 0.02 : 0.2) * voiced(i);
     const processor = new FrameProcessor(loudIsVoice, { preRollMs: 200, hangoverMs: 400 });
     const output = process(processor, input);
     const lag = processor.latencySamples;
@@ -106,5 +108,35 @@ describe('FrameProcessor (rnnoise + gate, without Web Audio)', () => {
     expect(processor.latencySamples).toBe(FRAME_SAMPLES);
     expect(output.subarray(0, FRAME_SAMPLES).every((s) => s === 0)).toBe(true);
     expect(output.subarray(FRAME_SAMPLES).every((s) => s === 0.5)).toBe(true);
+  });
+});
+
+describe('tonality (tones are not voice)', () => {
+  const rate = 48000;
+  const frameOf = (f: (t: number) => number) => Float32Array.from({ length: FRAME_SAMPLES }, (_, i) => f(i / rate));
+  it('a steady beep is a tone from its 80th ms; speech-like sound, a sweep and noise never are', async () => {
+    const { ToneDetector, TONAL_FRAMES } = await import('../../../src/noise/tonality.js');
+    const frames = (f: (t: number) => number, n: number) => Array.from({ length: n }, (_, k) => Float32Array.from({ length: FRAME_SAMPLES }, (_, i) => f((k * FRAME_SAMPLES + i) / rate)));
+    const verdicts = (list: Float32Array[]) => {
+      const tones = new ToneDetector();
+      return list.map((frame) => tones.push(frame));
+    };
+    const beep = verdicts(frames((t) => 0.3 * Math.sin(2 * Math.PI * 1000 * t), 20));
+    expect(beep.indexOf(true)).toBe(TONAL_FRAMES - 1);
+    expect(beep.slice(TONAL_FRAMES - 1).every(Boolean)).toBe(true);
+    // Voice-like: harmonics of a gliding pitch with a formant near 700 Hz.
+    const pitch = (t: number) => 120 + 200 * t;
+    expect(verdicts(frames((t) => Array.from({ length: 25 }, (_, h) => Math.sin(2 * Math.PI * pitch(t) * (h + 1) * t) / (1 + Math.abs(h + 1 - 5))).reduce((a, b) => a + b, 0) * 0.05, 40)).some(Boolean)).toBe(false);
+    let seed = 1;
+    expect(verdicts(frames(() => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 0.2, 40)).some(Boolean)).toBe(false);
+  });
+
+  it('through the frame processor a loud beep never opens the gate', () => {
+    const processor = new FrameProcessor(loudIsVoice);
+    const input = new Float32Array(rate * 2);
+    for (let i = 0; i < input.length; i++) input[i] = (i / rate) % 1 < 0.3 ? 0.4 * Math.sin((2 * Math.PI * 1000 * i) / rate) : 0;
+    const output = process(processor, input);
+    expect(processor.counters.sent).toBe(0);
+    expect(output.every((s) => s === 0)).toBe(true);
   });
 });
