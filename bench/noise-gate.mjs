@@ -97,15 +97,15 @@ async function main() {
     a.destroy();
     b.destroy();
     const lagFrames = withGate.latencySamples / FRAME - alone.latencySamples / FRAME;
-    // Words: runs of frames louder than -35 dB under the fixture's loudest, joined over gaps < 150 ms.
+    // Words: runs of frames louder than -30 dB under the fixture's loudest, joined over gaps under 40 ms (TTS leaves short pauses between words).
     const frames = Math.floor(audio.length / FRAME);
     const level = Array.from({ length: frames }, (_, f) => rms(audio.subarray(f * FRAME, (f + 1) * FRAME)));
     const loudest = Math.max(...level);
     const words = [];
     for (let f = 0; f < frames; f++) {
-      if (level[f] < loudest * 10 ** (-35 / 20)) continue;
+      if (level[f] < loudest * 10 ** (-30 / 20)) continue;
       const last = words.at(-1);
-      if (last && f - last.end <= 15) last.end = f;
+      if (last && f - last.end <= 4) last.end = f;
       else words.push({ start: f, end: f });
     }
     let clipped = 0;
