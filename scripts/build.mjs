@@ -25,7 +25,7 @@
 // 4b. The lazy entry kb-voice/noise (issue 35): esbuild bundles its AudioWorklet processor
 //    (src/noise/worklet.ts, with the voice gate and the frame processor) into ONE file,
 //    dist/noise/rnnoise-worklet.js (a worklet loads one module by URL), and rnnoise's WebAssembly
-//    builds are copied from the devDependency @sapphi-red/web-noise-suppressor (MIT; its licence
+//    SIMD build is copied from the devDependency @sapphi-red/web-noise-suppressor (MIT; its licence
 //    beside them) to dist/noise/, so kb-voice gains no runtime dependency and an app that never
 //    enables rnnoise fetches none of it.
 // 5. dist/cli/main.js (the `kb-voice` bin; tsc keeps its shebang) is made executable.
@@ -139,7 +139,9 @@ async function buildNoiseAssets() {
     tsconfigRaw: { compilerOptions: { paths: {} } },
   });
   const from = path.join(root, 'node_modules', '@sapphi-red', 'web-noise-suppressor');
-  for (const file of ['rnnoise.wasm', 'rnnoise_simd.wasm']) await copyFile(path.join(from, 'dist', file), path.join(out, file));
+  // The SIMD build only: every browser with AudioWorklet has run WebAssembly SIMD since 2023 (Safari 16.4),
+  // and the plain build would cost every install 153 KB (the install-size check).
+  await copyFile(path.join(from, 'dist', 'rnnoise_simd.wasm'), path.join(out, 'rnnoise_simd.wasm'));
   await copyFile(path.join(from, 'LICENSE'), path.join(out, 'rnnoise-wasm-LICENSE.txt'));
 }
 

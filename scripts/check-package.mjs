@@ -148,7 +148,6 @@ async function main() {
         'dist/vendor/simple-peer.js',
         'dist/noise/rnnoise-worklet.js',
         'dist/noise/rnnoise_simd.wasm',
-        'dist/noise/rnnoise.wasm',
         'dist/cli/main.js',
         'bench/RESULTS.md',
         ...docPages(root).filter((f) => path.dirname(f) === path.join(root, 'docs')).map((f) => path.relative(root, f).split(path.sep).join('/')),

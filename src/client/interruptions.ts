@@ -1,4 +1,4 @@
-import type { ServerEvent, ServerEventOf } from '../schemas/realtime-events.js';
+import type { ServerEventOf } from '../schemas/realtime-events.js';
 
 /** Who cut an answer: the caller speaking (or pressing talk), the app (`interrupt()`, a typed question), or nobody. */
 export type InterruptedBy = 'caller' | 'app' | null;
@@ -15,37 +15,17 @@ const MAX_MARKED = 64;
 
 /**
  * Who interrupted which answer: the protocol says an answer was cut (`turn.completed.interrupted`)
- * but not by whom, so the session tells this ledger when it cut one itself (`interrupt()`, a typed
- * question: the app; `talk(true)` over an answer: the caller), and every other cut answer was cut by
- * the caller's speech. It follows the answer playing from the protocol's events.
+ * but not by whom, so the session marks the turn in progress when it cuts it itself (`interrupt()`,
+ * a typed question: the app; `talk(true)` over an answer: the caller); every other cut answer was
+ * cut by the caller's speech.
  */
 export class InterruptionLedger {
-  /** The turn whose answer is under way (first output event to `output.speech_stopped`). */
-  private answering: number | undefined;
-  /** The most recent turn that showed any event and has not completed. */
-  private latest: number | undefined;
-  private readonly marked = new Map<number, Exclude<InterruptedBy, null>>();
+  private readonly marked = new Map<number, 'caller' | 'app'>();
 
-  observe(event: ServerEvent): void {
-    if (event.type === 'turn.completed') {
-      if (this.latest === event.turn_id) this.latest = undefined;
-      if (this.answering === event.turn_id) this.answering = undefined;
-      return;
-    }
-    if (!('turn_id' in event) || typeof event.turn_id !== 'number') return;
-    // Speech heard over an answer that it did not cut is no turn of its own (no event follows it).
-    if (event.type === 'input.speech_stopped' && event.false_interruption) return;
-    if (event.type === 'input.speech_started' || event.type === 'input.speech_stopped') return;
-    this.latest = event.turn_id;
-    if (event.type === 'output.speech_started') this.answering = event.turn_id;
-    if (event.type === 'output.speech_stopped' && this.answering === event.turn_id) this.answering = undefined;
-  }
-
-  /** The session cut the answer under way (`by`: who asked for it). A no-op when no answer is under way. */
-  cut(by: Exclude<InterruptedBy, null>): void {
-    const turn = this.answering ?? this.latest;
-    if (turn === undefined || this.marked.has(turn)) return;
-    this.marked.set(turn, by);
+  /** The session cut turn `turnId`'s answer (`by`: who asked for it); no turn in progress: nothing to mark. */
+  cut(by: 'caller' | 'app', turnId: number | undefined): void {
+    if (turnId === undefined || this.marked.has(turnId)) return;
+    this.marked.set(turnId, by);
     if (this.marked.size > MAX_MARKED) this.marked.delete(this.marked.keys().next().value!);
   }
 
@@ -53,14 +33,7 @@ export class InterruptionLedger {
   interruptedBy(event: ServerEventOf<'turn.completed'>): InterruptedBy {
     const by = this.marked.get(event.turn_id);
     this.marked.delete(event.turn_id);
-    if (!event.interrupted) return null;
-    return by ?? 'caller';
-  }
-
-  /** Forget which answer is under way (the connection dropped; marks of finished turns stay). */
-  connectionLost(): void {
-    this.answering = undefined;
-    this.latest = undefined;
+    return event.interrupted ? by ?? 'caller' : null;
   }
 }
 

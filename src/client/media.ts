@@ -1,4 +1,5 @@
 import { VoiceSessionError } from './errors.js';
+import { voiceProcessing } from './noise/suppression.js';
 
 /**
  * Where the microphone comes from: constraints for `getUserMedia` (browsers), or a function that
@@ -7,7 +8,7 @@ import { VoiceSessionError } from './errors.js';
 export type MicrophoneSource = MediaTrackConstraints | ((deviceId?: string) => Promise<MediaStream>);
 
 /** Voice processing of the default `noiseSuppression: 'browser'`: without it the assistant hears itself and the room. */
-export const VOICE_PROCESSING = { echoCancellation: true, noiseSuppression: true, autoGainControl: true } as const;
+export const VOICE_PROCESSING: Readonly<MediaTrackConstraints> = voiceProcessing('browser');
 
 /**
  * The constraints start() asks for: voice processing (`processing`: the option `noiseSuppression`'s,

@@ -47,41 +47,34 @@ export class PushToTalk {
   /** `talk(true)`; `answering`: an answer is under way (it gets cut). */
   press(answering: boolean): void {
     if (!this.go('press')) return;
-    this.clearTimer();
+    this.clock.clearTimeout(this.timer);
     if (answering) this.effects.interruptAnswer();
-    this.effects.setOpen(true);
-    this.effects.changed(true);
+    this.open(true);
   }
 
   /** `talk(false)`. */
   release(): void {
     if (!this.go('release')) return;
-    this.effects.setOpen(false);
-    this.effects.changed(false);
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = undefined;
-      if (this.go('tailSent')) this.effects.commit();
-    }, this.latencyMs() + COMMIT_TAIL_MS);
+    this.open(false);
+    this.timer = this.clock.setTimeout(() => this.go('tailSent') && this.effects.commit(), this.latencyMs() + COMMIT_TAIL_MS);
   }
 
-  /** The call is ending or the link dropped: closed, nothing committed. */
+  /** The call is over: closed, nothing committed. */
   stop(): void {
-    const wasTalking = this.talking;
-    this.clearTimer();
+    const talking = this.talking;
+    this.clock.clearTimeout(this.timer);
     this.go('stop');
-    this.effects.setOpen(false);
-    if (wasTalking) this.effects.changed(false);
+    if (talking) this.open(false);
+  }
+
+  private open(open: boolean): void {
+    this.effects.setOpen(open);
+    this.effects.changed(open);
   }
 
   private go(input: 'press' | 'release' | 'tailSent' | 'stop'): boolean {
     const next = TALK_TRANSITIONS[this.state][input];
-    if (next === undefined) return false;
-    this.state = next;
-    return true;
-  }
-
-  private clearTimer(): void {
-    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
-    this.timer = undefined;
+    if (next) this.state = next;
+    return next !== undefined;
   }
 }

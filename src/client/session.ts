@@ -180,7 +180,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       { connected: () => this.heartbeat.start(), lost: () => this.heartbeat.stop(), close: () => this.heartbeat.stop() },
       { connected: () => this.levels.start(), close: () => (this.levels.close(), this.meters?.close()) },
       { lost: () => this.tracker.connectionLost(), close: () => this.tracker.connectionLost() },
-      { lost: () => this.ledger.connectionLost(), close: () => (this.pushToTalk?.stop(), this.noise.close()) },
+      { close: () => (this.pushToTalk?.stop(), this.noise.close()) },
       { lost: () => this.ending.speechOver(), close: () => this.ending.speechOver() },
       { close: () => this.microphone.stop() },
       { close: () => this.devices.close() },
@@ -293,7 +293,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   sendText(text: string): void {
     const attempt = this.requireConnected();
     attempt.send({ v: PROTOCOL_VERSION, type: 'input.text', text });
-    this.ledger.cut('app');
+    this.ledger.cut('app', this.tracker.live?.turnId);
   }
 
   /** Stops the assistant's current answer (`Turn.interruptedBy` `app`). */
@@ -310,7 +310,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
    */
   talk(on: boolean): void {
     if (!on) return this.pushToTalk?.release();
-    if (!this.pushToTalk) throw new VoiceSessionError('not_supported', "talk() needs the option turnTaking: 'push-to-talk'");
+    if (!this.pushToTalk) throw new VoiceSessionError('not_supported', "talk() needs turnTaking: 'push-to-talk'");
     this.requireConnected();
     this.pushToTalk.press(this.tracker.assistantSpeaking);
   }
@@ -318,7 +318,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   /** Sends `response.interrupt` for the answer under way and remembers who asked. */
   private cutAnswer(by: 'caller' | 'app'): void {
     this.requireConnected().send({ v: PROTOCOL_VERSION, type: 'response.interrupt' });
-    this.ledger.cut(by);
+    this.ledger.cut(by, this.tracker.live?.turnId);
   }
 
   /** Switches the microphone to another input device without reconnecting (the sender's track is replaced). */
@@ -534,7 +534,6 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
         this.notify('error', new VoiceSessionError('server_error', event.message, { serverCode: event.code }));
         return;
       default:
-        this.ledger.observe(event);
         this.tracker.handle(event);
     }
   }

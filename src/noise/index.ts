@@ -6,14 +6,14 @@
  * new VoiceSession({ aiId, api, noiseSuppression: 'rnnoise', noiseModule: () => import('kb-voice/noise') });
  * ```
  *
- * The worklet (`rnnoise-worklet.js`) and rnnoise's WebAssembly (`rnnoise_simd.wasm`, or
- * `rnnoise.wasm` without SIMD; from `@sapphi-red/web-noise-suppressor`, MIT; rnnoise itself
- * BSD-3-Clause) are fetched next to this module (`new URL(…, import.meta.url)`, which Vite and
+ * The worklet (`rnnoise-worklet.js`) and rnnoise's WebAssembly SIMD build (`rnnoise_simd.wasm`,
+ * from `@sapphi-red/web-noise-suppressor`, MIT; rnnoise itself BSD-3-Clause) are fetched next to this module (`new URL(…, import.meta.url)`, which Vite and
  * webpack 5 follow); the option `noiseAssets` points elsewhere (a CDN, or a bundler that does not
  * follow such URLs).
  */
 import type { NoiseAssets, NoiseProcessing } from '../client/noise/suppression.js';
 import type { VoiceGateOptions } from '../client/noise/voice-gate.js';
+import { voiceGateSettings } from '../client/noise/voice-gate.js';
 import type { RnnoiseProcessorOptions, WorkletMessage } from './worklet.js';
 
 export { VoiceGate, VOICE_GATE_DEFAULTS, voiceGateSettings, type VoiceGateOptions, type GateStep } from '../client/noise/voice-gate.js';
@@ -42,12 +42,9 @@ export interface RnnoiseProcessing extends NoiseProcessing {
 }
 
 /** The URLs {@link processMicrophone} fetches (for the bench and CSP allow-lists). */
-export function rnnoiseAssetUrls(assets: NoiseAssets = {}, simd = WebAssembly.validate(SIMD_PROBE)): { worklet: string; wasm: string } {
+export function rnnoiseAssetUrls(assets: NoiseAssets = {}): { worklet: string; wasm: string } {
   const here = (file: string) => new URL(file, import.meta.url).href;
-  return {
-    worklet: String(assets.workletUrl ?? here('./rnnoise-worklet.js')),
-    wasm: String(simd ? assets.simdWasmUrl ?? here('./rnnoise_simd.wasm') : assets.wasmUrl ?? here('./rnnoise.wasm')),
-  };
+  return { worklet: String(assets.workletUrl ?? here('./rnnoise-worklet.js')), wasm: String(assets.wasmUrl ?? here('./rnnoise_simd.wasm')) };
 }
 
 /**
@@ -56,7 +53,10 @@ export function rnnoiseAssetUrls(assets: NoiseAssets = {}, simd = WebAssembly.va
  * session then falls back to the browser's processing); `close()` stops the graph (not `raw`).
  */
 export async function processMicrophone(raw: MediaStream, options: { gate: VoiceGateOptions | false; assets?: NoiseAssets }): Promise<RnnoiseProcessing> {
+  // Only the SIMD build ships (see scripts/build.mjs): without SIMD the browser's processing stays.
+  if (!WebAssembly.validate(SIMD_PROBE)) throw new Error('this browser runs no WebAssembly SIMD');
   const urls = rnnoiseAssetUrls(options.assets);
+  const gate = options.gate === false ? false : voiceGateSettings(options.gate);
   const context = new AudioContext({ sampleRate: SAMPLE_RATE, latencyHint: 'interactive' });
   const stats: RnnoiseStats = { frames: 0, sent: 0, voiced: 0 };
   try {
@@ -67,7 +67,7 @@ export async function processMicrophone(raw: MediaStream, options: { gate: Voice
       }),
       context.audioWorklet.addModule(urls.worklet),
     ]);
-    const processorOptions: RnnoiseProcessorOptions = { wasm, gate: options.gate };
+    const processorOptions: RnnoiseProcessorOptions = { wasm, gate };
     const node = new AudioWorkletNode(context, 'kb-voice-rnnoise', {
       numberOfInputs: 1, numberOfOutputs: 1, outputChannelCount: [1], channelCount: 1, channelCountMode: 'explicit', processorOptions,
     });

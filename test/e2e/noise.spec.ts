@@ -38,7 +38,7 @@ test.beforeAll(async () => {
   });
   const files = new Map<string, { body: Buffer | string; type: string }>();
   for (const file of built.outputFiles) files.set(file.path, { body: file.text, type: 'text/javascript' });
-  for (const [name, type] of [['rnnoise-worklet.js', 'text/javascript'], ['rnnoise.wasm', 'application/wasm'], ['rnnoise_simd.wasm', 'application/wasm']] as const) {
+  for (const [name, type] of [['rnnoise-worklet.js', 'text/javascript'], ['rnnoise_simd.wasm', 'application/wasm']] as const) {
     files.set(`/noise/${name}`, { body: await readFile(resolve(ROOT, 'dist/noise', name)), type });
   }
   files.set('/audio/e2e-question.wav', { body: await readFile(resolve(ROOT, 'test/fixtures/audio/e2e-question.wav')), type: 'audio/wav' });
@@ -83,7 +83,7 @@ test('rnnoise loads only when a call enables it, and the gate passes speech and 
   expect(await page.evaluate(() => window.noise.call('rnnoise'))).toEqual({ requested: 'rnnoise', active: 'rnnoise', gate: true });
   const loaded = await noiseRequests(page, requested);
   expect(loaded).toContain('/noise/rnnoise-worklet.js');
-  expect(loaded.filter((p) => p.endsWith('.wasm'))).toHaveLength(1); // one build: SIMD where it runs
+  expect(loaded.filter((p) => p.endsWith('.wasm'))).toEqual(['/noise/rnnoise_simd.wasm']);
   expect(loaded.some((p) => p.startsWith('/assets/'))).toBe(true);
 
   const speech = await page.evaluate(() => window.noise.gate('speech'));

@@ -1,6 +1,6 @@
 import { stopStream } from '../media.js';
-import { missingForRnnoise, voiceProcessing, type NoiseAssets, type NoiseFallbackReason, type NoiseModule, type NoiseProcessing, type NoiseSuppressionMode, type NoiseSuppressionStatus } from './suppression.js';
-import { voiceGateSettings, type VoiceGateOptions } from './voice-gate.js';
+import { voiceProcessing, type NoiseAssets, type NoiseFallbackReason, type NoiseModule, type NoiseProcessing, type NoiseSuppressionMode, type NoiseSuppressionStatus } from './suppression.js';
+import { VOICE_GATE_DEFAULTS, type VoiceGateOptions } from './voice-gate.js';
 
 /** Options of {@link NoiseStage} (VoiceSession's, by the same names). */
 export interface NoiseStageOptions {
@@ -17,64 +17,53 @@ const FRAMING_MS = 13;
  * The microphone's cleaning stage during one call (an effect: it reports its status, never emits).
  * It says which getUserMedia voice-processing constraints to open the microphone with, and with
  * `rnnoise` puts each opened stream through `kb-voice/noise` (loaded only then). Where rnnoise
- * cannot run (no module given, no AudioWorklet or WebAssembly: known before the microphone opens;
- * or loading failed: the browser's noise suppression is switched back on the open track) the
- * browser's processing cleans the call and the status says why.
+ * cannot run (no module given, no AudioWorklet: known before the microphone opens; or it failed to
+ * start: the browser's noise suppression is switched back on the open track) the browser's
+ * processing cleans the call and the status says why. Its code stays small: it is in every call.
  */
 export class NoiseStage {
-  private _status: NoiseSuppressionStatus;
-  private readonly gate: VoiceGateOptions | false;
-  /** The processing of each raw stream given to {@link apply}, closed with it. */
+  status: NoiseSuppressionStatus;
+  /** Each raw stream given to {@link apply} with its processing (once started), released together. */
   private readonly processing = new Map<MediaStream, NoiseProcessing | undefined>();
-  private closed = false;
 
-  constructor(private readonly options: NoiseStageOptions, private readonly report: (status: NoiseSuppressionStatus) => void, scope: { AudioWorkletNode?: unknown; WebAssembly?: unknown } = globalThis) {
-    const requested = options.noiseSuppression ?? 'browser';
-    if (!['browser', 'rnnoise', 'off'].includes(requested)) throw new RangeError(`noiseSuppression must be 'browser', 'rnnoise' or 'off' (got ${String(requested)})`);
-    // Settings are checked now, whatever the mode, so a bad one fails at construction.
-    this.gate = options.voiceGate === false ? false : voiceGateSettings(options.voiceGate);
-    const missing = requested === 'rnnoise' ? (options.noiseModule ? missingForRnnoise(scope) : 'no_module') : undefined;
-    this._status = this.statusOf(requested, missing);
-  }
-
-  get status(): NoiseSuppressionStatus {
-    return this._status;
+  constructor(private readonly options: NoiseStageOptions, private readonly report: (status: NoiseSuppressionStatus) => void, scope: { AudioWorkletNode?: unknown } = globalThis) {
+    const mode = options.noiseSuppression ?? 'browser';
+    if (!['browser', 'rnnoise', 'off'].includes(mode)) throw new RangeError(`noiseSuppression: ${String(mode)}`);
+    this.status = this.statusOf(mode, mode === 'rnnoise' ? (!options.noiseModule ? 'no_module' : typeof scope.AudioWorkletNode !== 'function' ? 'no_audio_worklet' : undefined) : undefined);
   }
 
   /** getUserMedia voice-processing constraints of what will run. */
   get constraints(): MediaTrackConstraints {
-    return voiceProcessing(this._status.active);
+    return voiceProcessing(this.status.active);
   }
 
-  /** How much later than spoken the service hears the caller (ms): the gate's pre-roll and rnnoise's framing; 0 otherwise. */
+  /** How much later than spoken the service hears the caller (ms): rnnoise's framing and the gate's pre-roll; 0 otherwise. */
   get latencyMs(): number {
-    if (this._status.active !== 'rnnoise') return 0;
-    return FRAMING_MS + (this.gate === false ? 0 : this.gate.preRollMs ?? 0);
+    const gate = this.options.voiceGate;
+    return this.status.active !== 'rnnoise' ? 0 : FRAMING_MS + (gate === false ? 0 : gate?.preRollMs ?? VOICE_GATE_DEFAULTS.preRollMs);
   }
 
   /** The stream to send for the opened `raw` one: rnnoise's output, or `raw` itself. */
   async apply(raw: MediaStream): Promise<MediaStream> {
-    if (this._status.active !== 'rnnoise' || this.closed) return raw;
+    if (this.status.active !== 'rnnoise') return raw;
     this.processing.set(raw, undefined);
     try {
-      const module = await this.options.noiseModule!();
-      const processing = await module.processMicrophone(raw, { gate: this.gate, ...(this.options.noiseAssets ? { assets: this.options.noiseAssets } : {}) });
-      if (this.closed || !this.processing.has(raw)) {
-        processing.close();
-        return raw;
-      }
-      this.processing.set(raw, processing);
+      const { voiceGate, noiseAssets } = this.options;
+      const processing = await (await this.options.noiseModule!()).processMicrophone(raw, { gate: voiceGate ?? {}, ...(noiseAssets ? { assets: noiseAssets } : {}) });
+      if (!this.processing.has(raw)) processing.close(); // released meanwhile
+      else this.processing.set(raw, processing);
       return processing.stream;
     } catch {
       this.processing.delete(raw);
-      this.fallBack('load_failed', raw);
+      // The track was opened without the browser's noise suppression (rnnoise was to replace it).
+      for (const track of raw.getAudioTracks()) void track.applyConstraints?.(voiceProcessing('browser')).catch(() => undefined);
+      if (this.status.active === 'rnnoise') this.report((this.status = this.statusOf('rnnoise', 'load_failed')));
       return raw;
     }
   }
 
-  /** `raw` is no longer used (device switched): its processing stops, and its tracks. */
+  /** `raw` is no longer used (device switched, call over): its processing stops, and its tracks. */
   release(raw: MediaStream): void {
-    if (!this.processing.has(raw)) return;
     this.processing.get(raw)?.close();
     this.processing.delete(raw);
     stopStream(raw);
@@ -82,20 +71,11 @@ export class NoiseStage {
 
   /** The call is over: every processing stops with its microphone. Idempotent. */
   close(): void {
-    this.closed = true;
     for (const raw of [...this.processing.keys()]) this.release(raw);
-  }
-
-  private fallBack(reason: NoiseFallbackReason, raw: MediaStream): void {
-    // The track was opened without the browser's noise suppression (rnnoise was to replace it).
-    for (const track of raw.getAudioTracks()) void track.applyConstraints?.(voiceProcessing('browser')).catch(() => undefined);
-    if (this._status.active !== 'rnnoise') return;
-    this._status = this.statusOf(this._status.requested, reason);
-    this.report(this._status);
   }
 
   private statusOf(requested: NoiseSuppressionMode, reason: NoiseFallbackReason | undefined): NoiseSuppressionStatus {
     const active = reason ? 'browser' : requested;
-    return Object.freeze({ requested, active, ...(reason ? { reason } : {}), gate: active === 'rnnoise' && this.gate !== false });
+    return Object.freeze({ requested, active, ...(reason ? { reason } : {}), gate: active === 'rnnoise' && this.options.voiceGate !== false });
   }
 }

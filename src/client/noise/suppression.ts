@@ -4,7 +4,7 @@ import type { VoiceGateOptions } from './voice-gate.js';
 export type NoiseSuppressionMode = 'browser' | 'rnnoise' | 'off';
 
 /** Why `rnnoise` was asked for but the browser's processing runs instead. */
-export type NoiseFallbackReason = 'no_module' | 'no_audio_worklet' | 'no_webassembly' | 'load_failed';
+export type NoiseFallbackReason = 'no_module' | 'no_audio_worklet' | 'load_failed';
 
 /** `snapshot.noiseSuppression`: what was asked for and what runs. */
 export interface NoiseSuppressionStatus {
@@ -20,9 +20,8 @@ export interface NoiseSuppressionStatus {
 /** Where the lazy entry's worklet and rnnoise's WebAssembly are served; default beside `kb-voice/noise`. */
 export interface NoiseAssets {
   workletUrl?: string | URL;
+  /** rnnoise's WebAssembly SIMD build (`rnnoise_simd.wasm`). */
   wasmUrl?: string | URL;
-  /** The SIMD build, used where the browser validates SIMD. */
-  simdWasmUrl?: string | URL;
 }
 
 /** One microphone stream going through rnnoise: what is sent, and how to stop it. */
@@ -38,20 +37,7 @@ export interface NoiseModule {
 
 /** The getUserMedia voice-processing constraints of each mode (rnnoise replaces only the browser's noise suppression). */
 export function voiceProcessing(mode: NoiseSuppressionMode): { echoCancellation: boolean; noiseSuppression: boolean; autoGainControl: boolean } {
-  switch (mode) {
-    case 'browser':
-      return { echoCancellation: true, noiseSuppression: true, autoGainControl: true };
-    case 'rnnoise':
-      // The answer's echo still needs the browser's canceller: rnnoise removes noise, not echo.
-      return { echoCancellation: true, noiseSuppression: false, autoGainControl: true };
-    case 'off':
-      return { echoCancellation: false, noiseSuppression: false, autoGainControl: false };
-  }
-}
-
-/** What the platform lacks for rnnoise (checked before the microphone opens), or undefined. */
-export function missingForRnnoise(scope: { AudioWorkletNode?: unknown; WebAssembly?: unknown } = globalThis): NoiseFallbackReason | undefined {
-  if (typeof scope.AudioWorkletNode !== 'function') return 'no_audio_worklet';
-  if (typeof scope.WebAssembly !== 'object' || scope.WebAssembly === null) return 'no_webassembly';
-  return undefined;
+  // The answer's echo still needs the browser's canceller with rnnoise: it removes noise, not echo.
+  const on = mode !== 'off';
+  return { echoCancellation: on, noiseSuppression: mode === 'browser', autoGainControl: on };
 }

@@ -140,3 +140,10 @@ describe('tonality (tones are not voice)', () => {
     expect(output.every((s) => s === 0)).toBe(true);
   });
 });
+
+describe('kb-voice/noise processMicrophone', () => {
+  it('refuses gate settings out of their limits before it touches Web Audio', async () => {
+    const { processMicrophone } = await import('../../../src/noise/index.js');
+    await expect(processMicrophone({} as MediaStream, { gate: { preRollMs: 5000 } })).rejects.toThrow(/preRollMs must be between 0 and 1000/);
+  });
+});

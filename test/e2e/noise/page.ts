@@ -6,7 +6,7 @@ import { VoiceSession, type NoiseSuppressionMode } from 'kb-voice';
 import { ScriptedService } from 'kb-voice/testing';
 
 /** Where the test serves rnnoise's worklet and WebAssembly (esbuild does not follow `new URL(…, import.meta.url)`). */
-const assets = { workletUrl: '/noise/rnnoise-worklet.js', wasmUrl: '/noise/rnnoise.wasm', simdWasmUrl: '/noise/rnnoise_simd.wasm' };
+const assets = { workletUrl: '/noise/rnnoise-worklet.js', wasmUrl: '/noise/rnnoise_simd.wasm' };
 
 /** What the gate let through of one sound. */
 export interface GateResult {
