@@ -24,6 +24,12 @@
 //    Node built-ins and for imports left over (it must stand alone); its size is a package check.
 // 4b. src/widget/jsx.d.ts (the element's JSX typings, hand-written: tsc does not copy .d.ts files)
 //    is copied to dist/widget/jsx.d.ts, which dist/widget/index.d.ts references.
+// 4b. The lazy entry kb-voice/noise (issue 35): esbuild bundles its AudioWorklet processor
+//    (src/noise/worklet.ts, with the voice gate and the frame processor) into ONE file,
+//    dist/noise/rnnoise-worklet.js (a worklet loads one module by URL), and rnnoise's WebAssembly
+//    SIMD build is copied from the devDependency @sapphi-red/web-noise-suppressor (MIT; its licence
+//    beside them) to dist/noise/, so kb-voice gains no runtime dependency and an app that never
+//    enables rnnoise fetches none of it.
 // 5. dist/cli/main.js (the `kb-voice` bin; tsc keeps its shebang) is made executable.
 // 6. The workspace package kb-voice-emulator: `tsc -p emulator/tsconfig.json` emits emulator/dist
 //    (its `kb-voice/schemas` imports resolve to the dist/ just built, through node_modules/kb-voice)
@@ -64,6 +70,7 @@ async function main() {
   const rewritten = await pointImportsAtVendoredSimplePeer();
   await bundleWidget();
   await copyFile(path.join(root, 'src', 'widget', 'jsx.d.ts'), path.join(dist, 'widget', 'jsx.d.ts'));
+  await buildNoiseAssets();
   await chmod(path.join(dist, 'cli', 'main.js'), 0o755);
   runTsc(path.join('emulator', 'tsconfig.json'));
   await chmod(path.join(emulatorDir, 'dist', 'bin.js'), 0o755);
@@ -127,6 +134,18 @@ async function bundleSimplePeer() {
   }
   if (code.includes("Dynamic require of")) problems.push('contains a dynamic require() that cannot run in ESM');
   if (problems.length > 0) fail(`dist/vendor/simple-peer.js ${problems.join(', ')}`);
+}
+
+async function buildNoiseAssets() {
+  const out = path.join(dist, 'noise');
+  await bundleStandalone(path.join(root, 'src', 'noise', 'worklet.ts'), path.join(out, 'rnnoise-worklet.js'), {
+    tsconfigRaw: { compilerOptions: { paths: {} } },
+  });
+  const from = path.join(root, 'node_modules', '@sapphi-red', 'web-noise-suppressor');
+  // The SIMD build only: every browser with AudioWorklet has run WebAssembly SIMD since 2023 (Safari 16.4),
+  // and the plain build would cost every install 153 KB (the install-size check).
+  await copyFile(path.join(from, 'dist', 'rnnoise_simd.wasm'), path.join(out, 'rnnoise_simd.wasm'));
+  await copyFile(path.join(from, 'LICENSE'), path.join(out, 'rnnoise-wasm-LICENSE.txt'));
 }
 
 async function bundleWidget() {

@@ -120,6 +120,7 @@ const ENTRIES = [
   { name: 'kb-voice/widget/standalone', file: 'dist/kb-voice-widget.js', keys: ['KbVoiceWidget', 'defineKbVoiceWidget'] },
   { name: 'kb-voice/react', file: 'dist/react/index.js', keys: ['useVoiceSession'] },
   { name: 'kb-voice/testing', file: 'dist/testing/index.js', keys: ['ScriptedService', 'FakeAudioElement'] },
+  { name: 'kb-voice/noise', file: 'dist/noise/index.js', keys: ['processMicrophone', 'VoiceGate', 'instantiateRnnoise'] },
 ];
 
 async function main() {
@@ -153,6 +154,8 @@ async function main() {
         'dist/index.d.ts',
         'dist/api/index.d.ts',
         'dist/vendor/simple-peer.js',
+        'dist/noise/rnnoise-worklet.js',
+        'dist/noise/rnnoise_simd.wasm',
         'dist/cli/main.js',
         'bench/RESULTS.md',
         ...docPages(root).filter((f) => path.dirname(f) === path.join(root, 'docs')).map((f) => path.relative(root, f).split(path.sep).join('/')),
@@ -338,6 +341,18 @@ async function main() {
       const added = withOai.gzipped - plain.gzipped;
       if (added > OPENAI_DIALECT_LIMIT_BYTES) throw new Error(`the OpenAI dialect adds ${kb(added)} min+gzip, over its ${kb(OPENAI_DIALECT_LIMIT_BYTES)} budget`);
       return `default app free of it; openaiProtocol adds ${kb(added)} (${added} bytes) min+gzip, budget ${kb(OPENAI_DIALECT_LIMIT_BYTES)}`;
+    });
+
+    // Issue 35: rnnoise is its own entry, loaded by the app (`noiseModule: () => import('kb-voice/noise')`):
+    // the core bundle must hold none of it (the worklet's name, rnnoise's exports, its asset names).
+    await check('kb-voice/noise: absent from the browser entry unless the app imports it (esbuild)', async () => {
+      const plain = await bundleForBrowser(consumer, entry, [], { text: true });
+      const markers = ['kb-voice-rnnoise', 'rnnoise_process_frame', 'rnnoise_simd.wasm'].filter((m) => plain.text.includes(m));
+      if (markers.length > 0) throw new Error(`an app that never enables rnnoise ships it (found ${markers.join(', ')})`);
+      const noiseEntry = path.join(consumer, 'noise-app.js');
+      await writeFile(noiseEntry, "import * as noise from 'kb-voice/noise';\nglobalThis.noise = noise;\n");
+      const { gzipped } = await bundleForBrowser(consumer, noiseEntry, [], { text: true });
+      return `default app free of it; kb-voice/noise alone ${kb(gzipped)} min+gzip (its worklet and WebAssembly are fetched by URL)`;
     });
 
     await check('browser bundle of kb-voice/schemas (esbuild, no shims)', async () => {

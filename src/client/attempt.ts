@@ -21,7 +21,7 @@ export interface AttemptReport {
 
 /** What every attempt of one session shares: where to connect, how, and the session's codec and clock. */
 export interface AttemptSetup {
-  target: Pick<VoiceSessionOptions, 'aiId' | 'api' | 'language' | 'userIdentifier' | 'interruptions'>;
+  target: Pick<VoiceSessionOptions, 'aiId' | 'api' | 'language' | 'userIdentifier' | 'interruptions' | 'turnTaking'>;
   provider: TransportProvider;
   protocol: RealtimeProtocol;
   codec: RealtimeProtocolCodec;
@@ -151,13 +151,14 @@ export class Attempt {
   }
 
   private request(sessionId: string | undefined): SignalingRequest {
-    const { aiId, api, language, userIdentifier, interruptions } = this.setup.target;
+    const { aiId, api, language, userIdentifier, interruptions, turnTaking } = this.setup.target;
     const id = this.sessionId ?? sessionId;
     return {
       aiId, api, language: language ?? 'ja', signal: this.controller.signal,
       ...(userIdentifier ? { userIdentifier } : {}),
       ...(id ? { sessionId: id } : {}),
       ...(interruptions ? { interruptions } : {}),
+      ...(turnTaking ? { turnTaking } : {}),
     };
   }
 

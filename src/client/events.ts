@@ -1,4 +1,6 @@
 import type { DeviceList } from './devices.js';
+import type { InterruptedBy } from './interruptions.js';
+import type { NoiseSuppressionStatus } from './noise/suppression.js';
 import type { CallQuality } from './quality/sample.js';
 import type { VoiceSessionError } from './errors.js';
 import type { SessionState, SessionStatus, WarmupStatus } from './state.js';
@@ -30,7 +32,15 @@ export interface Turn {
    * OpenAI-protocol server whose events do not report it).
    */
   agentBuildMs: number | null;
+  /** True when the answer was cut (its audio stopped before the end). */
   interrupted: boolean;
+  /**
+   * Who cut the answer: `caller` (their speech, or `talk(true)` over it), `app` (`interrupt()`, a
+   * typed question), `null` when it was not cut.
+   */
+  interruptedBy: InterruptedBy;
+  /** Sounds that paused this answer without cutting it (it resumed where it stopped); 0 when none. */
+  falseInterruptions: number;
   /** True when the question's words came from a QA script (the emulator's `PUT /_emulator/script`), not a recognizer. */
   scripted?: boolean;
   /** ISO 8601 time the client saw the turn complete. */
@@ -88,6 +98,10 @@ export interface SessionEvents {
   iceSignaling: (mode: IceSignaling) => void;
   /** A new call-quality value (about once a second while it changes); also `snapshot.quality`. */
   quality: (quality: CallQuality) => void;
+  /** What cleans the microphone changed (rnnoise started, or fell back to the browser's); also `snapshot.noiseSuppression`. */
+  noiseSuppression: (status: NoiseSuppressionStatus) => void;
+  /** Push-to-talk: `talk()` opened or closed the microphone; also `snapshot.talking`. */
+  talking: (talking: boolean) => void;
 }
 
 /**
@@ -125,6 +139,10 @@ export interface SessionSnapshot {
   readonly resumed: boolean;
   /** The call's quality over the last few seconds; `level: 'unknown'` and nulls until measured. */
   readonly quality: CallQuality;
+  /** What cleans the microphone: the `noiseSuppression` asked for, what runs, and why not when they differ. */
+  readonly noiseSuppression: NoiseSuppressionStatus;
+  /** Push-to-talk: the caller holds talk (`talk(true)`); always false in `auto` turn-taking. */
+  readonly talking: boolean;
 }
 
 /**

@@ -13,8 +13,12 @@ function idleSnapshot(muted: boolean): SessionSnapshot {
     turns: Object.freeze([]), live: null, userSpeaking: false, assistantSpeaking: false, playbackBlocked: false, error: undefined, iceSignaling: undefined,
     devices: undefined, resumed: false,
     quality: UNKNOWN_QUALITY,
+    // Before a call nothing cleans the microphone yet: the browser's default is what a call starts from.
+    noiseSuppression: IDLE_NOISE, talking: false,
   });
 }
+
+const IDLE_NOISE = Object.freeze({ requested: 'browser', active: 'browser', gate: false } as const);
 
 const noCall = () => new VoiceSessionError('not_connected', 'No call yet: call start() first');
 
@@ -114,6 +118,12 @@ export class SessionHolder {
 
   interrupt(): void {
     this.require().interrupt();
+  }
+
+  /** Push-to-talk of the current call (`talk(false)` without a call does nothing). */
+  talk(on: boolean): void {
+    if (on) this.require().talk(true);
+    else this.current?.talk(false);
   }
 
   report(): Promise<SessionReport> {

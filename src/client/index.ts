@@ -21,3 +21,7 @@ export { VOICE_PROCESSING } from './media.js';
 export type { LevelMeter, LevelMeterFactory } from './levels.js';
 export type { CallQuality, QualitySample, QualityReport, QualityLevel, QualityOptions, PerceivedLatencyOptions } from './quality/index.js';
 export { estimateMos, qualityLevel, LEVEL_THRESHOLDS, PERCEIVED_LATENCY_DEFAULTS } from './quality/index.js';
+export type { NoiseSuppressionMode, NoiseSuppressionStatus, NoiseFallbackReason, NoiseAssets, NoiseModule, NoiseProcessing } from './noise/suppression.js';
+export type { VoiceGateOptions } from './noise/voice-gate.js';
+export type { InterruptedBy, InterruptionCounts } from './interruptions.js';
+export type { InterruptionsOption } from './realtime-protocol.js';

@@ -1,4 +1,5 @@
 import { VoiceSessionError } from './errors.js';
+import { voiceProcessing } from './noise/suppression.js';
 
 /**
  * Where the microphone comes from: constraints for `getUserMedia` (browsers), or a function that
@@ -6,16 +7,19 @@ import { VoiceSessionError } from './errors.js';
  */
 export type MicrophoneSource = MediaTrackConstraints | ((deviceId?: string) => Promise<MediaStream>);
 
-/** Voice processing is always requested: without it the assistant hears itself and the room. */
-export const VOICE_PROCESSING = { echoCancellation: true, noiseSuppression: true, autoGainControl: true } as const;
+/** Voice processing of the default `noiseSuppression: 'browser'`: without it the assistant hears itself and the room. */
+export const VOICE_PROCESSING: Readonly<MediaTrackConstraints> = voiceProcessing('browser');
 
-/** The constraints start() asks for: voice processing on, then the caller's constraints, then the device. */
-export function microphoneConstraints(constraints: MediaTrackConstraints = {}, deviceId?: string): MediaTrackConstraints {
-  return { ...VOICE_PROCESSING, ...constraints, ...(deviceId ? { deviceId: { exact: deviceId } } : {}) };
+/**
+ * The constraints start() asks for: voice processing (`processing`: the option `noiseSuppression`'s,
+ * default all on), then the caller's constraints, then the device.
+ */
+export function microphoneConstraints(constraints: MediaTrackConstraints = {}, deviceId?: string, processing: MediaTrackConstraints = VOICE_PROCESSING): MediaTrackConstraints {
+  return { ...processing, ...constraints, ...(deviceId ? { deviceId: { exact: deviceId } } : {}) };
 }
 
 /** Opens the microphone and maps every failure to `microphone_denied` or `microphone_unavailable`. */
-export async function openMicrophone(source: MicrophoneSource | undefined, deviceId?: string): Promise<MediaStream> {
+export async function openMicrophone(source: MicrophoneSource | undefined, deviceId?: string, processing?: MediaTrackConstraints): Promise<MediaStream> {
   let stream: MediaStream;
   try {
     if (typeof source === 'function') {
@@ -25,7 +29,7 @@ export async function openMicrophone(source: MicrophoneSource | undefined, devic
       if (!media?.getUserMedia) {
         throw new VoiceSessionError('microphone_unavailable', 'This environment has no navigator.mediaDevices.getUserMedia (pass `microphone` as a function outside browsers; browsers require a secure context)');
       }
-      stream = await media.getUserMedia({ audio: microphoneConstraints(source, deviceId), video: false });
+      stream = await media.getUserMedia({ audio: microphoneConstraints(source, deviceId, processing), video: false });
     }
   } catch (err) {
     if (err instanceof VoiceSessionError) throw err;

@@ -7,9 +7,21 @@ import { openMicrophone, stopStream, type MicrophoneSource } from './media.js';
  * (device unplugged, Bluetooth off, taken by another app) is reported through `lost`. With source
  * `false` (a text-only call) nothing is ever opened. An effect: it reports, never emits.
  */
+/** What cleans the opened microphone (the session's NoiseStage): constraints to open it with, and the stream to send for it. */
+export interface MicrophoneStage {
+  readonly constraints: MediaTrackConstraints;
+  apply(raw: MediaStream): Promise<MediaStream>;
+  /** The raw stream is no longer used: stop it and what processes it. */
+  release(raw: MediaStream): void;
+}
+
 export class Microphone {
   private _stream: MediaStream | undefined;
+  /** The device's own stream: `_stream` itself, or what the stage processes into `_stream`. */
+  private raw: MediaStream | undefined;
   private _muted = false;
+  /** Push-to-talk: the caller holds talk (always true in `auto` turn-taking). */
+  private talking: boolean;
   private watched: MediaStreamTrack | undefined;
   private readonly onEnded = () => this.lost?.();
 
@@ -17,7 +29,16 @@ export class Microphone {
     private readonly source: MicrophoneSource | false | undefined,
     private readonly report: (muted: boolean) => void,
     private readonly lost?: () => void,
-  ) {}
+    private readonly stage?: MicrophoneStage,
+    pushToTalk = false,
+  ) {
+    this.talking = !pushToTalk;
+  }
+
+  /** The device's stream before any processing (for level meters: no added delay); undefined before open. */
+  get input(): MediaStream | undefined {
+    return this.raw;
+  }
 
   /** A text-only call (`microphone: false`): no microphone is asked for. */
   get textOnly(): boolean {
@@ -36,15 +57,23 @@ export class Microphone {
   /** Opens it; when `standDown()` says the call is ending meanwhile, releases it again and returns undefined. */
   async open(standDown: () => boolean): Promise<MediaStream | undefined> {
     if (this.source === false) return undefined;
-    const stream = await openMicrophone(this.source);
+    const raw = await openMicrophone(this.source, undefined, this.stage?.constraints);
+    const stream = !standDown() && this.stage ? await this.stage.apply(raw) : raw;
     if (standDown()) {
-      stopStream(stream);
+      this.discard(raw, stream);
       return undefined;
     }
     this._stream = stream;
+    this.raw = raw;
     this.apply();
-    this.watch(stream.getAudioTracks()[0]);
+    this.watch(raw.getAudioTracks()[0]);
     return stream;
+  }
+
+  /** Push-to-talk: the microphone is heard only while `talking` (closed at its source, so a delayed processing still sends the words' tail). */
+  setTalking(talking: boolean): void {
+    this.talking = talking;
+    this.apply();
   }
 
   setMuted(muted: boolean): void {
@@ -56,7 +85,7 @@ export class Microphone {
 
   /** The user is done (the call is ending): nothing more is sent, whatever `muted` says. */
   silence(): void {
-    for (const track of this._stream?.getAudioTracks() ?? []) track.enabled = false;
+    for (const track of [...(this._stream?.getAudioTracks() ?? []), ...(this.raw?.getAudioTracks() ?? [])]) track.enabled = false;
   }
 
   /**
@@ -66,18 +95,18 @@ export class Microphone {
   async switchTo(deviceId: string | undefined, standDown: () => boolean, replace: (old: MediaStreamTrack, track: MediaStreamTrack, stream: MediaStream) => void): Promise<MediaStream> {
     const current = this._stream!;
     if (this.source === false) throw new VoiceSessionError('not_supported', 'A text-only call (microphone: false) has no microphone to switch');
-    const next = await openMicrophone(this.source, deviceId);
+    const nextRaw = await openMicrophone(this.source, deviceId, this.stage?.constraints);
+    const next = this.stage ? await this.stage.apply(nextRaw) : nextRaw;
     const track = next.getAudioTracks()[0]!;
     if (this._stream !== current || standDown()) {
-      stopStream(next);
+      this.discard(nextRaw, next);
       throw new VoiceSessionError('not_connected', 'The call ended while the device was switching');
     }
-    track.enabled = !this._muted;
     const old = current.getAudioTracks()[0];
     try {
       if (old) replace(old, track, current);
     } catch (err) {
-      stopStream(next);
+      this.discard(nextRaw, next);
       throw new VoiceSessionError('microphone_unavailable', 'Could not switch the input device', { cause: err });
     }
     if (old) {
@@ -85,7 +114,10 @@ export class Microphone {
       old.stop();
     }
     current.addTrack(track);
-    this.watch(track);
+    if (this.stage && this.raw) this.stage.release(this.raw);
+    this.raw = this.stage ? nextRaw : current;
+    this.apply();
+    this.watch(nextRaw.getAudioTracks()[0]);
     return current;
   }
 
@@ -93,6 +125,14 @@ export class Microphone {
   stop(): void {
     this.watch(undefined);
     stopStream(this._stream);
+    if (this.raw && this.raw !== this._stream) this.stage?.release(this.raw);
+  }
+
+  /** Stops a stream opened for nothing (the call ended meanwhile), and its processing. */
+  private discard(raw: MediaStream, sent: MediaStream): void {
+    stopStream(sent);
+    if (sent !== raw) this.stage?.release(raw);
+    stopStream(raw);
   }
 
   /** Listens for `ended` on `track` only (the browser ends a track by itself when its device goes away). */
@@ -102,7 +142,9 @@ export class Microphone {
     track?.addEventListener?.('ended', this.onEnded);
   }
 
+  /** Muting closes what is sent; push-to-talk closes the source (a processed stream then drains its delay first). */
   private apply(): void {
-    for (const track of this._stream?.getAudioTracks() ?? []) track.enabled = !this._muted;
+    if (this.raw !== this._stream) for (const track of this._stream?.getAudioTracks() ?? []) track.enabled = !this._muted;
+    for (const track of this.raw?.getAudioTracks() ?? []) track.enabled = !this._muted && this.talking;
   }
 }

@@ -3,9 +3,11 @@ import type { Clock } from './clock.js';
 import type { LevelMeterFactory } from './levels.js';
 import type { MicrophoneSource } from './media.js';
 import type { WrtcImplementation } from './peer.js';
+import type { NoiseAssets, NoiseModule, NoiseSuppressionMode } from './noise/suppression.js';
+import type { VoiceGateOptions } from './noise/voice-gate.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 import type { VoiceSessionApi } from './report.js';
-import type { RealtimeProtocol } from './realtime-protocol.js';
+import type { InterruptionsOption, RealtimeProtocol } from './realtime-protocol.js';
 import type { TransportProvider } from './transport.js';
 
 /** Options of `new VoiceSession(options)`. */
@@ -18,8 +20,31 @@ export interface VoiceSessionOptions {
   language?: string;
   /** Your user's id, stored with the session. */
   userIdentifier?: string;
-  /** Barge-in: `auto` (default) lets the user's speech interrupt an answer; `off` queues it as the next turn. */
-  interruptions?: 'auto' | 'off';
+  /**
+   * Barge-in: `auto` (default) lets the user's speech interrupt an answer; `off` queues it as the
+   * next turn; `{ mode, minSpeechMs, resumeAfterMs }` also sets how long speech must last to cut an
+   * answer and when an answer held by a shorter sound resumes (docs/real-world.md).
+   */
+  interruptions?: InterruptionsOption;
+  // ---- turn-taking and noise (docs/client.md, "Noise and push-to-talk")
+  /**
+   * Who cleans the microphone: `browser` (default: the browser's noise suppression, echo
+   * cancellation and gain control), `rnnoise` (rnnoise in an AudioWorklet, loaded by `noiseModule`,
+   * and the client voice gate; echo cancellation stays the browser's), `off` (raw audio).
+   */
+  noiseSuppression?: NoiseSuppressionMode;
+  /**
+   * How `noiseSuppression: 'rnnoise'` loads its code: `() => import('kb-voice/noise')`. Your bundler
+   * makes it a chunk fetched only when rnnoise is on; without it the call falls back to `browser`
+   * (`snapshot.noiseSuppression.reason: 'no_module'`).
+   */
+  noiseModule?: () => Promise<NoiseModule>;
+  /** Where rnnoise's worklet and WebAssembly are served (default beside `kb-voice/noise`). */
+  noiseAssets?: NoiseAssets;
+  /** The client voice gate with rnnoise (default on: pre-roll 200 ms, hangover 400 ms); `false` sends everything rnnoise cleaned. */
+  voiceGate?: VoiceGateOptions | false;
+  /** `auto` (default): the service hears the caller all the time; `push-to-talk`: only while `talk(true)`. */
+  turnTaking?: 'auto' | 'push-to-talk';
   /**
    * How the session reaches the service; default the simple-peer WebRTC transport (using
    * `iceServers` and `wrtc`). kb-voice/testing has a scripted one.

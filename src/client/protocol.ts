@@ -1,5 +1,6 @@
 import { ValidationError } from '../api/errors.js';
 import { ClientEvent, DATA_CHANNEL_LABEL, PROTOCOL_VERSION, ServerEvent } from '../schemas/realtime-events.js';
+import type { RealtimeSessionIn } from '../schemas/realtime.js';
 import { toValidationDetail } from '../schemas/validation.js';
 import { VoiceSessionError } from './errors.js';
 import type { RealtimeProtocol, RealtimeProtocolCodec } from './realtime-protocol.js';
@@ -84,7 +85,8 @@ export const v1Protocol: RealtimeProtocol = {
       type: 'offer', sdp: offer.sdp, language: request.language,
       ...(request.userIdentifier ? { user_identifier: request.userIdentifier } : {}),
       ...(request.sessionId ? { session_id: request.sessionId } : {}),
-      ...(request.interruptions ? { interruptions: request.interruptions } : {}),
+      // The object form goes as it is (a service that knows it reads its timings).
+      ...(request.interruptions ? { interruptions: request.interruptions as RealtimeSessionIn['interruptions'] } : {}),
     }, { signal: request.signal });
     return { sessionId: answer.session_id, sdp: answer.sdp };
   },

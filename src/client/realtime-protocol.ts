@@ -6,6 +6,7 @@
  */
 import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
 import type { Clock } from './clock.js';
+import type { InterruptionsObject } from '../schemas/realtime.js';
 import type { VoiceSessionError } from './errors.js';
 import type { VoiceSessionApi } from './report.js';
 import type { SignalingAnswer } from './transport.js';
@@ -18,8 +19,22 @@ export interface SignalingRequest {
   userIdentifier?: string;
   /** Set when the attempt continues an existing session (reconnection). */
   sessionId?: string;
-  interruptions?: 'auto' | 'off';
+  interruptions?: InterruptionsOption;
+  /** `push-to-talk`: the client ends each utterance (`input.commit`); default `auto` (the service's VAD). */
+  turnTaking?: 'auto' | 'push-to-talk';
   signal: AbortSignal;
+}
+
+/**
+ * Option `interruptions`: `auto` (default) lets the caller's speech cut an answer, `off` queues it as
+ * the next turn; the object form also sets how long speech must last to cut it (`minSpeechMs`) and
+ * when a held answer resumes after a false interruption (`resumeAfterMs`).
+ */
+export type InterruptionsOption = 'auto' | 'off' | InterruptionsObject;
+
+/** The mode of an `interruptions` option (`auto` when unset). */
+export function interruptionMode(option: InterruptionsOption | undefined): 'auto' | 'off' {
+  return typeof option === 'object' ? option.mode ?? 'auto' : option ?? 'auto';
 }
 
 /** Reads and writes one session's protocol messages; it may keep state (it lives as long as the session). */

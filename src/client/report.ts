@@ -5,6 +5,7 @@ import type {
 } from '../schemas/realtime.js';
 import { fromApiFailure, type VoiceSessionError } from './errors.js';
 import type { Turn } from './events.js';
+import { countInterruptions, type InterruptionCounts } from './interruptions.js';
 import type { QualityReport } from './quality/report.js';
 
 /**
@@ -56,6 +57,8 @@ export interface VoiceReport {
   quality: QualityReport;
   /** Why a part is missing: the failure of its request (`VoiceSessionError` with its code), per part. Empty when every part arrived. */
   errors: ReportErrors;
+  /** Answers cut by the caller, by the app, and false interruptions (sounds that paused an answer that then resumed). */
+  interruptions: InterruptionCounts;
 }
 
 /** The failed parts of a {@link VoiceReport}, each with its error. */
@@ -117,5 +120,6 @@ export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId:
     audio: audio.status === 'fulfilled' ? (audio.value?.segments ?? []) : [],
     quality,
     errors,
+    interruptions: countInterruptions(turns),
   };
 }

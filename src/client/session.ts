@@ -10,12 +10,15 @@ import { Ending } from './ending.js';
 import { classifyFailure, fromApiFailure, VoiceSessionError } from './errors.js';
 import type { EventHandlers, Report, SessionEvents, TranscriptUpdate, Turn } from './events.js';
 import { Heartbeat } from './heartbeat.js';
+import { InterruptionLedger } from './interruptions.js';
 import { LevelMonitor, webAudioMeters } from './levels.js';
 import { QualityTracker } from './quality/tracker.js';
 import { Microphone } from './microphone.js';
+import { NoiseStage } from './noise/stage.js';
 import type { EndOptions, VoiceSessionOptions } from './options.js';
 import { simplePeerTransport } from './peer.js';
 import { AudioPlayback } from './playback.js';
+import { PushToTalk } from './push-to-talk.js';
 import { v1Protocol } from './protocol.js';
 import { jitteredBackoff } from './reconnect-policy.js';
 import { Recovery } from './recovery.js';
@@ -81,6 +84,10 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private readonly ending: Ending;
   private readonly devices: DeviceWatch;
   private readonly network: NetworkWatch;
+  // ---- turn-taking and noise (issue 35): microphone cleaning, push-to-talk, who cut which answer
+  private readonly noise: NoiseStage;
+  private readonly pushToTalk: PushToTalk | undefined;
+  private readonly ledger = new InterruptionLedger();
   private reconnectCause: ReconnectCause = 'connection_lost';
   /** Set with `resume: true`: where the live call's id is kept for a reload. */
   private readonly resumeStore: ResumeStore | undefined;
@@ -113,7 +120,17 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       resumed: () => this.notify('playbackResumed'),
     });
     this.warmupRequest = new Warmup(options, clock, (status) => this.notify('warmup', status));
-    this.microphone = new Microphone(options.microphone, (muted) => this.notify('mute', muted), () => void this.microphoneLost());
+    this.noise = new NoiseStage(options, (status) => this.notify('noiseSuppression', status));
+    const pushToTalk = options.turnTaking === 'push-to-talk';
+    this.microphone = new Microphone(options.microphone, (muted) => this.notify('mute', muted), () => void this.microphoneLost(), this.noise, pushToTalk);
+    this.pushToTalk = pushToTalk ? new PushToTalk(clock, {
+      setOpen: (open) => this.microphone.setTalking(open),
+      interruptAnswer: () => this.cutAnswer('caller'),
+      commit: () => {
+        if (this._state.status === 'connected') this.attempt?.send({ v: PROTOCOL_VERSION, type: 'input.commit' });
+      },
+      changed: (talking) => this.notify('talking', talking),
+    }, () => this.noise.latencyMs) : undefined;
     this.devices = new DeviceWatch((devices) => this.notify('devices', devices));
     this.network = new NetworkWatch({
       offline: () => {
@@ -130,6 +147,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.tracker = new TurnTracker(this.notify, {
       ...(options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {}),
       perceivedLatency: (input) => this.quality.turnFinished(input),
+      interruptedBy: (event) => this.ledger.interruptedBy(event),
     }, () => clock.now());
     const pings = protocol.heartbeat !== false;
     this.heartbeat = new Heartbeat({
@@ -162,6 +180,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       { connected: () => this.heartbeat.start(), lost: () => this.heartbeat.stop(), close: () => this.heartbeat.stop() },
       { connected: () => this.levels.start(), close: () => (this.levels.close(), this.meters?.close()) },
       { lost: () => this.tracker.connectionLost(), close: () => this.tracker.connectionLost() },
+      { close: () => (this.pushToTalk?.stop(), this.noise.close()) },
       { lost: () => this.ending.speechOver(), close: () => this.ending.speechOver() },
       { close: () => this.microphone.stop() },
       { close: () => this.devices.close() },
@@ -176,6 +195,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       turnsSource: this.tracker.turns, live: this.tracker.live, userSpeaking: this.tracker.userSpeaking,
       assistantSpeaking: this.tracker.assistantSpeaking, playbackBlocked: this.playback.blocked, error: this._error,
       iceSignaling: this._iceSignaling, quality: this.quality.quality, devices: this.devices.current, resumed: this._resumed,
+      noiseSuppression: this.noise.status, talking: this.pushToTalk?.talking ?? false,
     }));
     options.signal?.addEventListener('abort', this.onAbort, { once: true });
     // QA hook (CONTRACT.md, kb-voice-qa): a page under test registers every session it creates.
@@ -269,21 +289,43 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.microphone.setMuted(false);
   }
 
-  /** Asks a typed question. Throws `not_connected` unless connected, a local ValidationError for empty or too long text. */
+  /** Asks a typed question (it replaces an answer under way: `Turn.interruptedBy` `app`). Throws `not_connected` unless connected, a local ValidationError for empty or too long text. */
   sendText(text: string): void {
-    this.requireConnected().send({ v: PROTOCOL_VERSION, type: 'input.text', text });
+    const attempt = this.requireConnected();
+    attempt.send({ v: PROTOCOL_VERSION, type: 'input.text', text });
+    this.ledger.cut('app', this.tracker.live?.turnId);
   }
 
-  /** Stops the assistant's current answer. */
+  /** Stops the assistant's current answer (`Turn.interruptedBy` `app`). */
   interrupt(): void {
+    this.cutAnswer('app');
+  }
+
+  /**
+   * Push-to-talk (`turnTaking: 'push-to-talk'`): `talk(true)` while the caller holds the talk
+   * button opens the microphone (cutting an answer under way: the caller interrupts it), `talk(false)`
+   * closes it and tells the service the utterance is complete, so it answers at once. `talk(true)`
+   * throws `not_connected` unless connected and `not_supported` in `auto` turn-taking;
+   * `talk(false)` never throws (a release after the call ended does nothing).
+   */
+  talk(on: boolean): void {
+    if (!on) return this.pushToTalk?.release();
+    if (!this.pushToTalk) throw new VoiceSessionError('not_supported', "talk() needs turnTaking: 'push-to-talk'");
+    this.requireConnected();
+    this.pushToTalk.press(this.tracker.assistantSpeaking);
+  }
+
+  /** Sends `response.interrupt` for the answer under way and remembers who asked. */
+  private cutAnswer(by: 'caller' | 'app'): void {
     this.requireConnected().send({ v: PROTOCOL_VERSION, type: 'response.interrupt' });
+    this.ledger.cut(by, this.tracker.live?.turnId);
   }
 
   /** Switches the microphone to another input device without reconnecting (the sender's track is replaced). */
   async setInputDevice(deviceId: string): Promise<void> {
     if (!this.microphone.stream || !isLive(this._state)) throw new VoiceSessionError('not_connected', 'No call in progress');
     const stream = await this.microphone.switchTo(deviceId, this.callOver, this.sendTrack);
-    this.levels.setInput(stream);
+    this.levels.setInput(this.microphone.input ?? stream);
   }
 
   /**
@@ -340,7 +382,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       if (!this.microphone.textOnly) {
         const mic = await this.microphone.open(() => !stillConnecting());
         if (!mic) return;
-        this.levels.setInput(mic);
+        this.levels.setInput(this.microphone.input ?? mic);
       }
       // After the microphone permission: only then do devices have labels.
       this.devices.start();
@@ -382,7 +424,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.notify('error', new VoiceSessionError('device_lost', 'The microphone stopped (unplugged, switched off or taken by another app); switching to the default microphone'));
     try {
       const stream = await this.microphone.switchTo(undefined, this.callOver, this.sendTrack);
-      this.levels.setInput(stream);
+      this.levels.setInput(this.microphone.input ?? stream);
     } catch (err) {
       if (!isLive(this._state)) return;
       this.notify('error', err instanceof VoiceSessionError ? err : new VoiceSessionError('microphone_unavailable', 'No microphone could replace the lost one', { cause: err }));
@@ -505,6 +547,8 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     'input.speech_stopped': (event) => this.tracker.handle(event),
     'output.speech_started': (event) => this.tracker.handle(event),
     'output.speech_stopped': (event) => this.tracker.handle(event),
+    'output.speech_paused': (event) => this.tracker.handle(event),
+    'output.speech_resumed': (event) => this.tracker.handle(event),
     'transcript.delta': (event) => this.tracker.handle(event),
     'transcript.final': (event) => this.tracker.handle(event),
     'turn.completed': (event) => this.tracker.handle(event),

@@ -1,10 +1,11 @@
-import type { ServerEvent } from '../schemas/realtime-events.js';
+import type { ServerEvent, ServerEventOf } from '../schemas/realtime-events.js';
 import { systemClock } from './clock.js';
 import { VoiceSessionError } from './errors.js';
 import type { LiveTranscript, Report, Turn } from './events.js';
+import type { InterruptedBy } from './interruptions.js';
 
 /** The server events that make up turns: the session hands these to {@link TurnTracker.handle}. */
-export type TurnEvent = Extract<ServerEvent, { type: 'input.speech_started' | 'input.speech_stopped' | 'output.speech_started' | 'output.speech_stopped' | 'transcript.delta' | 'transcript.final' | 'turn.completed' }>;
+export type TurnEvent = Extract<ServerEvent, { type: 'input.speech_started' | 'input.speech_stopped' | 'output.speech_started' | 'output.speech_stopped' | 'output.speech_paused' | 'output.speech_resumed' | 'transcript.delta' | 'transcript.final' | 'turn.completed' }>;
 
 /** Limits of {@link TurnTracker}; see the README's guarantees. */
 export interface TurnLimits {
@@ -12,6 +13,8 @@ export interface TurnLimits {
   maxTranscriptChars?: number;
   /** `Turn.perceivedLatencyMs` of a turn finishing now (the session's quality tracker); default: not measured. */
   perceivedLatency?: (input: 'voice' | 'text') => number | null;
+  /** `Turn.interruptedBy` of a completed turn (the session's InterruptionLedger); default `caller` for every cut answer. */
+  interruptedBy?: (event: ServerEventOf<'turn.completed'>) => InterruptedBy;
 }
 
 /** Turns in progress remembered at most (older ones are forgotten: their completion then counts as never started). */
@@ -53,10 +56,12 @@ export class TurnTracker {
   private resetReported = false;
 
   private readonly perceivedLatency: (input: 'voice' | 'text') => number | null;
+  private readonly interruptedBy: (event: ServerEventOf<'turn.completed'>) => InterruptedBy;
 
   constructor(private readonly report: Report, limits: TurnLimits = {}, private readonly now: () => number = () => systemClock.now()) {
     this.maxChars = limits.maxTranscriptChars ?? 65536;
     this.perceivedLatency = limits.perceivedLatency ?? (() => null);
+    this.interruptedBy = limits.interruptedBy ?? ((event) => (event.interrupted ? 'caller' : null));
   }
 
   /** One event of a turn (the session routes these here; see {@link TurnEvent}). */
@@ -71,6 +76,12 @@ export class TurnTracker {
         return this.setAssistant(true);
       case 'output.speech_stopped':
         return this.setAssistant(false);
+      // A sound that may be the caller holds the answer (a false interruption resumes it): the
+      // assistant is silent meanwhile, so a graceful end or a UI does not wait on it.
+      case 'output.speech_paused':
+        return this.setAssistant(false);
+      case 'output.speech_resumed':
+        return this.setAssistant(true);
       case 'transcript.delta': {
         const key = `${event.turn_id}:${event.role}`;
         const text = this.cap(event.turn_id, (this.partial.get(key) ?? '') + event.delta);
@@ -119,6 +130,8 @@ export class TurnTracker {
           perceivedLatencyMs: this.perceivedLatency(event.input),
           agentBuildMs: event.agent_build_ms,
           interrupted: event.interrupted,
+          interruptedBy: this.interruptedBy(event),
+          falseInterruptions: event.false_interruptions ?? 0,
           ...(this.scripted.delete(event.turn_id) ? { scripted: true } : {}),
           completedAt: new Date(this.now()).toISOString(),
         });

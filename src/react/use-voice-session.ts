@@ -18,6 +18,11 @@ export interface VoiceSessionControls extends SessionSnapshot {
   sendText(text: string): void;
   /** Stops the current answer; throws `not_connected` unless connected. */
   interrupt(): void;
+  /**
+   * Push-to-talk (`turnTaking: 'push-to-talk'`): `talk(true)` while the talk button is held (throws
+   * like VoiceSession.talk), `talk(false)` on release (never throws). `talking` says which.
+   */
+  talk(on: boolean): void;
   /** The current (or last) call's report; rejects with `not_connected` before any call, like VoiceSession.report. */
   report(): Promise<SessionReport>;
   /** Retries blocked playback; call it from a click. */
@@ -60,6 +65,7 @@ export function useVoiceSession(options: VoiceSessionOptions): VoiceSessionContr
       unmute: () => holder.setMuted(false),
       sendText: (text: string) => holder.sendText(text),
       interrupt: () => holder.interrupt(),
+      talk: (on: boolean) => holder.talk(on),
       report: () => holder.report(),
       resumePlayback: () => holder.resumePlayback(),
       setInputDevice: (deviceId: string) => holder.setInputDevice(deviceId),

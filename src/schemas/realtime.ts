@@ -13,6 +13,14 @@ export type RealtimeWarmupIn = z.input<typeof RealtimeWarmupIn>;
 export const RealtimeWarmupOut = z.looseObject({ success: z.boolean() });
 export type RealtimeWarmupOut = z.infer<typeof RealtimeWarmupOut>;
 
+/** The object form of the `interruptions` option (CONTRACT.md "Turn-taking and noise"). */
+export const InterruptionsObject = z.strictObject({
+  mode: z.optional(z.enum(['auto', 'off'])),
+  minSpeechMs: z.optional(z.int().check(z.gte(0), z.lte(5000))),
+  resumeAfterMs: z.optional(z.int().check(z.gte(0), z.lte(10_000))),
+});
+export type InterruptionsObject = z.infer<typeof InterruptionsObject>;
+
 /** Signaling request (CONTRACT.md): the offer carries its ICE candidates (no trickle). */
 export const RealtimeSessionIn = z.strictObject({
   type: z.literal('offer'),

@@ -16,17 +16,17 @@ describe('exhaustive server-event handling', () => {
     const missing: EventHandlers<ServerEvent> = { pong: noop, error: noop, 'session.ready': noop };
     const turnsOnly: EventHandlers<TurnEvent> = {
       'input.speech_started': noop, 'input.speech_stopped': noop, 'output.speech_started': noop, 'output.speech_stopped': noop,
-      'transcript.delta': noop, 'transcript.final': noop, 'turn.completed': noop,
+      'output.speech_paused': noop, 'output.speech_resumed': noop, 'transcript.delta': noop, 'transcript.final': noop, 'turn.completed': noop,
     };
     expect(Object.keys(missing)).toHaveLength(3);
-    expect(Object.keys(turnsOnly)).toHaveLength(7);
+    expect(Object.keys(turnsOnly)).toHaveLength(9);
   });
 
   it('every server event of the schema is either a turn event or one the session handles itself', () => {
     const all = ServerEvent.def.options.map((o) => o.def.shape.type.def.values[0] as ServerEvent['type']);
     const turn: Record<TurnEvent['type'], true> = {
       'input.speech_started': true, 'input.speech_stopped': true, 'output.speech_started': true, 'output.speech_stopped': true,
-      'transcript.delta': true, 'transcript.final': true, 'turn.completed': true,
+      'output.speech_paused': true, 'output.speech_resumed': true, 'transcript.delta': true, 'transcript.final': true, 'turn.completed': true,
     };
     const session: Record<Exclude<ServerEvent['type'], TurnEvent['type']>, true> = { 'session.ready': true, pong: true, error: true };
     expect([...Object.keys(turn), ...Object.keys(session)].sort()).toEqual([...all].sort());

@@ -58,7 +58,7 @@ describe('the load report (Artillery JSON)', () => {
 });
 
 describe('turn metrics', () => {
-  const turn: CallTurn = { id: 1, input: 'voice', question: 'q', answer: 'a', messageId: 'm', firstResponseMs: 40, perceivedLatencyMs: null, agentBuildMs: 0, interrupted: true, completedAt: '' };
+  const turn: CallTurn = { id: 1, input: 'voice', question: 'q', answer: 'a', messageId: 'm', firstResponseMs: 40, perceivedLatencyMs: null, agentBuildMs: 0, interrupted: true, interruptedBy: 'caller', falseInterruptions: 0, completedAt: '' };
   it('emit the caller’s own perceived latency where the page did not measure it, and a cut answer', () => {
     const samples = turnSamples(turn, 700);
     expect(samples).toContainEqual({ kind: 'histogram', name: 'voice.perceived_latency_ms', value: 700 });

@@ -6,14 +6,14 @@ import type { CallTurn, VoiceCallEvidence } from '../../qa/src/types.js';
 
 const turn = (id: number, answer: string, firstResponseMs: number | null, perceivedLatencyMs: number | null = null): CallTurn => ({
   id, input: 'text', question: `question ${id}`, answer, messageId: `m-${id}`, firstResponseMs, agentBuildMs: 0,
-  interrupted: false, completedAt: '2026-01-01T00:00:00.000Z', perceivedLatencyMs,
+  interrupted: false, interruptedBy: null, falseInterruptions: 0, completedAt: '2026-01-01T00:00:00.000Z', perceivedLatencyMs,
 });
 
 function evidence(call: number, turns: CallTurn[]): VoiceCallEvidence {
   const pick = (f: (t: CallTurn) => number | null | undefined) => turns.map(f).filter((v): v is number => typeof v === 'number');
   return {
     kind: 'kb-voice-qa/call', version: 1, call, turns, audio: [], quality: null,
-    report: { sessionId: `s-${call}`, aiId: 'robot', turns, usage: null, cost: null, audio: [], quality: null, errors: {} },
+    report: { sessionId: `s-${call}`, aiId: 'robot', turns, usage: null, cost: null, audio: [], quality: null, errors: {}, interruptions: { byCaller: 0, byApp: 0, false: 0 } },
     latency: { firstResponseMs: pick((t) => t.firstResponseMs), perceivedLatencyMs: pick((t) => t.perceivedLatencyMs) },
   };
 }

@@ -236,6 +236,9 @@ export function openaiCodec(now: () => number = () => systemClock.now()): OpenAI
         case 'session.end':
           // OpenAI's protocol has no goodbye message: closing the connection ends the call.
           return [];
+        case 'input.commit':
+          // Push-to-talk (turn_detection null): the released utterance is the question; answer it.
+          return [msg({ type: 'input_audio_buffer.commit' }), msg({ type: 'response.create' })];
         case 'input.text': {
           const item = msg({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: e.text }] } });
           // A typed question replaces an answer in progress; the new response waits for the old one's end.

@@ -1,5 +1,5 @@
 import { VoiceSessionError } from '../errors.js';
-import type { RealtimeProtocol, SignalingRequest } from '../realtime-protocol.js';
+import { interruptionMode, type RealtimeProtocol, type SignalingRequest } from '../realtime-protocol.js';
 import { openaiCodec } from './codec.js';
 
 /** Options of {@link openaiProtocol}. */
@@ -37,6 +37,15 @@ async function failure(res: Response, what: string): Promise<SignalingHttpError>
   return new SignalingHttpError(res.status, `${what} failed with status ${res.status}${detail ? `: ${detail}` : ''}`);
 }
 
+/**
+ * `turn_detection` for the call: none with push-to-talk (the client commits each utterance), the
+ * server's VAD without barge-in with `interruptions: 'off'`, the service's default otherwise.
+ */
+function turnDetection(request: SignalingRequest): { turn_detection?: object | null } {
+  if (request.turnTaking === 'push-to-talk') return { turn_detection: null };
+  return interruptionMode(request.interruptions) === 'off' ? { turn_detection: { type: 'server_vad', interrupt_response: false } } : {};
+}
+
 /** The session part both signaling flows send: the conversation language and barge-in setting. */
 function sessionConfig(request: SignalingRequest): object {
   return {
@@ -44,7 +53,7 @@ function sessionConfig(request: SignalingRequest): object {
     audio: {
       input: {
         transcription: { language: request.language },
-        ...(request.interruptions === 'off' ? { turn_detection: { type: 'server_vad', interrupt_response: false } } : {}),
+        ...turnDetection(request),
       },
     },
   };

@@ -1,0 +1,49 @@
+import type { ServerEventOf } from '../schemas/realtime-events.js';
+
+/** Who cut an answer: the caller speaking (or pressing talk), the app (`interrupt()`, a typed question), or nobody. */
+export type InterruptedBy = 'caller' | 'app' | null;
+
+/** `report().interruptions`: answers cut by the caller, cut by the app, and false interruptions (sounds that paused an answer that then resumed). */
+export interface InterruptionCounts {
+  byCaller: number;
+  byApp: number;
+  false: number;
+}
+
+/** Turns whose cutter is remembered at most (a service that never completes them cannot grow it). */
+const MAX_MARKED = 64;
+
+/**
+ * Who interrupted which answer: the protocol says an answer was cut (`turn.completed.interrupted`)
+ * but not by whom, so the session marks the turn in progress when it cuts it itself (`interrupt()`,
+ * a typed question: the app; `talk(true)` over an answer: the caller); every other cut answer was
+ * cut by the caller's speech.
+ */
+export class InterruptionLedger {
+  private readonly marked = new Map<number, 'caller' | 'app'>();
+
+  /** The session cut turn `turnId`'s answer (`by`: who asked for it); no turn in progress: nothing to mark. */
+  cut(by: 'caller' | 'app', turnId: number | undefined): void {
+    if (turnId === undefined || this.marked.has(turnId)) return;
+    this.marked.set(turnId, by);
+    if (this.marked.size > MAX_MARKED) this.marked.delete(this.marked.keys().next().value!);
+  }
+
+  /** `Turn.interruptedBy` of a completed turn. */
+  interruptedBy(event: ServerEventOf<'turn.completed'>): InterruptedBy {
+    const by = this.marked.get(event.turn_id);
+    this.marked.delete(event.turn_id);
+    return event.interrupted ? by ?? 'caller' : null;
+  }
+}
+
+/** `report().interruptions` over the call's turns. */
+export function countInterruptions(turns: readonly { interruptedBy?: InterruptedBy; falseInterruptions?: number }[]): InterruptionCounts {
+  const counts: InterruptionCounts = { byCaller: 0, byApp: 0, false: 0 };
+  for (const turn of turns) {
+    if (turn.interruptedBy === 'caller') counts.byCaller++;
+    else if (turn.interruptedBy === 'app') counts.byApp++;
+    counts.false += turn.falseInterruptions ?? 0;
+  }
+  return counts;
+}
