@@ -22,6 +22,7 @@ import { Recovery } from './recovery.js';
 import { fetchReport, reportWindow, type SessionReport } from './report.js';
 import { SessionId } from './session-id.js';
 import { SnapshotCache, type SessionSnapshot } from './snapshot.js';
+import { TurnTimeline } from './timing/timeline.js';
 import { checkTransition, isFinal, isLive, type EndReason, type ReconnectCause, type SessionState, type WarmupStatus } from './state.js';
 import type { IceSignaling } from './transport.js';
 import { TurnTracker } from './turns.js';
@@ -73,6 +74,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private readonly microphone: Microphone;
   private readonly tracker: TurnTracker;
   private readonly quality: QualityTracker;
+  private readonly timeline: TurnTimeline;
   private readonly heartbeat: Heartbeat;
   private readonly levels: LevelMonitor;
   private readonly meters: ReturnType<typeof webAudioMeters>;
@@ -126,9 +128,13 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     });
     this.resumeStore = options.resume ? new ResumeStore(options.aiId, () => clock.now(), options.resumeWindowMs) : undefined;
     this.quality = new QualityTracker({ changed: (quality) => this.notify('quality', quality), clock }, options.quality);
+    this.timeline = new TurnTimeline({
+      now: () => clock.now(), marks: (input) => this.quality.turnFinished(input),
+      bufferingMs: () => this.quality.jitterBufferMs, playbackMs: () => this.meters?.outputLatencyMs() ?? null,
+    });
     this.tracker = new TurnTracker(this.notify, {
       ...(options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {}),
-      perceivedLatency: (input) => this.quality.turnFinished(input),
+      timing: (completed) => this.timeline.finished(completed),
     }, () => clock.now());
     const pings = protocol.heartbeat !== false;
     this.heartbeat = new Heartbeat({
@@ -139,10 +145,9 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       onDead: () => this.lost(this.attempt),
     });
     this.meters = options.levelMeter ? undefined : webAudioMeters();
-    this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => {
-      this.quality.level(levels.input, levels.output);
-      this.emit('level', levels);
-    }, clock);
+    this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => this.emit('level', levels), clock, 100, {
+      read: (levels) => this.quality.level(levels.input, levels.output),
+    });
     this.recovery = new Recovery({
       clock, probes: pings, policy: options.reconnectPolicy ?? jitteredBackoff(),
       reconnectTimeoutMs: options.reconnectTimeoutMs ?? 15000, connectTimeoutMs: options.connectTimeoutMs ?? 15000,
@@ -170,6 +175,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       { connected: () => this.resumeStore?.keep(this.ids.value!), close: () => this.resumeStore?.clear() },
       { close: () => this.playback.release() },
       this.quality,
+      this.timeline,
     ];
     this.snapshot = new SnapshotCache(() => ({
       status: this._state.status, state: this._state, warmup: this.warmupRequest.status, muted: this.microphone.muted, sessionId: this.ids.value,
@@ -478,6 +484,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   };
 
   private serverEvent(event: ServerEvent): void {
+    this.timeline.event(event);
     switch (event.type) {
       case 'session.ready':
         this._agentReady = event.agent_ready;

@@ -1,13 +1,14 @@
-import type { ServerEvent } from '../schemas/realtime-events.js';
+import type { ServerEvent, ServerEventOf } from '../schemas/realtime-events.js';
 import { VoiceSessionError } from './errors.js';
 import type { LiveTranscript, Report, Turn } from './events.js';
+import { UNMEASURED_TIMING, type TurnTiming } from './timing/phases.js';
 
 /** Limits of {@link TurnTracker}; see the README's guarantees. */
 export interface TurnLimits {
   /** Characters kept of one turn's transcript per role (default 65536); the rest is dropped and reported once. */
   maxTranscriptChars?: number;
-  /** `Turn.perceivedLatencyMs` of a turn finishing now (the session's quality tracker); default: not measured. */
-  perceivedLatency?: (input: 'voice' | 'text') => number | null;
+  /** `Turn.timing` and `Turn.perceivedLatencyMs` of a turn finishing now (the session's timeline); default: not measured. */
+  timing?: (completed: ServerEventOf<'turn.completed'>) => { timing: TurnTiming; perceivedLatencyMs: number | null };
 }
 
 /** Turns in progress remembered at most (older ones are forgotten: their completion then counts as never started). */
@@ -48,11 +49,11 @@ export class TurnTracker {
   private dropped = false;
   private resetReported = false;
 
-  private readonly perceivedLatency: (input: 'voice' | 'text') => number | null;
+  private readonly timing: NonNullable<TurnLimits['timing']>;
 
   constructor(private readonly report: Report, limits: TurnLimits = {}, private readonly now: () => number = Date.now) {
     this.maxChars = limits.maxTranscriptChars ?? 65536;
-    this.perceivedLatency = limits.perceivedLatency ?? (() => null);
+    this.timing = limits.timing ?? (() => ({ timing: UNMEASURED_TIMING, perceivedLatencyMs: null }));
   }
 
   handle(event: ServerEvent): void {
@@ -111,7 +112,7 @@ export class TurnTracker {
           answer: this.cap(event.turn_id, event.answer),
           messageId: event.message_id,
           firstResponseMs: event.first_response_ms,
-          perceivedLatencyMs: this.perceivedLatency(event.input),
+          ...this.timing(event),
           agentBuildMs: event.agent_build_ms,
           interrupted: event.interrupted,
           ...(this.scripted.delete(event.turn_id) ? { scripted: true } : {}),

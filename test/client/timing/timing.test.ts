@@ -1,0 +1,146 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { VoiceSession, type Turn } from '../../../src/client/index.js';
+import { TurnTimeline } from '../../../src/client/timing/timeline.js';
+import { ServiceClock } from '../../../src/client/timing/service-clock.js';
+import { turnTiming, type TurnMarks } from '../../../src/client/timing/phases.js';
+import { FakeClock, ScriptedService } from '../../../src/testing/index.js';
+
+const completed = (turnId: number, input: 'voice' | 'text', firstResponseMs: number | null) => ({
+  type: 'turn.completed', turn_id: turnId, message_id: `m${turnId}`, input, question: 'q', answer: 'a',
+  first_response_ms: firstResponseMs, agent_build_ms: 0, input_duration_ms: 900, output_duration_ms: 900, interrupted: false,
+} as const);
+
+describe('ServiceClock', () => {
+  it('trusts the pong with the shortest round trip and maps service times onto the client clock', () => {
+    const c = new ServiceClock();
+    expect(c.rttMs).toBeNull();
+    expect(c.toClient(100)).toBeNull();
+    expect(c.arrivalToClient(1000)).toBe(1000);
+    c.pong(1000, 1300, 5500); // a queued pong: 300 ms round trip, offset 5500 - 1150
+    c.pong(2000, 2040, 6400); // 40 ms: offset 6400 - 2020 = 4380
+    c.pong(3000, 3100, 7500); // 100 ms
+    expect(c.rttMs).toBe(40);
+    expect(c.offsetMs).toBe(4380);
+    expect(c.toClient(9380)).toBe(5000);
+    expect(c.arrivalToClient(1000)).toBe(980);
+    c.pong(4000, 3990, 1); // not one of ours (time went backwards): ignored
+    expect(c.rttMs).toBe(40);
+    c.reset();
+    expect(c.offsetMs).toBeNull();
+  });
+
+  it('knows only the round trip from pongs without the service time (OpenAI dialect)', () => {
+    const c = new ServiceClock();
+    c.pong(0, 60, undefined);
+    expect(c.rttMs).toBe(60);
+    expect(c.offsetMs).toBeNull();
+    expect(c.arrivalToClient(1000)).toBe(970);
+  });
+});
+
+describe('turnTiming', () => {
+  const marks = (m: Partial<TurnMarks>): TurnMarks => ({
+    speechEndAt: 1000, detectedAt: 1620, firstResponseMs: 50, heardAt: 1760, bufferingMs: 40, playbackMs: 12, ...m,
+  });
+
+  it('splits the perceived latency into five phases that add up to it', () => {
+    const { timing, perceivedLatencyMs } = turnTiming(marks({}));
+    expect(timing).toEqual({ endpointingMs: 620, serviceMs: 50, networkMs: 50, bufferingMs: 40, playbackMs: 12 });
+    expect(perceivedLatencyMs).toBe(772);
+    const sum = Object.values(timing).reduce((a: number, b) => a + b!, 0);
+    expect(sum).toBe(perceivedLatencyMs);
+  });
+
+  it('keeps estimated marks in order between the measured ends (no negative phase, the sum holds)', () => {
+    // the detection estimate came after the first sound (offset error), the buffer's mean is longer than the gap
+    const { timing, perceivedLatencyMs } = turnTiming(marks({ detectedAt: 1800, bufferingMs: 900 }));
+    expect(Object.values(timing).every((v) => v !== null && v >= 0)).toBe(true);
+    expect(Object.values(timing).reduce((a: number, b) => a + b!, 0)).toBe(perceivedLatencyMs);
+    expect(timing.endpointingMs).toBe(760);
+  });
+
+  it('is null where not measurable: no level meter, no service detection, no stats, no output latency', () => {
+    expect(turnTiming(marks({ speechEndAt: null }))).toEqual({
+      timing: { endpointingMs: null, serviceMs: 50, networkMs: null, bufferingMs: 40, playbackMs: 12 }, perceivedLatencyMs: null,
+    });
+    const noDetection = turnTiming(marks({ detectedAt: null, playbackMs: null }));
+    expect(noDetection.timing).toEqual({ endpointingMs: null, serviceMs: 50, networkMs: null, bufferingMs: 40, playbackMs: null });
+    expect(noDetection.perceivedLatencyMs).toBe(760); // without the output's latency: up to the sound leaving the receiver
+    expect(turnTiming(marks({ bufferingMs: null })).timing).toMatchObject({ networkMs: null, bufferingMs: null, endpointingMs: 620 });
+  });
+});
+
+describe('TurnTimeline', () => {
+  it('maps the service detection with the pong offset (v1), or takes arrival less half a round trip (no service time)', () => {
+    let now = 0;
+    const ends = { speechEndAt: 1000, heardAt: 1760 };
+    const timeline = new TurnTimeline({ now: () => now, marks: () => ends, bufferingMs: () => null, playbackMs: () => null });
+    now = 540;
+    timeline.event({ v: 1, type: 'pong', t: 500, at_ms: 3000 }); // rtt 40, offset 3000 - 520 = 2480
+    now = 1700; // the event arrived late (its sender was busy): its own time counts
+    timeline.event({ v: 1, type: 'input.speech_stopped', turn_id: 1, at_ms: 1620 + 2480, duration_ms: 900 });
+    expect(timeline.finished(completed(1, 'voice', 50)).timing).toMatchObject({ endpointingMs: 620, serviceMs: 50 });
+
+    const openai = new TurnTimeline({ now: () => now, marks: () => ends, bufferingMs: () => null, playbackMs: () => null });
+    now = 560;
+    openai.event({ v: 1, type: 'pong', t: 500 }); // rtt 60
+    now = 1650;
+    openai.event({ v: 1, type: 'input.speech_stopped', turn_id: 1, at_ms: 900, duration_ms: 900 }); // at_ms: another clock
+    expect(openai.finished(completed(1, 'voice', 50)).timing.endpointingMs).toBe(620);
+  });
+
+  it('gives typed questions no endpointing and no perceived latency; a lost connection forgets the offset', () => {
+    const timeline = new TurnTimeline({ now: () => 0, marks: () => null, bufferingMs: () => 30, playbackMs: () => 10 });
+    expect(timeline.finished(completed(1, 'text', 80))).toEqual({
+      timing: { endpointingMs: null, serviceMs: 80, networkMs: null, bufferingMs: 30, playbackMs: 10 }, perceivedLatencyMs: null,
+    });
+    timeline.event({ v: 1, type: 'pong', t: 0, at_ms: 100 });
+    expect(timeline.clock.offsetMs).toBe(100);
+    timeline.lost();
+    expect(timeline.clock.offsetMs).toBeNull();
+  });
+});
+
+describe('Turn.timing in a session (scripted service, fake time)', () => {
+  let session: VoiceSession | undefined;
+  afterEach(async () => {
+    await session?.end({ mode: 'immediate' });
+    session = undefined;
+  });
+
+  it('measures speech end and first sound on 20 ms readings, the quiet end of a sentence still speech', async () => {
+    const clock = new FakeClock(0);
+    const scripted = new ScriptedService({ clock });
+    let input = 0;
+    let output = 0;
+    session = new VoiceSession({
+      aiId: 'robot-1', ...scripted.sessionOptions, heartbeatIntervalMs: 0,
+      levelMeter: (stream) => ({ read: () => (stream === session!.remoteStream ? output : input), close: () => undefined }),
+    });
+    const turns: Turn[] = [];
+    session.on('turn', (t) => turns.push(t));
+    await session.start();
+    await clock.settle();
+    const t0 = clock.now();
+    scripted.send({ type: 'pong', t: t0 - 40, at_ms: 10_000 }); // rtt 40: offset 10000 - (t0 - 20)
+    const toService = (clientMs: number) => clientMs + 10_000 - (t0 - 20);
+    input = 0.8; // −12 dBFS
+    await clock.advance(1000);
+    input = 0.45; // the sentence's last syllable, −33 dBFS: under the old fixed −30 dBFS, within 24 dB of the peak
+    await clock.advance(100);
+    const speechEnd = clock.now();
+    input = 0;
+    await clock.advance(620);
+    scripted.send({ type: 'input.speech_started', turn_id: 1, at_ms: toService(t0) });
+    scripted.send({ type: 'input.speech_stopped', turn_id: 1, at_ms: toService(speechEnd + 600), duration_ms: 1100 });
+    await clock.advance(80);
+    output = 0.6; // the answer's first sound out of the receiver: 700 ms after the speech end
+    await clock.advance(20);
+    scripted.send({ type: 'transcript.final', turn_id: 1, role: 'user', text: 'q' });
+    scripted.send(completed(1, 'voice', 50));
+    expect(turns).toHaveLength(1);
+    // heard on the reading at speechEnd + 720 (the first at or after the sound came)
+    expect(turns[0]!.perceivedLatencyMs).toBe(720);
+    expect(turns[0]!.timing).toEqual({ endpointingMs: 600, serviceMs: 50, networkMs: null, bufferingMs: null, playbackMs: null });
+  });
+});
