@@ -6,7 +6,7 @@ import type { CallTurn, VoiceCallEvidence } from '../../qa/src/types.js';
 const turn = (id: number, answer: string, firstResponseMs: number | null, perceivedLatencyMs: number | null = null): CallTurn => ({
   id, input: 'text', question: `question ${id}`, answer, messageId: `m-${id}`, firstResponseMs, agentBuildMs: 0,
   interrupted: false, completedAt: '2026-01-01T00:00:00.000Z', perceivedLatencyMs,
-  timing: { endpointingMs: null, serviceMs: firstResponseMs, networkMs: null, bufferingMs: null, playbackMs: null },
+  timing: { speechEndAt: null, endpointingMs: null, serviceMs: firstResponseMs, networkMs: null, bufferingMs: null, playbackMs: null },
 });
 
 function evidence(call: number, turns: CallTurn[]): VoiceCallEvidence {

@@ -5,6 +5,8 @@
  * they add up to `Turn.perceivedLatencyMs` exactly.
  */
 export interface TurnTiming {
+  /** When the phases begin: the caller's speech end as the client heard it (ms since the epoch, the session's clock); null when not heard. */
+  speechEndAt: number | null;
   /** Caller's speech end (as the client heard it) → the service detected it (its end-of-speech wait, the caller's audio on its way). */
   endpointingMs: number | null;
   /** The service's detection → its first answer audio sent (the service's own `first_response_ms`). */
@@ -22,7 +24,7 @@ export const TIMING_PHASES = Object.freeze(['endpointing', 'service', 'network',
 export type TimingPhase = (typeof TIMING_PHASES)[number];
 
 /** A timing with nothing measured (a typed question without answer audio, a service that says nothing). */
-export const UNMEASURED_TIMING: TurnTiming = Object.freeze({ endpointingMs: null, serviceMs: null, networkMs: null, bufferingMs: null, playbackMs: null });
+export const UNMEASURED_TIMING: TurnTiming = Object.freeze({ speechEndAt: null, endpointingMs: null, serviceMs: null, networkMs: null, bufferingMs: null, playbackMs: null });
 
 /** What one turn's timeline gathered; times on the client's clock (ms), durations in ms. */
 export interface TurnMarks {
@@ -56,7 +58,7 @@ export function turnTiming(m: TurnMarks): { timing: TurnTiming; perceivedLatency
   const buffering = r(m.bufferingMs);
   const playback = r(m.playbackMs);
   if (m.speechEndAt === null || m.heardAt === null || m.heardAt < m.speechEndAt) {
-    return { timing: Object.freeze({ endpointingMs: null, serviceMs: service, networkMs: null, bufferingMs: buffering, playbackMs: playback }), perceivedLatencyMs: null };
+    return { timing: Object.freeze({ speechEndAt: null, endpointingMs: null, serviceMs: service, networkMs: null, bufferingMs: buffering, playbackMs: playback }), perceivedLatencyMs: null };
   }
   // On a timeline starting at the speech end, in whole ms.
   const heard = Math.round(m.heardAt - m.speechEndAt);
@@ -66,6 +68,7 @@ export function turnTiming(m: TurnMarks): { timing: TurnTiming; perceivedLatency
   const packet = buffering === null ? null : clamp(heard - buffering, sent ?? 0, heard);
   return {
     timing: Object.freeze({
+      speechEndAt: Math.round(m.speechEndAt),
       endpointingMs: detected,
       serviceMs: sent === null || detected === null ? service : sent - detected,
       networkMs: sent === null || packet === null ? null : packet - sent,

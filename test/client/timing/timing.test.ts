@@ -2,11 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { VoiceSession, type Turn } from '../../../src/client/index.js';
 import { TurnTimeline } from '../../../src/client/timing/timeline.js';
 import { ServiceClock } from '../../../src/client/timing/service-clock.js';
-import { turnTiming, type TurnMarks } from '../../../src/client/timing/phases.js';
+import { TIMING_PHASES, turnTiming, type TurnMarks } from '../../../src/client/timing/phases.js';
 import { FakeClock, ScriptedService } from '../../../src/testing/index.js';
 
 const completed = (turnId: number, input: 'voice' | 'text', firstResponseMs: number | null) => ({
-  type: 'turn.completed', turn_id: turnId, message_id: `m${turnId}`, input, question: 'q', answer: 'a',
+  v: 1, type: 'turn.completed', turn_id: turnId, message_id: `m${turnId}`, input, question: 'q', answer: 'a',
   first_response_ms: firstResponseMs, agent_build_ms: 0, input_duration_ms: 900, output_duration_ms: 900, interrupted: false,
 } as const);
 
@@ -45,26 +45,26 @@ describe('turnTiming', () => {
 
   it('splits the perceived latency into five phases that add up to it', () => {
     const { timing, perceivedLatencyMs } = turnTiming(marks({}));
-    expect(timing).toEqual({ endpointingMs: 620, serviceMs: 50, networkMs: 50, bufferingMs: 40, playbackMs: 12 });
+    expect(timing).toEqual({ speechEndAt: 1000, endpointingMs: 620, serviceMs: 50, networkMs: 50, bufferingMs: 40, playbackMs: 12 });
     expect(perceivedLatencyMs).toBe(772);
-    const sum = Object.values(timing).reduce((a: number, b) => a + b!, 0);
+    const sum = TIMING_PHASES.reduce((a, p) => a + timing[`${p}Ms`]!, 0);
     expect(sum).toBe(perceivedLatencyMs);
   });
 
   it('keeps estimated marks in order between the measured ends (no negative phase, the sum holds)', () => {
     // the detection estimate came after the first sound (offset error), the buffer's mean is longer than the gap
     const { timing, perceivedLatencyMs } = turnTiming(marks({ detectedAt: 1800, bufferingMs: 900 }));
-    expect(Object.values(timing).every((v) => v !== null && v >= 0)).toBe(true);
-    expect(Object.values(timing).reduce((a: number, b) => a + b!, 0)).toBe(perceivedLatencyMs);
+    expect(TIMING_PHASES.every((p) => timing[`${p}Ms`] !== null && timing[`${p}Ms`]! >= 0)).toBe(true);
+    expect(TIMING_PHASES.reduce((a, p) => a + timing[`${p}Ms`]!, 0)).toBe(perceivedLatencyMs);
     expect(timing.endpointingMs).toBe(760);
   });
 
   it('is null where not measurable: no level meter, no service detection, no stats, no output latency', () => {
     expect(turnTiming(marks({ speechEndAt: null }))).toEqual({
-      timing: { endpointingMs: null, serviceMs: 50, networkMs: null, bufferingMs: 40, playbackMs: 12 }, perceivedLatencyMs: null,
+      timing: { speechEndAt: null, endpointingMs: null, serviceMs: 50, networkMs: null, bufferingMs: 40, playbackMs: 12 }, perceivedLatencyMs: null,
     });
     const noDetection = turnTiming(marks({ detectedAt: null, playbackMs: null }));
-    expect(noDetection.timing).toEqual({ endpointingMs: null, serviceMs: 50, networkMs: null, bufferingMs: 40, playbackMs: null });
+    expect(noDetection.timing).toEqual({ speechEndAt: 1000, endpointingMs: null, serviceMs: 50, networkMs: null, bufferingMs: 40, playbackMs: null });
     expect(noDetection.perceivedLatencyMs).toBe(760); // without the output's latency: up to the sound leaving the receiver
     expect(turnTiming(marks({ bufferingMs: null })).timing).toMatchObject({ networkMs: null, bufferingMs: null, endpointingMs: 620 });
   });
@@ -92,7 +92,7 @@ describe('TurnTimeline', () => {
   it('gives typed questions no endpointing and no perceived latency; a lost connection forgets the offset', () => {
     const timeline = new TurnTimeline({ now: () => 0, marks: () => null, bufferingMs: () => 30, playbackMs: () => 10 });
     expect(timeline.finished(completed(1, 'text', 80))).toEqual({
-      timing: { endpointingMs: null, serviceMs: 80, networkMs: null, bufferingMs: 30, playbackMs: 10 }, perceivedLatencyMs: null,
+      timing: { speechEndAt: null, endpointingMs: null, serviceMs: 80, networkMs: null, bufferingMs: 30, playbackMs: 10 }, perceivedLatencyMs: null,
     });
     timeline.event({ v: 1, type: 'pong', t: 0, at_ms: 100 });
     expect(timeline.clock.offsetMs).toBe(100);
@@ -141,6 +141,6 @@ describe('Turn.timing in a session (scripted service, fake time)', () => {
     expect(turns).toHaveLength(1);
     // heard on the reading at speechEnd + 720 (the first at or after the sound came)
     expect(turns[0]!.perceivedLatencyMs).toBe(720);
-    expect(turns[0]!.timing).toEqual({ endpointingMs: 600, serviceMs: 50, networkMs: null, bufferingMs: null, playbackMs: null });
+    expect(turns[0]!.timing).toEqual({ speechEndAt: speechEnd, endpointingMs: 600, serviceMs: 50, networkMs: null, bufferingMs: null, playbackMs: null });
   });
 });
