@@ -11,4 +11,5 @@ export { RELAY_ENDPOINT_IDS } from './routes.js';
 export { RelayError } from './errors.js';
 export { formatLogEntry } from './log.js';
 export { FORWARDED_REQUEST_HEADERS, RETURNED_RESPONSE_HEADERS } from './headers.js';
+export { traceStage, type RelayTracer, type RelaySpan, type TraceStageOptions } from './stages/trace.js';
 export type { RateLimitDecision, Relay, RelayCaller, RelayEndpointId, RelayLogEntry, RelayLogger, RelayOptions, RelayRole, UpstreamFetch } from './types.js';

@@ -15,6 +15,7 @@ import { match } from './stages/match.js';
 import { parse } from './stages/parse.js';
 import { policy } from './stages/policy.js';
 import { rateLimit } from './stages/rate-limit.js';
+import { traceStage } from './stages/trace.js';
 import type { Relay, RelayOptions } from './types.js';
 import { Upstream } from './upstream.js';
 import { fromFetch, fromRequest, toResponse } from './web.js';
@@ -90,7 +91,7 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
   };
   if (!options.authorize) logger({ level: 'warn', message: 'no authorize hook: every caller is treated as admin (local QA only); pass authorize in production' });
 
-  const run = compose(RELAY_STAGES);
+  const run = compose(options.tracing ? [RELAY_STAGES[0]!, traceStage({ tracer: options.tracing }), ...RELAY_STAGES.slice(1)] : RELAY_STAGES);
   // The `log` stage never lets an upstream answer out (it fails the request instead).
   const handle = (request: Incoming) => run(new RelayContext(config, request, requestIdOf(request))) as Promise<Reply>;
   return {

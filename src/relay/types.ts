@@ -1,4 +1,5 @@
 import type { RelayEndpointId } from './routes.js';
+import type { RelayTracer } from './stages/trace.js';
 import type { UpstreamFetch } from './upstream.js';
 
 export type { RelayEndpointId, UpstreamFetch };
@@ -67,6 +68,11 @@ export interface RelayOptions {
   timeoutMs?: number;
   /** Largest request body accepted, in bytes (413 above). Default 65536. */
   maxBodyBytes?: number;
+  /**
+   * Optional tracing (e.g. `relayTracing()` of `kb-voice/otel`): a server span per request, child of
+   * the caller's `traceparent` and parent of the upstream's (the `trace` stage, right after `log`).
+   */
+  tracing?: RelayTracer;
   /** Optional rate limit, called after `authorize` and before any upstream call. */
   rateLimit?: (request: Request, caller: RelayCaller, endpoint: RelayEndpointId) => RateLimitDecision | Promise<RateLimitDecision>;
   /**
