@@ -169,7 +169,9 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       { lost: () => this.tracker.connectionLost(), close: () => this.tracker.connectionLost() },
       { lost: () => this.ending.speechOver(), close: () => this.ending.speechOver() },
       { close: () => this.microphone.stop() },
-      { close: () => this.devices.close() },
+      // Listed once connected (after the microphone permission: only then do devices have labels):
+      // enumerateDevices() is a round trip to the browser's media process, kept off the connect path.
+      { connected: () => void Promise.resolve().then(() => this._state.status === 'connected' && this.devices.start()), close: () => this.devices.close() },
       { close: () => (this.network.close(), this.onlineWaiters.splice(0).forEach((wake) => wake())) },
       // A live call's id is kept for a reload; once the call is over there is nothing to continue.
       { connected: () => this.resumeStore?.keep(this.ids.value!), close: () => this.resumeStore?.clear() },
@@ -348,8 +350,6 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
         if (!mic) return;
         this.levels.setInput(mic);
       }
-      // After the microphone permission: only then do devices have labels.
-      this.devices.start();
       this.network.start();
       const attempt = await this.firstAttempt(this.options.connectTimeoutMs ?? 15000);
       if (stillConnecting()) this.connected(attempt);
