@@ -20,10 +20,12 @@ const BENCHMARKS = [
   { file: 'reconnect-jitter.mjs', budgetMs: 150_000 },
   { file: 'network-profiles.mjs', budgetMs: 240_000 },
   { file: 'warmup.mjs', budgetMs: 90_000 },
+  { file: 'perceived-latency.mjs', budgetMs: 90_000 },
   { file: 'relay-overhead.mjs', budgetMs: 120_000 },
   { file: 'history.mjs', budgetMs: 60_000 },
   { file: 'report-history.mjs', budgetMs: 90_000 },
   { file: 'bundle-size.mjs', budgetMs: 150_000 },
+  { file: 'otel-bundle.mjs', budgetMs: 30_000 },
   { file: 'install-footprint.mjs', budgetMs: 120_000 },
   { file: 'long-call.mjs', budgetMs: 240_000 + 60_000 },
   // The capacity ramp to 96 sessions takes ~480 s on a 2-core machine (emulator/README.md "Capacity").
