@@ -24,7 +24,9 @@ export const TIMING_PHASES = Object.freeze(['endpointing', 'service', 'network',
 export type TimingPhase = (typeof TIMING_PHASES)[number];
 
 /** A timing with nothing measured (a typed question without answer audio, a service that says nothing). */
-export const UNMEASURED_TIMING: TurnTiming = Object.freeze({ speechEndAt: null, endpointingMs: null, serviceMs: null, networkMs: null, bufferingMs: null, playbackMs: null });
+export const UNMEASURED_TIMING = Object.freeze(
+  Object.fromEntries([['speechEndAt', null], ...TIMING_PHASES.map((p) => [`${p}Ms`, null])]) as TurnTiming,
+);
 
 /** What one turn's timeline gathered; times on the client's clock (ms), durations in ms. */
 export interface TurnMarks {
@@ -57,24 +59,21 @@ export function turnTiming(m: TurnMarks): { timing: TurnTiming; perceivedLatency
   const service = r(m.firstResponseMs);
   const buffering = r(m.bufferingMs);
   const playback = r(m.playbackMs);
-  if (m.speechEndAt === null || m.heardAt === null || m.heardAt < m.speechEndAt) {
-    return { timing: Object.freeze({ speechEndAt: null, endpointingMs: null, serviceMs: service, networkMs: null, bufferingMs: buffering, playbackMs: playback }), perceivedLatencyMs: null };
-  }
-  // On a timeline starting at the speech end, in whole ms.
-  const heard = Math.round(m.heardAt - m.speechEndAt);
-  const perceived = heard + (playback ?? 0);
-  const detected = m.detectedAt === null ? null : clamp(Math.round(m.detectedAt - m.speechEndAt), 0, heard);
-  const sent = detected === null || service === null ? null : clamp(detected + service, detected, heard);
-  const packet = buffering === null ? null : clamp(heard - buffering, sent ?? 0, heard);
+  const start = m.speechEndAt ?? 0;
+  // On a timeline starting at the speech end, in whole ms; null without both measured ends.
+  const heard = m.speechEndAt === null || m.heardAt === null || m.heardAt < start ? null : Math.round(m.heardAt - start);
+  const detected = heard === null || m.detectedAt === null ? null : clamp(Math.round(m.detectedAt - start), 0, heard);
+  const sent = detected === null || service === null ? null : clamp(detected + service, detected, heard!);
+  const packet = heard === null || buffering === null ? null : clamp(heard - buffering, sent ?? 0, heard);
   return {
     timing: Object.freeze({
-      speechEndAt: Math.round(m.speechEndAt),
+      speechEndAt: heard === null ? null : Math.round(start),
       endpointingMs: detected,
-      serviceMs: sent === null || detected === null ? service : sent - detected,
+      serviceMs: sent === null ? service : sent - detected!,
       networkMs: sent === null || packet === null ? null : packet - sent,
-      bufferingMs: packet === null ? null : heard - packet,
+      bufferingMs: packet === null ? buffering : heard! - packet,
       playbackMs: playback,
     }),
-    perceivedLatencyMs: perceived,
+    perceivedLatencyMs: heard === null ? null : heard + (playback ?? 0),
   };
 }

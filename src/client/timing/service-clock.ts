@@ -11,34 +11,26 @@
  */
 export const CLOCK_SAMPLES = 16;
 
-interface Sample {
-  rttMs: number;
-  /** service clock minus client clock (ms); null when the pong did not carry the service's time. */
-  offsetMs: number | null;
-}
-
 export class ServiceClock {
-  private readonly samples: Sample[] = [];
+  /** The last pongs: [round trip, service clock minus client clock (NaN: the pong did not say its time)]. */
+  private readonly samples: Array<[rttMs: number, offsetMs: number]> = [];
 
   /** A pong of a ping sent at `sentAt` arrived at `receivedAt` (client clock), answered at the service's `serviceAt`. */
   pong(sentAt: number, receivedAt: number, serviceAt: number | undefined): void {
-    const rttMs = receivedAt - sentAt;
-    if (!(rttMs >= 0) || !Number.isFinite(rttMs)) return; // not one of our pings (or another clock)
-    const offsetMs = typeof serviceAt === 'number' && Number.isFinite(serviceAt) ? serviceAt - (sentAt + rttMs / 2) : null;
-    this.samples.push({ rttMs, offsetMs });
+    const rtt = receivedAt - sentAt;
+    if (!(rtt >= 0 && rtt < Infinity)) return; // not one of our pings (or another clock)
+    this.samples.push([rtt, typeof serviceAt === 'number' ? serviceAt - sentAt - rtt / 2 : NaN]);
     if (this.samples.length > CLOCK_SAMPLES) this.samples.shift();
   }
 
   /** The shortest recent round trip (ms); null before the first pong. */
   get rttMs(): number | null {
-    return this.best()?.rttMs ?? null;
+    return this.best(false)?.[0] ?? null;
   }
 
   /** Service clock minus client clock (ms), from the shortest round trip that carried the service's time; null when unknown. */
   get offsetMs(): number | null {
-    let best: Sample | undefined;
-    for (const s of this.samples) if (s.offsetMs !== null && (!best || s.rttMs < best.rttMs)) best = s;
-    return best?.offsetMs ?? null;
+    return this.best(true)?.[1] ?? null;
   }
 
   /** A time on the service's clock, on the client's; null while the offset is unknown. */
@@ -57,9 +49,10 @@ export class ServiceClock {
     this.samples.length = 0;
   }
 
-  private best(): Sample | undefined {
-    let best: Sample | undefined;
-    for (const s of this.samples) if (!best || s.rttMs < best.rttMs) best = s;
+  /** The sample with the shortest round trip (of those that carried the service's time). */
+  private best(timed: boolean): [number, number] | undefined {
+    let best: [number, number] | undefined;
+    for (const s of this.samples) if ((!timed || !Number.isNaN(s[1])) && (!best || s[0] < best[0])) best = s;
     return best;
   }
 }
