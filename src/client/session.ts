@@ -129,7 +129,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.resumeStore = options.resume ? new ResumeStore(options.aiId, () => clock.now(), options.resumeWindowMs) : undefined;
     this.quality = new QualityTracker({ changed: (quality) => this.notify('quality', quality), clock }, options.quality);
     this.timeline = new TurnTimeline({
-      now: () => clock.now(), marks: (input) => this.quality.turnFinished(input),
+      now: () => clock.now(), rttMs: () => this.heartbeat.rttMs, offsetMs: () => this.heartbeat.offsetMs, marks: (input) => this.quality.turnFinished(input),
       bufferingMs: () => this.quality.jitterBufferMs, playbackMs: () => this.meters?.outputLatencyMs() ?? null,
     });
     this.tracker = new TurnTracker(this.notify, {
@@ -492,7 +492,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
         this.tracker.ready(event.resumed);
         return;
       case 'pong':
-        this.heartbeat.alive(event.t); // its round trip sizes the dead-path allowance
+        this.heartbeat.alive(event.t, event.at_ms); // its round trip sizes the dead-path allowance; at_ms: the service's clock (Turn.timing)
         this.recovery.pong();
         return;
       case 'error':

@@ -2,12 +2,14 @@ import type { ServerEvent, ServerEventOf } from '../../schemas/realtime-events.j
 import type { SessionEffect } from '../effects.js';
 import type { PerceivedMarks } from '../quality/perceived.js';
 import { turnTiming, type TurnTiming } from './phases.js';
-import { ServiceClock } from './service-clock.js';
 
 /** What the timeline reads from the session's other collaborators. */
 export interface TimelineDeps {
   /** The client's clock (the session's `Clock.now`, the one pings and level readings use). */
   now(): number;
+  /** The path's round trip and the service's clock minus the client's (the heartbeat's pongs); null when unknown. */
+  rttMs(): number | null;
+  offsetMs(): number | null;
   /** The measured ends of the finished turn's perceived latency (the quality tracker's level meter); null when not measured. */
   marks(input: 'voice' | 'text'): PerceivedMarks | null;
   /** The receiver's recent jitter-buffer delay (ms; getStats), null when unknown. */
@@ -22,12 +24,12 @@ const MAX_OPEN = 64;
 /**
  * A turn's timeline (`Turn.timing`): the service's end-of-speech detection from the protocol's
  * `input.speech_stopped` (its `at_ms` on the service's clock, mapped with the offset the pongs
- * measured; else its arrival less half a round trip), the service's own first-response time from
+ * measured; without one — an OpenAI-dialect server — its arrival less half a round trip), the
+ * service's own first-response time from
  * `turn.completed`, and the client's own marks (speech end, first sound out of the receiver, the
  * jitter buffer's and the output's delays). An effect of the session: it only observes.
  */
 export class TurnTimeline implements SessionEffect {
-  readonly clock = new ServiceClock();
   /** Service's end-of-speech detection on the client's clock, by turn number. */
   private readonly detected = new Map<number, number>();
 
@@ -35,10 +37,9 @@ export class TurnTimeline implements SessionEffect {
 
   /** Every server event of the current connection, as it arrives. */
   event(event: ServerEvent): void {
-    if (event.type === 'pong') {
-      this.clock.pong(event.t, this.deps.now(), event.at_ms);
-    } else if (event.type === 'input.speech_stopped') {
-      const at = this.clock.toClient(event.at_ms) ?? this.clock.arrivalToClient(this.deps.now());
+    if (event.type === 'input.speech_stopped') {
+      const offset = this.deps.offsetMs();
+      const at = offset === null ? this.deps.now() - (this.deps.rttMs() ?? 0) / 2 : event.at_ms - offset;
       this.detected.set(event.turn_id, at);
       if (this.detected.size > MAX_OPEN) this.detected.delete(this.detected.keys().next().value!);
     }
@@ -60,9 +61,8 @@ export class TurnTimeline implements SessionEffect {
     });
   }
 
-  /** The connection dropped: the next one has its own path (and the service maybe its own clock). */
+  /** The connection dropped: its turns will not complete here. */
   lost(): void {
-    this.clock.reset();
     this.detected.clear();
   }
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { VoiceSession, type Turn } from '../../../src/client/index.js';
 import { TurnTimeline } from '../../../src/client/timing/timeline.js';
-import { ServiceClock } from '../../../src/client/timing/service-clock.js';
+import { Heartbeat } from '../../../src/client/heartbeat.js';
 import { TIMING_PHASES, turnTiming, type TurnMarks } from '../../../src/client/timing/phases.js';
 import { FakeClock, ScriptedService } from '../../../src/testing/index.js';
 
@@ -10,31 +10,29 @@ const completed = (turnId: number, input: 'voice' | 'text', firstResponseMs: num
   first_response_ms: firstResponseMs, agent_build_ms: 0, input_duration_ms: 900, output_duration_ms: 900, interrupted: false,
 } as const);
 
-describe('ServiceClock', () => {
-  it('trusts the pong with the shortest round trip and maps service times onto the client clock', () => {
-    const c = new ServiceClock();
-    expect(c.rttMs).toBeNull();
-    expect(c.toClient(100)).toBeNull();
-    expect(c.arrivalToClient(1000)).toBe(1000);
-    c.pong(1000, 1300, 5500); // a queued pong: 300 ms round trip, offset 5500 - 1150
-    c.pong(2000, 2040, 6400); // 40 ms: offset 6400 - 2020 = 4380
-    c.pong(3000, 3100, 7500); // 100 ms
-    expect(c.rttMs).toBe(40);
-    expect(c.offsetMs).toBe(4380);
-    expect(c.toClient(9380)).toBe(5000);
-    expect(c.arrivalToClient(1000)).toBe(980);
-    c.pong(4000, 3990, 1); // not one of ours (time went backwards): ignored
-    expect(c.rttMs).toBe(40);
-    c.reset();
-    expect(c.offsetMs).toBeNull();
-  });
+describe("the heartbeat's clock offset (pong.at_ms)", () => {
+  const beat = () => {
+    const clock = new FakeClock(0);
+    return { clock, heartbeat: new Heartbeat({ clock, intervalMs: 250, send: () => undefined, onDead: () => undefined }) };
+  };
 
-  it('knows only the round trip from pongs without the service time (OpenAI dialect)', () => {
-    const c = new ServiceClock();
-    c.pong(0, 60, undefined);
-    expect(c.rttMs).toBe(60);
-    expect(c.offsetMs).toBeNull();
-    expect(c.arrivalToClient(1000)).toBe(970);
+  it('trusts the pong with the shortest round trip and keeps the least round trip', async () => {
+    const { clock, heartbeat } = beat();
+    heartbeat.start();
+    expect(heartbeat.rttMs).toBeNull();
+    expect(heartbeat.offsetMs).toBeNull();
+    await clock.advance(1300);
+    heartbeat.alive(1000, 5500); // a queued pong: 300 ms round trip
+    await clock.advance(740);
+    heartbeat.alive(2000, 6400); // 40 ms: offset 6400 - 2020 = 4380
+    await clock.advance(1060);
+    heartbeat.alive(3000, 7500); // 100 ms
+    heartbeat.alive(3090); // 10 ms, but without the service's time
+    expect(heartbeat.rttMs).toBe(10);
+    expect(heartbeat.offsetMs).toBe(4380);
+    heartbeat.start(); // a new connection: its path and the service's clock may differ
+    expect(heartbeat.offsetMs).toBeNull();
+    heartbeat.stop();
   });
 });
 
@@ -71,33 +69,31 @@ describe('turnTiming', () => {
 });
 
 describe('TurnTimeline', () => {
-  it('maps the service detection with the pong offset (v1), or takes arrival less half a round trip (no service time)', () => {
-    let now = 0;
-    const ends = { speechEndAt: 1000, heardAt: 1760 };
-    const timeline = new TurnTimeline({ now: () => now, marks: () => ends, bufferingMs: () => null, playbackMs: () => null });
-    now = 540;
-    timeline.event({ v: 1, type: 'pong', t: 500, at_ms: 3000 }); // rtt 40, offset 3000 - 520 = 2480
-    now = 1700; // the event arrived late (its sender was busy): its own time counts
-    timeline.event({ v: 1, type: 'input.speech_stopped', turn_id: 1, at_ms: 1620 + 2480, duration_ms: 900 });
-    expect(timeline.finished(completed(1, 'voice', 50)).timing).toMatchObject({ endpointingMs: 620, serviceMs: 50 });
+  const ends = { speechEndAt: 1000, heardAt: 1760 };
+  const timeline = (now: () => number, rttMs: number | null, offsetMs: number | null) =>
+    new TurnTimeline({ now, rttMs: () => rttMs, offsetMs: () => offsetMs, marks: () => ends, bufferingMs: () => null, playbackMs: () => null });
 
-    const openai = new TurnTimeline({ now: () => now, marks: () => ends, bufferingMs: () => null, playbackMs: () => null });
-    now = 560;
-    openai.event({ v: 1, type: 'pong', t: 500 }); // rtt 60
+  it('maps the service detection with the clock offset (v1), or takes arrival less half a round trip (no service time)', () => {
+    let now = 1700; // the event arrived late (its sender was busy): its own time counts
+    const v1 = timeline(() => now, 40, 2480);
+    v1.event({ v: 1, type: 'input.speech_stopped', turn_id: 1, at_ms: 1620 + 2480, duration_ms: 900 });
+    expect(v1.finished(completed(1, 'voice', 50)).timing).toMatchObject({ endpointingMs: 620, serviceMs: 50 });
+
     now = 1650;
+    const openai = timeline(() => now, 60, null);
     openai.event({ v: 1, type: 'input.speech_stopped', turn_id: 1, at_ms: 900, duration_ms: 900 }); // at_ms: another clock
     expect(openai.finished(completed(1, 'voice', 50)).timing.endpointingMs).toBe(620);
   });
 
-  it('gives typed questions no endpointing and no perceived latency; a lost connection forgets the offset', () => {
-    const timeline = new TurnTimeline({ now: () => 0, marks: () => null, bufferingMs: () => 30, playbackMs: () => 10 });
-    expect(timeline.finished(completed(1, 'text', 80))).toEqual({
+  it('gives typed questions no endpointing and no perceived latency; a lost connection forgets its turns', () => {
+    const typed = new TurnTimeline({ now: () => 0, rttMs: () => null, offsetMs: () => null, marks: () => null, bufferingMs: () => 30, playbackMs: () => 10 });
+    expect(typed.finished(completed(1, 'text', 80))).toEqual({
       timing: { speechEndAt: null, endpointingMs: null, serviceMs: 80, networkMs: null, bufferingMs: 30, playbackMs: 10 }, perceivedLatencyMs: null,
     });
-    timeline.event({ v: 1, type: 'pong', t: 0, at_ms: 100 });
-    expect(timeline.clock.offsetMs).toBe(100);
-    timeline.lost();
-    expect(timeline.clock.offsetMs).toBeNull();
+    const t = timeline(() => 1620, 0, null);
+    t.event({ v: 1, type: 'input.speech_stopped', turn_id: 2, at_ms: 0, duration_ms: 900 });
+    t.lost();
+    expect(t.finished(completed(2, 'voice', 50)).timing.endpointingMs).toBeNull();
   });
 });
 
