@@ -64,12 +64,15 @@ export function webAudioMeters(): { factory: LevelMeterFactory; resume(): Promis
   };
 }
 
+/** Period of the `reading` callback of {@link LevelMonitor} (ms). */
+export const READING_MS = 20;
+
 /**
  * Polls an input and an output meter and reports both together. Meters are made at start() (or at
  * once while started): making the first one creates the AudioContext, tens of ms of main-thread and
  * audio-device work that would otherwise sit on the connection path.
  *
- * With `reading`, the meters are read every `readingMs` (default 20) and each pair goes to it, while
+ * With `reading`, the meters are read every {@link READING_MS} and each pair goes to it, while
  * `report` still hears every `intervalMs`: the perceived latency's ends are then known to ±20 ms
  * instead of ±100 ms (an analyser read is a few µs; UIs keep their 10 updates a second).
  */
@@ -84,7 +87,7 @@ export class LevelMonitor {
     private readonly report: (levels: { input: number | null; output: number | null }) => void,
     private readonly clock: Clock,
     private readonly intervalMs = 100,
-    private readonly reading?: { readingMs?: number; read(levels: { input: number | null; output: number | null }): void },
+    private readonly reading?: (levels: { input: number | null; output: number | null }) => void,
   ) {}
 
   setInput(stream: MediaStream | undefined): void {
@@ -107,14 +110,14 @@ export class LevelMonitor {
     this.input ??= input && this.factory(input);
     this.output ??= output && this.factory(output);
     if (!this.input && !this.output) return;
-    const step = this.reading ? Math.min(this.intervalMs, this.reading.readingMs ?? 20) : this.intervalMs;
+    const step = this.reading ? Math.min(this.intervalMs, READING_MS) : this.intervalMs;
     const every = Math.max(1, Math.round(this.intervalMs / step));
     let count = 0;
     const tick = () => {
       this.timer = this.clock.setTimeout(tick, step);
       if (!this.input && !this.output) return;
       const levels = { input: this.input?.read() ?? null, output: this.output?.read() ?? null };
-      this.reading?.read(levels);
+      this.reading?.(levels);
       if (++count % every === 0) this.report(levels);
     };
     this.timer = this.clock.setTimeout(tick, step);

@@ -145,9 +145,9 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       onDead: () => this.lost(this.attempt),
     });
     this.meters = options.levelMeter ? undefined : webAudioMeters();
-    this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => this.emit('level', levels), clock, 100, {
-      read: (levels) => this.quality.level(levels.input, levels.output),
-    });
+    this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => this.emit('level', levels), clock, 100, (levels) =>
+      this.quality.level(levels.input, levels.output),
+    );
     this.recovery = new Recovery({
       clock, probes: pings, policy: options.reconnectPolicy ?? jitteredBackoff(),
       reconnectTimeoutMs: options.reconnectTimeoutMs ?? 15000, connectTimeoutMs: options.connectTimeoutMs ?? 15000,
