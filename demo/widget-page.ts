@@ -5,6 +5,7 @@
  */
 import 'kb-voice/widget';
 import type { KbVoiceWidgetEventMap } from 'kb-voice/widget';
+import { TIMING_PHASES } from 'kb-voice';
 import { readConfig } from './config.js';
 import { byId, el } from './ui/dom.js';
 
@@ -33,6 +34,8 @@ const describe: { [K in keyof KbVoiceWidgetEventMap]: (detail: KbVoiceWidgetEven
   transcript: (update) => (update.final ? `${update.role}: ${update.text}` : ''),
   mute: (muted) => (muted ? 'muted' : 'unmuted'),
   error: (error) => `${error.code}: ${error.message}`,
+  timing: ({ id, perceivedLatencyMs, timing }) =>
+    perceivedLatencyMs === null ? '' : `#${id} heard after ${perceivedLatencyMs} ms: ${TIMING_PHASES.map((p) => `${p} ${timing[`${p}Ms`] ?? '–'}`).join(' + ')}`,
 };
 for (const type of Object.keys(describe) as Array<keyof KbVoiceWidgetEventMap>) {
   widget.addEventListener(type, (event: Event) => {

@@ -121,6 +121,7 @@ const ENTRIES = [
   { name: 'kb-voice/react', file: 'dist/react/index.js', keys: ['useVoiceSession'] },
   { name: 'kb-voice/testing', file: 'dist/testing/index.js', keys: ['ScriptedService', 'FakeAudioElement'] },
   { name: 'kb-voice/noise', file: 'dist/noise/index.js', keys: ['processMicrophone', 'VoiceGate', 'instantiateRnnoise'] },
+  { name: 'kb-voice/otel', file: 'dist/otel/index.js', keys: ['voiceTelemetry', 'relayTracing'] },
 ];
 
 async function main() {
@@ -392,8 +393,9 @@ async function main() {
     });
 
     await check('node smoke (every entry imports; kb-voice emulator without the emulator)', async () => {
-      // kb-voice/react needs its optional peer, as in an app that uses it.
+      // kb-voice/react and kb-voice/otel need their optional peers, as in an app that uses them.
       await linkPackage(consumer, 'react');
+      await linkPackage(consumer, '@opentelemetry/api');
       const script = `
         const need = ${JSON.stringify(ENTRIES.map((e) => [e.name, e.keys]))};
         for (const [name, keys] of need) {

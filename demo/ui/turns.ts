@@ -1,6 +1,7 @@
 import type { Turn } from 'kb-voice';
 import { clock, el, formatMs } from './dom.js';
 import { describeError } from './errors.js';
+import { renderWaterfall } from './waterfall.js';
 
 /** Rating values of E6: 1 good, -1 bad, 0 cleared. */
 export type Rating = 1 | -1 | 0;
@@ -71,6 +72,7 @@ export function renderTurn(turn: Turn, index: number, rate: RateFn): HTMLLIEleme
         : turn.agentBuildMs > 0 ? el('span', {}, `(agent build ${formatMs(turn.agentBuildMs)})`) : null,
       turn.interrupted ? el('span', { 'data-testid': 'turn-interrupted' }, 'interrupted') : null,
     ),
+    renderWaterfall(turn),
     el('p', { class: 'q' }, el('span', { class: 'who' }, `${you}: `), el('span', { 'data-testid': 'turn-question' }, turn.question)),
     el('p', { class: 'a' }, el('span', { class: 'who' }, 'Assistant: '), el('span', { 'data-testid': 'turn-answer' }, turn.answer)),
     el(

@@ -1,3 +1,4 @@
+import { describePhases } from './phases.js';
 import type { CallSnapshot, CallTurn } from './types.js';
 
 /** `812 ms` or `not measured`. */
@@ -7,7 +8,8 @@ export function ms(value: number | null | undefined): string {
 
 /** One line about a turn's latency: first response (service) and perceived (at the caller). */
 export function latencyOf(turn: CallTurn): string {
-  return `first response ${ms(turn.firstResponseMs)}, perceived ${ms(turn.perceivedLatencyMs)}`;
+  const phases = describePhases(turn);
+  return `first response ${ms(turn.firstResponseMs)}, perceived ${ms(turn.perceivedLatencyMs)}${phases ? ` (${phases})` : ''}`;
 }
 
 function quote(text: string, max = 300): string {

@@ -1,6 +1,7 @@
 import { expect as base, type ExpectMatcherState } from '@playwright/test';
 import { Call } from './call.js';
 import { heard, latencyOf, ms } from './describe.js';
+import { checkPhase, phaseMs, type TimingPhase } from './phases.js';
 import type { CallTurn, QualityLevel } from './types.js';
 
 /** Quality levels from worst to best (`unknown`: not measured yet). */
@@ -33,8 +34,10 @@ async function turnForLatency(call: Call, timeout: number): Promise<CallTurn> {
  * - `toSay(expected, { within })`: the next answer matches `expected` as it is heard — its captions
  *   so far while it is spoken, or the finished answer — within `within` ms: a long answer passes
  *   once its words came, before it ends. The turn counts as taken (`toAnswer` waits for the next).
- * - `toRespondWithin(ms)`: the last checked turn (else the next) was answered within `ms`: the
- *   perceived latency where the page measured it, else the service's first response.
+ * - `toRespondWithin(ms, { phase })`: the last checked turn (else the next) was answered within `ms`: the
+ *   perceived latency where the page measured it, else the service's first response; with `phase`
+ *   (`endpointing`, `service`, `network`, `buffering`, `playback`), that phase of `Turn.timing`
+ *   (docs/quality.md "Where the time goes"), which fails when the phase was not measured.
  * - `toHaveQuality(level)`: the call's measured quality reaches `level` (`poor` < `fair` < `good` <
  *   `excellent`) within the expect timeout.
  * Failures say what was heard: the answer, the transcript so far and the latency.
@@ -80,8 +83,9 @@ export const expect = base.extend({
     return { pass, message, name: 'toSay', expected, actual: heardText?.text };
   },
 
-  async toRespondWithin(this: ExpectMatcherState, received: Call, limitMs: number) {
+  async toRespondWithin(this: ExpectMatcherState, received: Call, limitMs: number, options: { phase?: TimingPhase } = {}) {
     const call = requireCall(received, 'toRespondWithin');
+    const phase = options.phase === undefined ? undefined : checkPhase(options.phase, 'toRespondWithin(ms, { phase })');
     let turn: CallTurn | undefined;
     let waitError: string | undefined;
     try {
@@ -90,12 +94,12 @@ export const expect = base.extend({
       waitError = (error as Error).message.split('\n')[0];
     }
     const perceived = turn?.perceivedLatencyMs;
-    const latency = typeof perceived === 'number' ? perceived : turn?.firstResponseMs ?? null;
-    const measure = typeof perceived === 'number' ? 'perceived latency' : 'first response';
+    const latency = phase ? (turn ? phaseMs(turn, phase) : null) : typeof perceived === 'number' ? perceived : turn?.firstResponseMs ?? null;
+    const measure = phase ? `${phase} phase` : typeof perceived === 'number' ? 'perceived latency' : 'first response';
     const pass = latency !== null && latency <= limitMs;
     const message = () =>
-      header(this, 'toRespondWithin', `${limitMs}`) +
-      `Expected: a response ${this.isNot ? 'slower than' : 'within'} ${limitMs} ms\n` +
+      header(this, 'toRespondWithin', phase ? `${limitMs}, { phase: '${phase}' }` : `${limitMs}`) +
+      `Expected: ${phase ? `its ${phase} phase` : 'a response'} ${this.isNot ? 'slower than' : 'within'} ${limitMs} ms\n` +
       (turn ? `Received: ${measure} ${ms(latency)} (${latencyOf(turn)})\n${heard(turn)}\n\n` : `Received: ${waitError ?? 'no turn'}\n\n`) +
       call.describe();
     return { pass, message, name: 'toRespondWithin', expected: limitMs, actual: latency };

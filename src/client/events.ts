@@ -5,6 +5,7 @@ import type { CallQuality } from './quality/sample.js';
 import type { VoiceSessionError } from './errors.js';
 import type { SessionState, SessionStatus, WarmupStatus } from './state.js';
 import type { IceSignaling } from './transport.js';
+import type { TurnTiming } from './timing/phases.js';
 
 /** One finished question/answer exchange, from the service's `turn.completed` event. */
 export interface Turn {
@@ -27,6 +28,12 @@ export interface Turn {
    * measured: typed questions, no audio played, no level meter (docs/quality.md).
    */
   perceivedLatencyMs: number | null;
+  /**
+   * Where the perceived latency went, phase by phase (endpointing, service, network, buffering,
+   * playback; docs/quality.md "Where the time goes"): each null when not measurable; when all
+   * are known they add up to `perceivedLatencyMs`.
+   */
+  timing: TurnTiming;
   /**
    * Agent build time this turn paid (0 when the robot was warm); null when unknown (an
    * OpenAI-protocol server whose events do not report it).

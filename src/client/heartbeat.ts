@@ -55,8 +55,10 @@ export const UNMEASURED_FLOOR_MS = 4000;
 
 export class Heartbeat {
   private timer: unknown;
-  /** The last round trips measured from pongs (ms), oldest first. */
+  /** The last round trips measured from pongs (ms), oldest first, ... */
   private readonly rtts: number[] = [];
+  /** ...and with each, the service's clock minus ours (NaN: the pong did not carry the service's time). */
+  private readonly offsets: number[] = [];
   /** When something was last heard. */
   private lastHeard = 0;
   private missed = 0;
@@ -76,7 +78,7 @@ export class Heartbeat {
   start(): void {
     this.stop();
     this.missed = 0;
-    this.rtts.length = 0; // a new attempt may take another path
+    this.rtts.length = this.offsets.length = 0; // a new attempt may take another path (and service clock)
     if (!(this.options.intervalMs > 0)) return; // 0 turns the heartbeat off (kb-voice/testing)
     this.lastTick = this.options.clock.now();
     this.lastHeard = this.lastTick; // started once connected: the service was just heard
@@ -90,16 +92,37 @@ export class Heartbeat {
 
   /**
    * A pong (or any message) arrived: the link is alive. A pong passes its ping's `t` (the clock's
-   * time the ping was sent), which measures the path's round trip.
+   * time the ping was sent), which measures the path's round trip, and may pass the service's
+   * clock when it answered (`pong.at_ms`): sent about half a round trip before it arrived, it
+   * gives the offset between the two clocks (NTP's way; `Turn.timing` maps service times with it).
    */
-  alive(echoed?: number): void {
+  alive(echoed?: number, serviceAt?: number): void {
     this.missed = 0;
     this.lastHeard = this.options.clock.now();
     if (echoed === undefined) return;
     const rtt = this.lastHeard - echoed;
     if (!(rtt >= 0) || !Number.isFinite(rtt)) return; // not one of our pings (or another clock)
     this.rtts.push(rtt);
-    if (this.rtts.length > RTT_SAMPLES) this.rtts.shift();
+    this.offsets.push(typeof serviceAt === 'number' ? serviceAt - echoed - rtt / 2 : NaN);
+    if (this.rtts.length > RTT_SAMPLES) this.rtts.shift(), this.offsets.shift();
+  }
+
+  /** The path's round trip: the least of the recent ones (ms); null before the first pong. */
+  get rttMs(): number | null {
+    return this.rtts.length ? Math.min(...this.rtts) : null;
+  }
+
+  /**
+   * The service's clock minus this one (ms), from the recent pong with the shortest round trip that
+   * carried the service's time (queueing only lengthens a round trip, and the error is at most half
+   * of it); null when none did (an OpenAI-dialect server, an older service).
+   */
+  get offsetMs(): number | null {
+    let best = -1;
+    this.offsets.forEach((o, i) => {
+      if (!Number.isNaN(o) && (best < 0 || this.rtts[i]! < this.rtts[best]!)) best = i;
+    });
+    return best < 0 ? null : this.offsets[best]!;
   }
 
   /** The least silence since something was last heard that can mean a dead path (ms). */

@@ -25,6 +25,7 @@ import { Recovery } from './recovery.js';
 import { fetchReport, reportWindow, type SessionReport } from './report.js';
 import { SessionId } from './session-id.js';
 import { SnapshotCache, type SessionSnapshot } from './snapshot.js';
+import { TurnTimeline } from './timing/timeline.js';
 import { checkTransition, isFinal, isLive, type EndReason, type ReconnectCause, type SessionState, type WarmupStatus } from './state.js';
 import type { IceSignaling } from './transport.js';
 import { TurnTracker } from './turns.js';
@@ -76,6 +77,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private readonly microphone: Microphone;
   private readonly tracker: TurnTracker;
   private readonly quality: QualityTracker;
+  private readonly timeline: TurnTimeline;
   private readonly heartbeat: Heartbeat;
   private readonly levels: LevelMonitor;
   private readonly meters: ReturnType<typeof webAudioMeters>;
@@ -144,9 +146,13 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     });
     this.resumeStore = options.resume ? new ResumeStore(options.aiId, () => clock.now(), options.resumeWindowMs) : undefined;
     this.quality = new QualityTracker({ changed: (quality) => this.notify('quality', quality), clock }, options.quality);
+    this.timeline = new TurnTimeline({
+      now: () => clock.now(), rttMs: () => this.heartbeat.rttMs, offsetMs: () => this.heartbeat.offsetMs, marks: (input) => this.quality.turnFinished(input),
+      bufferingMs: () => this.quality.jitterBufferMs, playbackMs: () => this.meters?.outputLatencyMs() ?? null,
+    });
     this.tracker = new TurnTracker(this.notify, {
       ...(options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {}),
-      perceivedLatency: (input) => this.quality.turnFinished(input),
+      timing: (completed) => this.timeline.finished(completed),
       interruptedBy: (event) => this.ledger.interruptedBy(event),
     }, () => clock.now());
     const pings = protocol.heartbeat !== false;
@@ -158,10 +164,9 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       onDead: () => this.lost(this.attempt),
     });
     this.meters = options.levelMeter ? undefined : webAudioMeters();
-    this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => {
-      this.quality.level(levels.input, levels.output);
-      this.emit('level', levels);
-    }, clock);
+    this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => this.emit('level', levels), clock, 100, (levels) =>
+      this.quality.level(levels.input, levels.output),
+    );
     this.recovery = new Recovery({
       clock, probes: pings, policy: options.reconnectPolicy ?? jitteredBackoff(),
       reconnectTimeoutMs: options.reconnectTimeoutMs ?? 15000, connectTimeoutMs: options.connectTimeoutMs ?? 15000,
@@ -183,12 +188,15 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       { close: () => (this.pushToTalk?.stop(), this.noise.close()) },
       { lost: () => this.ending.speechOver(), close: () => this.ending.speechOver() },
       { close: () => this.microphone.stop() },
-      { close: () => this.devices.close() },
+      // Listed once connected (after the microphone permission: only then do devices have labels):
+      // enumerateDevices() is a round trip to the browser's media process, kept off the connect path.
+      { connected: () => void Promise.resolve().then(() => this._state.status === 'connected' && this.devices.start()), close: () => this.devices.close() },
       { close: () => this.network.close() },
       // A live call's id is kept for a reload; once the call is over there is nothing to continue.
       { connected: () => this.resumeStore?.keep(this.ids.value!), close: () => this.resumeStore?.clear() },
       { close: () => this.playback.release() },
       this.quality,
+      this.timeline,
     ];
     this.snapshot = new SnapshotCache(() => ({
       status: this._state.status, state: this._state, warmup: this.warmupRequest.status, muted: this.microphone.muted, sessionId: this.ids.value,
@@ -384,8 +392,6 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
         if (!mic) return;
         this.levels.setInput(this.microphone.input ?? mic);
       }
-      // After the microphone permission: only then do devices have labels.
-      this.devices.start();
       this.network.start();
       const attempt = await this.firstAttempt(this.options.connectTimeoutMs ?? 15000);
       if (stillConnecting()) this.connected(attempt);
@@ -539,7 +545,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       this.tracker.ready(event.resumed);
     },
     pong: (event) => {
-      this.heartbeat.alive(event.t); // its round trip sizes the dead-path allowance
+      this.heartbeat.alive(event.t, event.at_ms); // its round trip sizes the dead-path allowance; at_ms: the service's clock (Turn.timing)
       this.recovery.pong();
     },
     error: (event) => this.notify('error', new VoiceSessionError('server_error', event.message, { serverCode: event.code })),
@@ -555,6 +561,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   };
 
   private serverEvent(event: ServerEvent): void {
+    this.timeline.event(event);
     (this.serverEvents[event.type] as (event: ServerEvent) => void)(event);
   }
 

@@ -3,6 +3,7 @@ import { systemClock } from './clock.js';
 import { VoiceSessionError } from './errors.js';
 import type { LiveTranscript, Report, Turn } from './events.js';
 import type { InterruptedBy } from './interruptions.js';
+import { UNMEASURED_TIMING, type TurnTiming } from './timing/phases.js';
 
 /** The server events that make up turns: the session hands these to {@link TurnTracker.handle}. */
 export type TurnEvent = Extract<ServerEvent, { type: 'input.speech_started' | 'input.speech_stopped' | 'output.speech_started' | 'output.speech_stopped' | 'output.speech_paused' | 'output.speech_resumed' | 'transcript.delta' | 'transcript.final' | 'turn.completed' }>;
@@ -11,8 +12,8 @@ export type TurnEvent = Extract<ServerEvent, { type: 'input.speech_started' | 'i
 export interface TurnLimits {
   /** Characters kept of one turn's transcript per role (default 65536); the rest is dropped and reported once. */
   maxTranscriptChars?: number;
-  /** `Turn.perceivedLatencyMs` of a turn finishing now (the session's quality tracker); default: not measured. */
-  perceivedLatency?: (input: 'voice' | 'text') => number | null;
+  /** `Turn.timing` and `Turn.perceivedLatencyMs` of a turn finishing now (the session's timeline); default: not measured. */
+  timing?: (completed: ServerEventOf<'turn.completed'>) => { timing: TurnTiming; perceivedLatencyMs: number | null };
   /** `Turn.interruptedBy` of a completed turn (the session's InterruptionLedger); default `caller` for every cut answer. */
   interruptedBy?: (event: ServerEventOf<'turn.completed'>) => InterruptedBy;
 }
@@ -55,12 +56,12 @@ export class TurnTracker {
   private dropped = false;
   private resetReported = false;
 
-  private readonly perceivedLatency: (input: 'voice' | 'text') => number | null;
+  private readonly timing: NonNullable<TurnLimits['timing']>;
   private readonly interruptedBy: (event: ServerEventOf<'turn.completed'>) => InterruptedBy;
 
   constructor(private readonly report: Report, limits: TurnLimits = {}, private readonly now: () => number = () => systemClock.now()) {
     this.maxChars = limits.maxTranscriptChars ?? 65536;
-    this.perceivedLatency = limits.perceivedLatency ?? (() => null);
+    this.timing = limits.timing ?? (() => ({ timing: UNMEASURED_TIMING, perceivedLatencyMs: null }));
     this.interruptedBy = limits.interruptedBy ?? ((event) => (event.interrupted ? 'caller' : null));
   }
 
@@ -127,7 +128,7 @@ export class TurnTracker {
           answer: this.cap(event.turn_id, event.answer),
           messageId: event.message_id,
           firstResponseMs: event.first_response_ms,
-          perceivedLatencyMs: this.perceivedLatency(event.input),
+          ...this.timing(event),
           agentBuildMs: event.agent_build_ms,
           interrupted: event.interrupted,
           interruptedBy: this.interruptedBy(event),

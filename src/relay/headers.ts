@@ -9,8 +9,11 @@ import { containsSecret, type Secrets } from './secret-scan.js';
 
 type HeaderGetter = (name: string) => string | null;
 
-/** Caller headers passed to the upstream (unless the caller's `Connection` header names them). `x-request-id` is the relay's request id. */
-export const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'user-agent', 'x-request-id'] as const;
+/**
+ * Caller headers passed to the upstream (unless the caller's `Connection` header names them). `x-request-id` is the relay's request id;
+ * `traceparent`/`tracestate` (W3C Trace Context) carry the caller's trace on (the relay's trace stage puts its own span in between).
+ */
+export const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'user-agent', 'x-request-id', 'traceparent', 'tracestate'] as const;
 
 /**
  * Upstream response headers returned to the caller. `content-encoding` is not (the body is never

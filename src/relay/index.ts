@@ -14,4 +14,5 @@ export { FORWARDED_REQUEST_HEADERS, RETURNED_RESPONSE_HEADERS } from './headers.
 export { RELAY_ERROR_HEADER } from './upstream-errors.js';
 export { DEFAULT_OPENAI_SESSION_FIELDS, NEVER_OPENAI_SESSION_FIELDS } from './policies/openai.js';
 export { hostCheck, LOOPBACK } from './stages/host.js';
-export type { RateLimitDecision, Relay, RelayCaller, RelayEndpointId, RelayLogEntry, RelayLogger, RelayOptions, RelayOutcome, RelayRole, RelayStage, RelayStageContext, UpstreamFetch } from './types.js';
+export type { RateLimitDecision, Relay, RelayCaller, RelayEndpointId, RelayLogEntry, RelayLogger, RelayOptions, RelayOutcome, RelayRole, RelaySpan, RelayStage, RelayStageContext, RelayTracer, UpstreamFetch } from './types.js';
+export { traceStage, type TraceStageOptions } from './stages/trace.js';

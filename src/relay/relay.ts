@@ -19,6 +19,7 @@ import { matchStage } from './stages/match.js';
 import { parseStage } from './stages/parse.js';
 import { policyStage } from './stages/policy.js';
 import { rateLimitStage } from './stages/rate-limit.js';
+import { traceStage } from './stages/trace.js';
 import type { Relay, RelayOptions } from './types.js';
 import { Upstream } from './upstream.js';
 import { fromFetch, fromRequest, toResponse } from './web.js';
@@ -122,6 +123,8 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
   };
   const stages: Stage[] = [
     logStage({ log: logger, logsInfo: options.logger !== undefined, prefix, table }),
+    // Right after log, so the span sees every reply (refusals included) and the upstream call is its child.
+    ...(options.tracing ? [traceStage({ tracer: options.tracing, prefix, table })] : []),
     ...own(options.stages?.before, 'before'),
     ...(options.allowedHosts ? [hostStage(options.allowedHosts)] : []),
     corsStage({ origins: new AllowedOrigins(options.allowedOrigins ?? []), prefix, table }),

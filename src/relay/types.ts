@@ -150,6 +150,11 @@ export interface RelayOptions {
   timeoutMs?: number;
   /** Largest request body accepted, in bytes (413 above). Default 65536. */
   maxBodyBytes?: number;
+  /**
+   * Optional tracing (e.g. `relayTracing()` of `kb-voice/otel`): a server span per request, child of
+   * the caller's `traceparent` and parent of the upstream's (the `trace` stage, right after `log`).
+   */
+  tracing?: RelayTracer;
   /** Optional rate limit, called after `authorize` and before any upstream call. */
   rateLimit?: (request: Request, caller: RelayCaller, endpoint: RelayEndpointId) => RateLimitDecision | Promise<RateLimitDecision>;
   /**
@@ -178,4 +183,20 @@ export interface Relay {
   fetch(request: Request, env?: unknown): Promise<Response>;
   /** The normalised prefix the relay answers under (`''` for the root). */
   readonly prefix: string;
+}
+
+/** One request's span, as the tracer behind the relay's `tracing` option made it. */
+export interface RelaySpan {
+  /** The `traceparent` the upstream request carries: this span's (undefined: pass the caller's on as it is). */
+  readonly traceparent: string | undefined;
+  /** The request is over: the status the caller got, and why it was refused or failed. */
+  end(status: number, reason?: string): void;
+}
+
+/**
+ * What makes the relay's spans: `kb-voice/otel`'s `relayTracing()` on OpenTelemetry, or any
+ * other tracer. The relay itself depends on no tracing library.
+ */
+export interface RelayTracer {
+  start(request: { method: string; endpoint: string | undefined; traceparent: string | null; requestId: string }): RelaySpan;
 }

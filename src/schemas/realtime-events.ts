@@ -32,6 +32,7 @@ export const SessionReadyEvent = z.looseObject({
 export const SpeechStartedEvent = z.looseObject({
   v, type: z.literal('input.speech_started'), turn_id: turnId, at_ms: z.number(),
 });
+/** `at_ms`: when the service detected the end of speech, on its clock (the one `pong.at_ms` reads). */
 export const SpeechStoppedEvent = z.looseObject({
   v, type: z.literal('input.speech_stopped'), turn_id: turnId, at_ms: z.number(), duration_ms: z.number(),
   /**
@@ -88,7 +89,14 @@ export const TurnCompletedEvent = z.looseObject({
 export const ErrorEvent = z.looseObject({
   v, type: z.literal('error'), code: z.string(), message: z.string(), turn_id: z.optional(turnId),
 });
-export const PongEvent = z.looseObject({ v, type: z.literal('pong'), t: z.number() });
+export const PongEvent = z.looseObject({
+  v, type: z.literal('pong'), t: z.number(),
+  /**
+   * The service's clock when it answered (ms, the clock of the speech events' `at_ms`): with the
+   * round trip it gives the client the offset between the two clocks (`Turn.timing`). Optional.
+   */
+  at_ms: z.optional(z.number()),
+});
 
 export const ServerEvent = z.discriminatedUnion('type', [
   SessionReadyEvent, SpeechStartedEvent, SpeechStoppedEvent, TranscriptDeltaEvent, TranscriptFinalEvent,

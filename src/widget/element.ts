@@ -25,6 +25,8 @@ export interface KbVoiceWidgetEventMap {
   transcript: CustomEvent<TranscriptUpdate>;
   mute: CustomEvent<boolean>;
   error: CustomEvent<VoiceSessionError>;
+  /** For developers: where each finished turn's latency went (`Turn.timing`, docs/quality.md "Where the time goes"). */
+  timing: CustomEvent<Pick<Turn, 'id' | 'input' | 'firstResponseMs' | 'perceivedLatencyMs' | 'timing'>>;
 }
 
 /** Session events the element re-dispatches (`level` is not one: it fires 10 times a second). */
@@ -190,6 +192,10 @@ export class KbVoiceWidget extends Base {
       session.on(name, forward);
       offs.push(() => session.off(name, forward));
     }
+    const timing = ({ id, input, firstResponseMs, perceivedLatencyMs, timing: t }: Turn) =>
+      this.dispatchEvent(new CustomEvent('timing', { detail: { id, input, firstResponseMs, perceivedLatencyMs, timing: t } }));
+    session.on('turn', timing);
+    offs.push(() => session.off('turn', timing));
     const level = (levels: AudioLevels) => this.#view?.setLevels(levels);
     session.on('level', level);
     offs.push(() => session.off('level', level));

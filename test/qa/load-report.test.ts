@@ -58,19 +58,19 @@ describe('the load report (Artillery JSON)', () => {
 });
 
 describe('turn metrics', () => {
-  const turn: CallTurn = { id: 1, input: 'voice', question: 'q', answer: 'a', messageId: 'm', firstResponseMs: 40, perceivedLatencyMs: null, agentBuildMs: 0, interrupted: true, interruptedBy: 'caller', falseInterruptions: 0, completedAt: '' };
+  const turn: CallTurn = { id: 1, input: 'voice', question: 'q', answer: 'a', messageId: 'm', firstResponseMs: 40, perceivedLatencyMs: null, agentBuildMs: 0, interrupted: true, interruptedBy: 'caller', falseInterruptions: 0, completedAt: '', timing: { speechEndAt: null, endpointingMs: null, serviceMs: null, networkMs: null, bufferingMs: null, playbackMs: null } };
   it('emit the caller’s own perceived latency where the page did not measure it, and a cut answer', () => {
     const samples = turnSamples(turn, 700);
     expect(samples).toContainEqual({ kind: 'histogram', name: 'voice.perceived_latency_ms', value: 700 });
     expect(samples).toContainEqual({ kind: 'counter', name: 'voice.answers_cut', value: 1 });
     expect(samples.some((s) => s.name.startsWith('voice.phase.'))).toBe(false);
   });
-  it('emit one voice.phase.<name>_ms histogram per numeric field of Turn.timing, whatever its fields', () => {
-    const timed = { ...turn, timing: { asrMs: 120, llmFirstTokenMs: 300, ttsMs: null, networkMs: 15 } } as CallTurn;
+  it('emit one voice.phase.<phase>_ms histogram per measured phase of Turn.timing (not its speechEndAt timestamp)', () => {
+    const timed: CallTurn = { ...turn, timing: { speechEndAt: 1000, endpointingMs: 120, serviceMs: 300, networkMs: 15, bufferingMs: null, playbackMs: null } };
     const phases = turnSamples(timed).filter((s) => s.name.startsWith('voice.phase.'));
     expect(phases).toEqual([
-      { kind: 'histogram', name: 'voice.phase.asr_ms', value: 120 },
-      { kind: 'histogram', name: 'voice.phase.llm_first_token_ms', value: 300 },
+      { kind: 'histogram', name: 'voice.phase.endpointing_ms', value: 120 },
+      { kind: 'histogram', name: 'voice.phase.service_ms', value: 300 },
       { kind: 'histogram', name: 'voice.phase.network_ms', value: 15 },
     ]);
     expect(phaseMetricName('endpointing')).toBe('voice.phase.endpointing_ms');

@@ -7,6 +7,7 @@ import type { CallTurn, VoiceCallEvidence } from '../../qa/src/types.js';
 const turn = (id: number, answer: string, firstResponseMs: number | null, perceivedLatencyMs: number | null = null): CallTurn => ({
   id, input: 'text', question: `question ${id}`, answer, messageId: `m-${id}`, firstResponseMs, agentBuildMs: 0,
   interrupted: false, interruptedBy: null, falseInterruptions: 0, completedAt: '2026-01-01T00:00:00.000Z', perceivedLatencyMs,
+  timing: { speechEndAt: null, endpointingMs: null, serviceMs: firstResponseMs, networkMs: null, bufferingMs: null, playbackMs: null },
 });
 
 function evidence(call: number, turns: CallTurn[]): VoiceCallEvidence {
@@ -49,6 +50,8 @@ describe('summary.json', () => {
       // Unmeasured latencies (null) are left out, not counted as 0.
       firstResponseMs: { p50: 100, p95: 300, p99: 300 },
       perceivedLatencyMs: { p50: 180, p95: 180, p99: 180 },
+      // Turn.timing's phases (additive): here only the service's was measured
+      phasesMs: expect.objectContaining({ service: { p50: 100, p95: 300, p99: 300 }, endpointing: { p50: null, p95: null, p99: null } }),
     });
   });
 });

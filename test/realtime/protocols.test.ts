@@ -72,7 +72,7 @@ describe('kb-voice v1 protocol through the turn controller', () => {
     t.protocol.open();
     expect(t.sent[0]).toEqual({ v: 1, type: 'session.ready', session_id: 'sess-1', language: 'en', agent_ready: true, resumed: true });
     t.protocol.message(JSON.stringify({ v: 1, type: 'ping', t: 7 }));
-    expect(t.sent.at(-1)).toEqual({ v: 1, type: 'pong', t: 7 });
+    expect(t.sent.at(-1)).toEqual({ v: 1, type: 'pong', t: 7, at_ms: 42 }); // at_ms: the connection's clock (host.now), as the speech events'
     t.protocol.message('{ nope');
     expect(t.sent.at(-1)).toMatchObject({ type: 'error', code: 'protocol_error' });
     t.sent.length = 0;

@@ -27,6 +27,34 @@ export function speechSentences(text: string): string[] {
   return parts.filter((p) => p !== '');
 }
 
+/** Level (dBFS, RMS over 10 ms) where speech counts as begun when trimming an answer's lead-in. */
+const LEAD_IN_DBFS = -40;
+/** Audio kept before that point (the onset's ramp). */
+const LEAD_IN_KEEP_MS = 20;
+/** Only this much of a clip's start is looked at: a quiet first word is not cut. */
+const LEAD_IN_MAX_MS = 500;
+
+/**
+ * Drops the near-silence a synthesizer puts before the first word (Flite begins every utterance
+ * with a pause segment: 220–280 ms below −45 dBFS): the caller would hear the answer that much
+ * after the service counted it as started. Keeps {@link LEAD_IN_KEEP_MS} before the first 10 ms
+ * at or above {@link LEAD_IN_DBFS}; a clip without such a window in its first
+ * {@link LEAD_IN_MAX_MS} is returned whole.
+ */
+export function trimLeadIn(samples: Int16Array, sampleRate: number): Int16Array {
+  const win = Math.max(1, Math.round(sampleRate / 100));
+  const limit = Math.min(samples.length, Math.round((sampleRate * LEAD_IN_MAX_MS) / 1000));
+  const threshold = 32768 ** 2 * 10 ** (LEAD_IN_DBFS / 10) * win;
+  for (let start = 0; start + win <= limit; start += win) {
+    let energy = 0;
+    for (let i = start; i < start + win; i++) energy += samples[i]! * samples[i]!;
+    if (energy < threshold) continue;
+    const from = Math.max(0, start - Math.round((sampleRate * LEAD_IN_KEEP_MS) / 1000));
+    return from === 0 ? samples : samples.subarray(from);
+  }
+  return samples;
+}
+
 /** One spoken sentence: its text (as in the answer) and its audio at the requested rate. */
 export interface SpokenSentence {
   text: string;
@@ -58,7 +86,9 @@ export async function* speakSentences(
     }
     const began = performance.now();
     const pcm = await synthesize({ text: sentence.trim(), language, signal, urgent });
+    // The answer's first audio is its first word: the service's first response is counted from it.
+    const samples = urgent ? trimLeadIn(pcm.samples, pcm.sampleRate) : pcm.samples;
     urgent = false;
-    yield { text: sentence, samples: resample(pcm.samples, pcm.sampleRate, sampleRate), synthesisMs: performance.now() - began };
+    yield { text: sentence, samples: resample(samples, pcm.sampleRate, sampleRate), synthesisMs: performance.now() - began };
   }
 }

@@ -82,7 +82,8 @@ class V1Protocol implements RealtimeProtocol {
     const turns = this.#host.turns;
     switch (event.type) {
       case 'ping':
-        return this.#send({ type: 'pong', t: event.t });
+        // at_ms: this connection's clock (the speech events' at_ms), so the client can map them onto its own.
+        return this.#send({ type: 'pong', t: event.t, at_ms: this.#host.now() });
       case 'input.text':
         // A typed question replaces an answer in progress, like speaking over it would (unless
         // interruptions are off: then it waits its turn).

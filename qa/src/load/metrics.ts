@@ -1,3 +1,4 @@
+import { phaseMs, TIMING_PHASES, type TimingPhase } from '../phases.js';
 import type { CallTurn } from '../types.js';
 
 /** One Artillery metric sample: `events.emit(kind, name, value)`. */
@@ -28,17 +29,16 @@ export const METRICS = {
 
 const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
-/** `voice.phase.<name>_ms`: a phase of `Turn.timing`, snake_cased (`asrMs` → `voice.phase.asr_ms`). */
-export function phaseMetricName(field: string): string {
-  const base = field.replace(/Ms$/, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/[^a-z0-9_]/g, '_');
-  return `${METRIC_PREFIX}phase.${base}_ms`;
+/** `voice.phase.<phase>_ms`: a phase of `Turn.timing` (`endpointing` → `voice.phase.endpointing_ms`). */
+export function phaseMetricName(phase: TimingPhase): string {
+  return `${METRIC_PREFIX}phase.${phase}_ms`;
 }
 
 /**
  * The samples of one finished turn: first response, perceived latency (the page's measure, else
  * `clientPerceivedMs`, the caller's own: its speech end to the answer's first audio), a cut answer,
- * and one `voice.phase.<name>_ms` per numeric field of `turn.timing` where the page's kb-voice has it
- * (read generically, so phases added later are emitted without a change here).
+ * and one `voice.phase.<phase>_ms` per measured phase of `turn.timing` (docs/quality.md "Where the
+ * time goes"; none where the page's kb-voice has no `Turn.timing`).
  */
 export function turnSamples(turn: CallTurn, clientPerceivedMs?: number | null): MetricSample[] {
   const out: MetricSample[] = [{ kind: 'counter', name: METRICS.turns, value: 1 }];
@@ -46,11 +46,9 @@ export function turnSamples(turn: CallTurn, clientPerceivedMs?: number | null): 
   const perceived = finite(turn.perceivedLatencyMs) ? turn.perceivedLatencyMs : clientPerceivedMs;
   if (finite(perceived)) out.push({ kind: 'histogram', name: METRICS.perceivedLatencyMs, value: perceived });
   out.push({ kind: 'counter', name: METRICS.answersCut, value: turn.interrupted ? 1 : 0 });
-  const timing = (turn as { timing?: unknown }).timing;
-  if (timing && typeof timing === 'object') {
-    for (const [field, value] of Object.entries(timing as Record<string, unknown>)) {
-      if (finite(value)) out.push({ kind: 'histogram', name: phaseMetricName(field), value });
-    }
+  for (const phase of TIMING_PHASES) {
+    const ms = phaseMs(turn, phase);
+    if (ms !== null) out.push({ kind: 'histogram', name: phaseMetricName(phase), value: ms });
   }
   return out;
 }

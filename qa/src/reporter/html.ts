@@ -1,5 +1,6 @@
 import type { CallTurn, QualityReport } from '../types.js';
-import { latencies, percentiles, type CollectedTest, type Percentiles, type Summary } from './summary.js';
+import { latencies, percentiles, phasePercentiles, type CollectedTest, type Percentiles, type Summary } from './summary.js';
+import { phaseLine, WATERFALL_CSS, waterfallBar } from './waterfall.js';
 
 /** The run as the page's header names it: when, and on what. */
 export interface RunFacts {
@@ -28,6 +29,7 @@ export function renderHtml(summary: Summary, tests: readonly CollectedTest[], ru
   ${metric('First response', summary.overall.firstResponseMs, 'from the end of the question to the first audio of the answer, at the service')}
   ${metric('Perceived latency', summary.overall.perceivedLatencyMs, 'from the end of the caller’s speech to the first audible answer, in the browser')}
 </section>
+${summary.overall.phasesMs ? `<section class="dist">${phaseLine(summary.overall.phasesMs)}</section>` : ''}
 <section class="dist">${histogram(all.firstResponseMs, scale)}</section>
 <main>
 ${tests.map((t) => testCard(t, scale)).join('\n')}
@@ -96,7 +98,7 @@ function turnRow(turn: CallTurn, scale: number): string {
   return `<li class="turn">
     <div class="q"><span class="who">caller · ${esc(turn.input)}${turn.scripted ? ' · scripted' : ''}</span>${esc(turn.question)}</div>
     <div class="a"><span class="who">robot${turn.interrupted ? ' · interrupted' : ''}</span>${esc(turn.answer)}</div>
-    <div class="bars">${bar(turn.firstResponseMs, scale, 'first', 'first response')}${bar(turn.perceivedLatencyMs, scale, 'perceived', 'perceived')}</div>
+    <div class="bars">${bar(turn.firstResponseMs, scale, 'first', 'first response')}${bar(turn.perceivedLatencyMs, scale, 'perceived', 'perceived')}${waterfallBar(turn, scale)}</div>
   </li>`;
 }
 
@@ -119,13 +121,14 @@ function testCard(test: CollectedTest, scale: number): string {
   <div class="row">
     <div class="mini"><span>first response</span> p50 ${fmt(first.p50)} · p95 ${fmt(first.p95)} · p99 ${fmt(first.p99)}</div>
     <div class="mini"><span>perceived</span> p50 ${fmt(perceived.p50)} · p95 ${fmt(perceived.p95)} · p99 ${fmt(perceived.p99)}</div>
+    ${phaseLine(phasePercentiles(test.calls.map((c) => c.evidence)))}
   </div>
   ${test.errors.map((e) => `<pre class="error">${esc(e)}</pre>`).join('')}
   ${calls}
 </article>`;
 }
 
-export const CSS = `
+export const CSS = WATERFALL_CSS + `
 :root{--bg:#0f1420;--panel:#171e2e;--line:#26304a;--text:#e7ecf5;--mute:#8d99b3;--ok:#2fbf71;--bad:#ef5d6a;--warn:#f0b429;--accent:#5b8cff;--perc:#b07cff}
 *{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:var(--bg);color:var(--text)}
 .top{display:flex;justify-content:space-between;align-items:center;padding:28px 40px;background:linear-gradient(120deg,#1b2540,#10182a);border-bottom:1px solid var(--line)}

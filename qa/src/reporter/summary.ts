@@ -1,3 +1,4 @@
+import { phaseValues, TIMING_PHASES, type TimingPhase } from '../phases.js';
 import type { CallReport, VoiceCallEvidence } from '../types.js';
 
 /** Latency percentiles (ms, nearest rank); null when nothing was measured. */
@@ -22,7 +23,11 @@ export interface SummaryCall {
 /** `summary.json` (CONTRACT.md, "QA with Playwright"). */
 export interface Summary {
   calls: SummaryCall[];
-  overall: { calls: number; turns: number; firstResponseMs: Percentiles; perceivedLatencyMs: Percentiles };
+  overall: {
+    calls: number; turns: number; firstResponseMs: Percentiles; perceivedLatencyMs: Percentiles;
+    /** Each phase of `Turn.timing` (docs/quality.md "Where the time goes") over the measured turns. */
+    phasesMs: Record<TimingPhase, Percentiles>;
+  };
 }
 
 /** A test's calls as the reporter collected them from its attachments. */
@@ -52,11 +57,18 @@ export function latencies(evidence: readonly VoiceCallEvidence[]): { firstRespon
   };
 }
 
+/** Percentiles of each phase of the turns of a set of calls. */
+export function phasePercentiles(evidence: readonly VoiceCallEvidence[]): Record<TimingPhase, Percentiles> {
+  const values = phaseValues(evidence.flatMap((e) => e.turns));
+  return Object.fromEntries(TIMING_PHASES.map((p) => [p, percentiles(values[p])])) as Record<TimingPhase, Percentiles>;
+}
+
 export function buildSummary(tests: readonly CollectedTest[]): Summary {
   const calls = tests.flatMap((t) =>
     t.calls.map(({ evidence }) => ({ test: t.test, status: t.status, turns: evidence.turns.length, report: evidence.report })),
   );
-  const all = latencies(tests.flatMap((t) => t.calls.map((c) => c.evidence)));
+  const evidence = tests.flatMap((t) => t.calls.map((c) => c.evidence));
+  const all = latencies(evidence);
   return {
     calls,
     overall: {
@@ -64,6 +76,7 @@ export function buildSummary(tests: readonly CollectedTest[]): Summary {
       turns: calls.reduce((sum, c) => sum + c.turns, 0),
       firstResponseMs: percentiles(all.firstResponseMs),
       perceivedLatencyMs: percentiles(all.perceivedLatencyMs),
+      phasesMs: phasePercentiles(evidence),
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { QualityOptions } from './options.js';
-import { PerceivedLatencyMeter } from './perceived.js';
+import { PerceivedLatencyMeter, type PerceivedMarks } from './perceived.js';
 import { summarizeQuality, type QualityReport } from './report.js';
 import { callQuality, UNKNOWN_QUALITY, type CallQuality, type QualitySample } from './sample.js';
 import type { Attempt } from '../attempt.js';
@@ -31,6 +31,7 @@ export class QualityTracker implements SessionEffect {
   private readonly perceived: PerceivedLatencyMeter;
   private readonly now: () => number;
   private stats: (() => Promise<RTCStatsReport>) | undefined;
+  private lastJitterBufferMs: number | null = null;
 
   constructor(private readonly deps: QualityTrackerDeps, options: QualityOptions = {}) {
     const intervalMs = options.intervalMs ?? 1000;
@@ -67,6 +68,7 @@ export class QualityTracker implements SessionEffect {
   lost(): void {
     this.stats = undefined;
     this.reconnects++;
+    this.lastJitterBufferMs = null;
     this.sampler?.reset();
     this.perceived.reset();
   }
@@ -76,10 +78,15 @@ export class QualityTracker implements SessionEffect {
     this.perceived.level(this.now(), input, output);
   }
 
-  /** `Turn.perceivedLatencyMs` of a turn that just finished: null for typed questions or when not measured. */
-  turnFinished(input: 'voice' | 'text'): number | null {
+  /** The measured ends of the perceived latency of a turn that just finished: null for typed questions or when not measured. */
+  turnFinished(input: 'voice' | 'text'): PerceivedMarks | null {
     const measured = this.perceived.take();
     return input === 'voice' ? measured : null;
+  }
+
+  /** The receiver's mean jitter-buffer delay in the latest sample (ms); null before one measured it. */
+  get jitterBufferMs(): number | null {
+    return this.lastJitterBufferMs;
   }
 
   report(): QualityReport {
@@ -94,6 +101,7 @@ export class QualityTracker implements SessionEffect {
   private add(sample: QualitySample): void {
     this.samples.push(sample);
     if (this.samples.length > MAX_QUALITY_SAMPLES) this.samples.shift();
+    if (sample.jitterBufferMs !== null) this.lastJitterBufferMs = sample.jitterBufferMs;
     const q = callQuality(sample);
     const next: CallQuality = Object.freeze({
       level: q.level, mos: round(q.mos, 2), rttMs: round(q.rttMs, 1), jitterMs: round(q.jitterMs, 1), packetLossPct: round(q.packetLossPct, 2),
