@@ -11,6 +11,7 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  * only runs later; a name that no longer exists is ignored.
  */
 const LONGEST_FIRST = [
+  'test/qa/artillery-run.test.ts',
   'test/realtime/openai-protocol.test.ts',
   'test/realtime/flite-voice.test.ts',
   'test/client/emulator.test.ts',
@@ -21,6 +22,9 @@ const LONGEST_FIRST = [
   'test/faults/exit-cleanly.test.ts',
   'test/client/trickle.test.ts',
   'test/relay/openai.test.ts',
+  'test/qa/load-node.test.ts',
+  'test/otel/otel.test.ts',
+  'test/client/timing/real-call.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {
