@@ -34,6 +34,11 @@ export const SpeechStartedEvent = z.looseObject({
 });
 export const SpeechStoppedEvent = z.looseObject({
   v, type: z.literal('input.speech_stopped'), turn_id: turnId, at_ms: z.number(), duration_ms: z.number(),
+  /**
+   * True when the speech was heard over an answer that it did not interrupt (too short, or a
+   * backchannel): it is not a turn, and no other event of `turn_id` follows.
+   */
+  false_interruption: z.optional(z.boolean()),
 });
 export const TranscriptDeltaEvent = z.looseObject({
   v, type: z.literal('transcript.delta'), turn_id: turnId, role, delta: z.string(),
@@ -47,6 +52,14 @@ export const TranscriptFinalEvent = z.looseObject({
 });
 export const OutputStartedEvent = z.looseObject({
   v, type: z.literal('output.speech_started'), turn_id: turnId,
+});
+/** The answer's audio is held: the caller may be interrupting (speech over it, not yet long enough to cut it). */
+export const OutputPausedEvent = z.looseObject({
+  v, type: z.literal('output.speech_paused'), turn_id: turnId,
+});
+/** A held answer continues where it stopped: what held it was a false interruption. */
+export const OutputResumedEvent = z.looseObject({
+  v, type: z.literal('output.speech_resumed'), turn_id: turnId,
 });
 export const OutputStoppedEvent = z.looseObject({
   v, type: z.literal('output.speech_stopped'), turn_id: turnId,
@@ -69,6 +82,8 @@ export const TurnCompletedEvent = z.looseObject({
   input_duration_ms: z.number(),
   output_duration_ms: z.number(),
   interrupted: z.boolean(),
+  /** Sounds that paused the answer without interrupting it (it resumed); absent when none. */
+  false_interruptions: z.optional(z.int().check(z.gte(0))),
 });
 export const ErrorEvent = z.looseObject({
   v, type: z.literal('error'), code: z.string(), message: z.string(), turn_id: z.optional(turnId),
@@ -77,7 +92,7 @@ export const PongEvent = z.looseObject({ v, type: z.literal('pong'), t: z.number
 
 export const ServerEvent = z.discriminatedUnion('type', [
   SessionReadyEvent, SpeechStartedEvent, SpeechStoppedEvent, TranscriptDeltaEvent, TranscriptFinalEvent,
-  OutputStartedEvent, OutputStoppedEvent, TurnCompletedEvent, ErrorEvent, PongEvent,
+  OutputStartedEvent, OutputPausedEvent, OutputResumedEvent, OutputStoppedEvent, TurnCompletedEvent, ErrorEvent, PongEvent,
 ]);
 export type ServerEvent = z.infer<typeof ServerEvent>;
 export type ServerEventOf<T extends ServerEvent['type']> = Extract<ServerEvent, { type: T }>;

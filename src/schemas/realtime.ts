@@ -13,6 +13,14 @@ export type RealtimeWarmupIn = z.input<typeof RealtimeWarmupIn>;
 export const RealtimeWarmupOut = z.looseObject({ success: z.boolean() });
 export type RealtimeWarmupOut = z.infer<typeof RealtimeWarmupOut>;
 
+/** The object form of the `interruptions` option (CONTRACT.md "Turn-taking and noise"). */
+export const InterruptionsObject = z.strictObject({
+  mode: z.optional(z.enum(['auto', 'off'])),
+  minSpeechMs: z.optional(z.int().check(z.gte(0), z.lte(5000))),
+  resumeAfterMs: z.optional(z.int().check(z.gte(0), z.lte(10_000))),
+});
+export type InterruptionsObject = z.infer<typeof InterruptionsObject>;
+
 /** Signaling request (CONTRACT.md): the offer carries its ICE candidates (no trickle). */
 export const RealtimeSessionIn = z.strictObject({
   type: z.literal('offer'),
@@ -22,9 +30,11 @@ export const RealtimeSessionIn = z.strictObject({
   session_id: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
   /**
    * Barge-in: `auto` (default) lets the caller's speech interrupt an answer; `off` queues speech
-   * heard during an answer as the next turn instead.
+   * heard during an answer as the next turn instead. The object form sets the model's timing:
+   * `minSpeechMs` of speech (default 500) cuts the answer, and a sound that stops sooner is a false
+   * interruption, after which the held answer resumes once `resumeAfterMs` (default 2000) passed.
    */
-  interruptions: z.optional(z.enum(['auto', 'off'])),
+  interruptions: z.optional(z.union([z.enum(['auto', 'off']), InterruptionsObject])),
 });
 export type RealtimeSessionIn = z.input<typeof RealtimeSessionIn>;
 

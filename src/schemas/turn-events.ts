@@ -7,7 +7,8 @@ import { PROTOCOL_VERSION, type ServerEvent, type ServerEventOf } from './realti
  * 1. voice only: `input.speech_started`, `input.speech_stopped`;
  * 2. `transcript.final` (user): the question;
  * 3. when the answer plays: `output.speech_started`, `transcript.delta` (assistant) in step with
- *    the audio, `output.speech_stopped` (`completed`, `interrupted` or `ended`);
+ *    the audio (held between `output.speech_paused` and `output.speech_resumed` while the caller
+ *    may be interrupting), `output.speech_stopped` (`completed`, `interrupted` or `ended`);
  * 4. `transcript.final` (assistant): the whole answer (also when cut);
  * 5. `turn.completed`.
  *
@@ -26,6 +27,8 @@ export interface TurnOutcome {
   input_duration_ms: number;
   output_duration_ms: number;
   interrupted: boolean;
+  /** Sounds that paused the answer without interrupting it; omitted when none. */
+  false_interruptions?: number;
 }
 
 const v = PROTOCOL_VERSION;
@@ -35,8 +38,9 @@ export function turnEvents(turnId: number) {
   const turn_id = turnId;
   return {
     speechStarted: (atMs: number): ServerEventOf<'input.speech_started'> => ({ v, type: 'input.speech_started', turn_id, at_ms: atMs }),
-    speechStopped: (atMs: number, durationMs: number): ServerEventOf<'input.speech_stopped'> => ({
+    speechStopped: (atMs: number, durationMs: number, flags: { falseInterruption?: boolean } = {}): ServerEventOf<'input.speech_stopped'> => ({
       v, type: 'input.speech_stopped', turn_id, at_ms: atMs, duration_ms: Math.round(durationMs),
+      ...(flags.falseInterruption ? { false_interruption: true } : {}),
     }),
     question: (text: string, flags: { placeholder?: boolean; scripted?: boolean } = {}): ServerEventOf<'transcript.final'> => ({
       v, type: 'transcript.final', turn_id, role: 'user', text,
@@ -44,6 +48,8 @@ export function turnEvents(turnId: number) {
     }),
     answerStarted: (): ServerEventOf<'output.speech_started'> => ({ v, type: 'output.speech_started', turn_id }),
     answerDelta: (delta: string): ServerEventOf<'transcript.delta'> => ({ v, type: 'transcript.delta', turn_id, role: 'assistant', delta }),
+    answerPaused: (): ServerEventOf<'output.speech_paused'> => ({ v, type: 'output.speech_paused', turn_id }),
+    answerResumed: (): ServerEventOf<'output.speech_resumed'> => ({ v, type: 'output.speech_resumed', turn_id }),
     answerStopped: (reason: 'completed' | 'interrupted' | 'ended'): ServerEventOf<'output.speech_stopped'> => ({ v, type: 'output.speech_stopped', turn_id, reason }),
     answer: (text: string): ServerEventOf<'transcript.final'> => ({ v, type: 'transcript.final', turn_id, role: 'assistant', text }),
     completed: (outcome: TurnOutcome): ServerEventOf<'turn.completed'> => ({ v, type: 'turn.completed', turn_id, ...outcome }),

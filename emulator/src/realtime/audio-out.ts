@@ -49,6 +49,11 @@ export interface Playback {
 export interface StreamingPlayback extends Playback {
   append(samples: Int16Array): void;
   finish(): void;
+  /** Holds the audio where it is (nothing is sent) until {@link resume}; appends still queue. */
+  pause(): void;
+  /** Continues a paused clip from where it stopped. */
+  resume(): void;
+  readonly paused: boolean;
   /** Resolves once at most `ms` of appended audio is left to send (or the clip ended). */
   whenBufferedBelow(ms: number): Promise<void>;
 }
@@ -89,6 +94,7 @@ export class PacedAudioOutput {
     let sent = 0; // frames
     let start = performance.now();
     let waiting = true; // no timer pending: waiting for audio
+    let paused = false;
     let firstFrameAt: number | null = null;
     let timer: NodeJS.Timeout | undefined;
     let finish!: (r: PlaybackResult) => void;
@@ -146,7 +152,7 @@ export class PacedAudioOutput {
 
     const tick = () => {
       timer = undefined;
-      if (finished) return;
+      if (finished || paused) return;
       let now = performance.now();
       if (now - (start + sent * FRAME_MS) > MAX_LAG_MS) start = now - sent * FRAME_MS;
       const due = Math.min(available(), Math.floor((now - start) / FRAME_MS) + 1);
@@ -167,7 +173,7 @@ export class PacedAudioOutput {
     };
 
     const resume = () => {
-      if (!waiting || finished) return;
+      if (!waiting || finished || paused) return;
       waiting = false;
       start = performance.now() - sent * FRAME_MS;
       tick();
@@ -189,6 +195,22 @@ export class PacedAudioOutput {
         complete = true;
         if (sent >= available()) end('completed');
         else resume();
+      },
+      get paused() {
+        return paused;
+      },
+      pause() {
+        if (finished || paused) return;
+        paused = true;
+        clearTimeout(timer);
+        timer = undefined;
+        waiting = true; // the clock restarts on resume: no burst of the paused time
+      },
+      resume() {
+        if (finished || !paused) return;
+        paused = false;
+        if (complete && sent >= available()) return end('completed');
+        resume();
       },
       whenBufferedBelow(ms) {
         return new Promise<void>((resolve) => {
