@@ -2,9 +2,10 @@
  * Barge-in: when does the caller's sound over an answer interrupt it? The model follows what voice
  * agents ship (docs/real-world.md "Noise, echo and barge-in"):
  *
- * - only speech interrupts: each 10 ms frame is judged (libfvad voiced, voice-like, not the
- *   answer's own echo, loud enough — ./caller-voice.ts), and a stretch of such frames counts as
- *   speech only while its pitch moves (a beep, a hum or a held music note does not);
+ * - only speech interrupts, and only the caller's: each 10 ms frame is judged (libfvad voiced,
+ *   voice-like, above the background, not the answer's own echo — ./caller-voice.ts; and not far
+ *   below the caller's own voice), and a stretch of such frames counts as speech only while its
+ *   pitch moves (a beep, a hum or a held music note does not, ./speech-stretch.ts);
  * - a voice onset pauses the answer at once (the caller does not talk over it), and the pause
  *   becomes a cut once the speech has lasted `minSpeechMs` (LiveKit Agents'
  *   `min_interruption_duration`, 0.5 s);
@@ -85,6 +86,14 @@ const ONSET_WITHIN_FRAMES = 12;
 const CONFIRM_VOICE_SHARE = 0.3;
 /** No voice for this long ends a stretch while listening. */
 const GAP_MS = 300;
+/**
+ * Voice this far (dB) under the caller's own level is someone else in the room (babble at a café
+ * table, a TV): it does not interrupt. The caller's level is learned from their turns
+ * ({@link InterruptionJudge.heardCaller}); until they spoke it is the nominal speech level of
+ * ITU-T P.56, -26 dBFS.
+ */
+export const BARGE_IN_BELOW_CALLER_DB = 10;
+const NOMINAL_SPEECH_DBFS = -26;
 
 export class InterruptionJudge {
   #settings: InterruptionSettings;
@@ -94,6 +103,7 @@ export class InterruptionJudge {
   /** Last frame at which the stretch looked like speech (a pause lapses this long after it). */
   #lastSpeechAt = -Infinity;
   #falseInterruptions = 0;
+  #callerDbfs = NOMINAL_SPEECH_DBFS;
 
   constructor(settings: InterruptionSettings = DEFAULT_INTERRUPTIONS) {
     this.#settings = { ...settings };
@@ -118,13 +128,20 @@ export class InterruptionJudge {
     this.#stretch = new SpeechStretch(this.#windowFrames());
   }
 
+  /** The active level (dBFS) of an utterance of the caller's that became a turn: up at once, down slowly. */
+  heardCaller(levelDbfs: number): void {
+    if (!Number.isFinite(levelDbfs)) return;
+    this.#callerDbfs = levelDbfs > this.#callerDbfs ? levelDbfs : 0.7 * this.#callerDbfs + 0.3 * levelDbfs;
+  }
+
   /** False interruptions since the judge was made. */
   get falseInterruptions(): number {
     return this.#falseInterruptions;
   }
 
   /** One frame; `answering`: an answer is in progress (being prepared or playing). Returns what to do. */
-  frame(verdict: FrameVerdict, answering: boolean): readonly JudgeAction[] {
+  frame(frame: FrameVerdict & { dbfs: number }, answering: boolean): readonly JudgeAction[] {
+    const verdict = { ...frame, voice: frame.voice && frame.dbfs >= this.#callerDbfs - BARGE_IN_BELOW_CALLER_DB };
     this.#track(verdict);
     const signal = this.#signal(verdict.atMs, answering);
     const next = JUDGE_TRANSITIONS[this.#state][signal];

@@ -45,11 +45,6 @@ export interface ConnectionOptions {
   onClosed(conn: RealtimeConnection): void;
 }
 
-/** The caller's speech must reach this close (dB) to their own voice's level to interrupt an answer. */
-export const BARGE_IN_BELOW_CALLER_DB = 12;
-/** The caller's voice level until they spoke (dBFS): the nominal speech level of ITU-T P.56. */
-const NOMINAL_SPEECH_DBFS = -26;
-
 /**
  * One answering peer and its media: simple-peer on @roamhq/wrtc with the caller's audio in
  * (RTCAudioSink → VAD → the protocol, each frame's verdict → the barge-in judge) and synthesized
@@ -66,8 +61,6 @@ export class RealtimeConnection {
   readonly #output: PacedAudioOutput;
   readonly #vad: VoiceActivityDetector;
   readonly #judge: InterruptionJudge;
-  /** The caller's voice level (dBFS), learned from their utterances. */
-  #callerDbfs = NOMINAL_SPEECH_DBFS;
   readonly #openedAt = performance.now();
   #sink: InstanceType<typeof RTCAudioSink> | undefined;
   readonly #turns: TurnController;
@@ -257,9 +250,7 @@ export class RealtimeConnection {
   /** One frame's verdict: the barge-in judge decides on it while an answer is in progress. */
   #onFrame(frame: CallerFrame): void {
     const active = this.#turns.active;
-    // Quieter than the caller's own voice by a wide margin: a voice in the room, not the caller.
-    const voice = frame.voice && frame.dbfs >= this.#callerDbfs - BARGE_IN_BELOW_CALLER_DB;
-    for (const action of this.#judge.frame({ atMs: frame.atMs, pitchHz: frame.pitchHz, voice }, active !== undefined && !active.interrupted)) {
+    for (const action of this.#judge.frame(frame, active !== undefined && !active.interrupted)) {
       this.#protocol.interruption(action);
     }
   }
@@ -268,10 +259,7 @@ export class RealtimeConnection {
     // The caller's voice level, learned from the utterances that become turns (not from speech the
     // answer did not yield to): up at once, down slowly.
     const active = this.#turns.active;
-    if (event.type === 'stop' && (!active || active.interrupted)) {
-      const level = activeLevelDbfs(event.audio);
-      if (Number.isFinite(level)) this.#callerDbfs = level > this.#callerDbfs ? level : 0.7 * this.#callerDbfs + 0.3 * level;
-    }
+    if (event.type === 'stop' && (!active || active.interrupted)) this.#judge.heardCaller(activeLevelDbfs(event.audio));
     this.#protocol.vad(event);
   }
 

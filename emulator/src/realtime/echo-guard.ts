@@ -73,7 +73,7 @@ export class EchoGuard {
     if (ratio > this.threshold) return false;
     if (micRms >= LEARN_RMS) {
       const clamped = Math.max(MIN_RATIO, ratio);
-      const rate = clamped > this.#ratio ? 0.3 : 0.005;
+      const rate = clamped > this.#ratio ? 0.3 : 0.01;
       this.#ratio = Math.exp((1 - rate) * Math.log(this.#ratio) + rate * Math.log(clamped));
     }
     this.echoes++;
