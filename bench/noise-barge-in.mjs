@@ -127,7 +127,6 @@ async function main() {
           const second = nextTurn(session);
           await speaking(session);
           const stoppedAt = audioStoppedAt(rx.frames, sentAt + 300);
-          if (process.env.DEBUG_NOISE) log(rx.frames.filter((f) => f.at >= sentAt).slice(0, 250).map((f) => (f.loud ? '#' : '.')).join(''));
           if (!first.interrupted || stoppedAt === null) missed++;
           else latencies.push(stoppedAt - (sentAt + 300));
           session.interrupt();
