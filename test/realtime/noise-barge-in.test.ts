@@ -40,7 +40,8 @@ describe('noise over an answer (defaults)', () => {
   const cases: Array<[NoiseName, number]> = [
     ['beeps', 10], ['tones', 10], ['cough', 10], ['keyboard', 10], ['fan', 10], ['hum', 10], ['music', 10], ['babble', 20], ['cafe', 20],
   ];
-  it.each(cases)('%s at %d dB SNR does not cut the answer, which is recorded whole', async (name, snr) => {
+  // Calls side by side (at most vitest's maxConcurrency at once): each waits on its own events.
+  it.for(cases)('%s at %d dB SNR does not cut the answer, which is recorded whole', { concurrent: true, timeout: 60000 }, async ([name, snr], { expect }) => {
     const caller = await rt.connect({}, { ready: true });
     await ask(caller, 1);
     await caller.say(noise48k(name, snr));
@@ -48,11 +49,13 @@ describe('noise over an answer (defaults)', () => {
     expect(stopped.reason).toBe('completed');
     const done = await caller.waitFor('turn.completed', (e) => e.turn_id === 1, 10000);
     expect(done).toMatchObject({ interrupted: false, output_duration_ms: wholeMs });
-    // No phantom turn either.
-    expect(caller.of('input.speech_started')).toHaveLength(0);
+    // No phantom turn either: sound that is not speech is not even heard as speech; distant babble
+    // (speech) may be, but over the answer it is a false interruption, not a turn.
+    if (name === 'babble' || name === 'cafe') expect(caller.of('input.speech_stopped').every((e) => e.false_interruption === true)).toBe(true);
+    else expect(caller.of('input.speech_started').map((e) => `${name}: speech at ${e.at_ms} ms`)).toEqual([]);
     expect(rt.env.ctx.store.messages.find((m) => m.session_id === caller.sessionId)).toHaveLength(1);
     caller.close();
-  }, 45000);
+  });
 
   it("the answer's own echo (speakers: 80 ms later, -12 dB) does not cut it; the caller's speech over it still does", async () => {
     const caller = await rt.connect({}, { ready: true });

@@ -17,7 +17,7 @@
  * the same frames give the same decisions. Its transitions are {@link JUDGE_TRANSITIONS}.
  */
 
-import { SpeechStretch, type FrameVerdict } from './speech-stretch.js';
+import { SPEECH_ONSET, SpeechStretch, type FrameVerdict } from './speech-stretch.js';
 
 export type { FrameVerdict };
 
@@ -78,10 +78,7 @@ export const JUDGE_TRANSITIONS: Readonly<Record<JudgeState, Partial<Record<Judge
   },
 };
 
-/** Frames of voice before an onset pauses the answer (60 ms: a few pitch periods that move). */
-const ONSET_VOICE_FRAMES = 6;
-/** ... within this many frames: a dense stretch, not scattered frames (a leak of echo, a clatter). */
-const ONSET_WITHIN_FRAMES = 12;
+const { voiceFrames: ONSET_VOICE_FRAMES, withinFrames: ONSET_WITHIN_FRAMES } = SPEECH_ONSET;
 /** Share of the `minSpeechMs` window that must be voice for a cut (speech has unvoiced parts). */
 const CONFIRM_VOICE_SHARE = 0.3;
 /** No voice for this long ends a stretch while listening. */

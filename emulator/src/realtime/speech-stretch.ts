@@ -15,6 +15,13 @@ export interface FrameVerdict {
   pitchHz: number;
 }
 
+/**
+ * Speech begins: this many voice frames among the last `withinFrames` (60 ms within 120 ms: a dense
+ * stretch of a few pitch periods that move, not scattered frames — a leak of echo, a clatter, a
+ * music note's attack). The VAD's utterance start and the judge's onset use the same rule.
+ */
+export const SPEECH_ONSET = { voiceFrames: 6, withinFrames: 12 } as const;
+
 /** A stretch whose pitch holds still this often (consecutive voice frames within 0.4%) is a tone or a note. */
 export const MAX_STEADY_SHARE = 0.6;
 const STEADY_PITCH = 0.004;

@@ -2,7 +2,7 @@ import loadFvad, { type FvadModule } from '@echogarden/fvad-wasm';
 import { CallerVoice, type CallerFrame } from './caller-voice.js';
 import type { EchoGuard } from './echo-guard.js';
 import { concat } from './pcm.js';
-import { SpeechStretch } from './speech-stretch.js';
+import { SPEECH_ONSET, SpeechStretch } from './speech-stretch.js';
 import type { VoiceLikenessThresholds } from './voice-likeness.js';
 
 /**
@@ -38,8 +38,6 @@ export interface VadOptions {
   onFrame?(frame: CallerFrame): void;
 }
 
-/** Voice frames (with a moving pitch) that make an utterance speech. */
-const SPEECH_VOICE_FRAMES = 5;
 /** Voiced frames this close (ms) after a voice frame keep an utterance open (consonants, word ends). */
 const VOICE_HOLD_MS = 200;
 
@@ -184,7 +182,7 @@ export class VoiceActivityDetector {
         this.#trailingMs += ms;
       }
     }
-    if (!this.#told && this.#stretch.speechLike(SPEECH_VOICE_FRAMES)) {
+    if (!this.#told && this.#stretch.speechLike(SPEECH_ONSET.voiceFrames, SPEECH_ONSET.withinFrames)) {
       this.#told = true;
       return { type: 'start' };
     }
