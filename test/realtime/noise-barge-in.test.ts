@@ -49,10 +49,9 @@ describe('noise over an answer (defaults)', () => {
     expect(stopped.reason).toBe('completed');
     const done = await caller.waitFor('turn.completed', (e) => e.turn_id === 1, 10000);
     expect(done).toMatchObject({ interrupted: false, output_duration_ms: wholeMs });
-    // No phantom turn either: sound that is not speech is not even heard as speech; distant babble
-    // (speech) may be, but over the answer it is a false interruption, not a turn.
-    if (name === 'babble' || name === 'cafe') expect(caller.of('input.speech_stopped').every((e) => e.false_interruption === true)).toBe(true);
-    else expect(caller.of('input.speech_started').map((e) => `${name}: speech at ${e.at_ms} ms`)).toEqual([]);
+    // No phantom turn either: whatever was heard as speech over the answer (distant babble is
+    // speech) was a false interruption, not a turn.
+    expect(caller.of('input.speech_stopped').filter((e) => e.false_interruption !== true)).toEqual([]);
     expect(rt.env.ctx.store.messages.find((m) => m.session_id === caller.sessionId)).toHaveLength(1);
     caller.close();
   });

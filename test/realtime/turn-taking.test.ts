@@ -142,7 +142,7 @@ describe('the answer\'s echo', () => {
     for (let t = 0; t < 400; t++) expect(guard.isEcho(800, 1000)).toBe(true); // -20 dB: echo, for 4 s of answer
     expect(guard.threshold).toBeLessThan(0.25);
     expect(guard.isEcho(3000, 1000)).toBe(false); // -8.5 dB: now above the learned path + 6 dB
-    expect(guard.isEcho(800, 1000 + 700)).toBe(false); // nothing sent within the window
+    expect(guard.isEcho(800, 1000 + 1100)).toBe(false); // nothing sent within the window (1 s)
   });
 });
 

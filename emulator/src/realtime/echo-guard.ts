@@ -16,11 +16,15 @@
  *   A caller with a 20 dB loss can then talk over the answer well below its level.
  *
  * When the emulator has sent nothing for the window (no answer, or a paused one), nothing is echo.
- * Cheap: one max over at most 60 numbers per frame, no correlation.
+ * Cheap: one max over at most 100 numbers per frame, no correlation.
  */
 
-/** Longest echo delay considered (ms): loopback calls see 50-300 ms, a slow path a bit more. */
-export const ECHO_WINDOW_MS = 600;
+/**
+ * Longest echo delay considered (ms): loopback calls see 50-300 ms; a loaded machine (a late event
+ * loop on either side, a grown jitter buffer) adds hundreds more. A longer window only makes the
+ * detector more careful while the answer plays (it compares with the loudest frame in it).
+ */
+export const ECHO_WINDOW_MS = 1000;
 /** The threshold sits this far above the measured echo return loss. */
 const MARGIN_DB = 6;
 /** Geigel's starting point (-6 dB) and the loudest an echo is ever taken to be. */

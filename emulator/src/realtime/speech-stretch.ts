@@ -27,8 +27,8 @@ export const MAX_STEADY_SHARE = 0.6;
 const STEADY_PITCH = 0.004;
 /** Voice frames (and their pitch pairs) looked at for steadiness. */
 const STEADY_WINDOW = 30;
-/** Pitch pairs needed before steadiness says anything. */
-const MIN_PAIRS = 4;
+/** Pitch pairs needed before steadiness says anything (fewer: one note's attack can look like intonation). */
+const MIN_PAIRS = 8;
 
 export class SpeechStretch {
   readonly #windowFrames: number;
