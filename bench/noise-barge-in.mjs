@@ -123,9 +123,11 @@ async function main() {
           // Scripted words: the spoken question becomes its own turn; its answer is stopped at once.
           const played = mic.playWav(wav, { transcript: QUESTION, sessionId: session.sessionId });
           const first = await turn;
-          await played;
+          // The cut answer is over (not speaking); the spoken question's answer is next.
           const second = nextTurn(session);
-          await speaking(session);
+          const secondAudio = speaking(session);
+          await played;
+          await secondAudio;
           const stoppedAt = audioStoppedAt(rx.frames, sentAt + 300);
           if (!first.interrupted || stoppedAt === null) missed++;
           else latencies.push(stoppedAt - (sentAt + 300));
