@@ -12,6 +12,7 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  */
 const LONGEST_FIRST = [
   'test/qa/artillery-run.test.ts',
+  'test/realtime/noise-barge-in.test.ts',
   'test/realtime/openai-protocol.test.ts',
   'test/realtime/flite-voice.test.ts',
   'test/client/emulator.test.ts',
@@ -25,6 +26,7 @@ const LONGEST_FIRST = [
   'test/qa/load-node.test.ts',
   'test/otel/otel.test.ts',
   'test/client/timing/real-call.test.ts',
+  'test/emulator/fake-microphone-noise.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {
