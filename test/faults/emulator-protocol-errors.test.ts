@@ -25,8 +25,8 @@ describe('emulator protocol error messages', () => {
     ['invalid "ping" message: t: Input should be a valid number; extra: Extra inputs are not permitted', '{"v":1,"type":"ping","t":"x","extra":1}'],
     ['invalid "ping" message: v: Field required', '{"type":"ping","t":1}'],
     ['invalid "ping" message: v: Input should be 1', '{"v":"1","type":"ping","t":1}'],
-    ['invalid message: type: "bogus" is not a client event (expected one of "input.text", "response.interrupt", "session.end", "ping")', '{"v":1,"type":"bogus"}'],
-    ['invalid message: type: Field required (expected one of "input.text", "response.interrupt", "session.end", "ping")', '{"v":1}'],
+    ['invalid message: type: "bogus" is not a client event (expected one of "input.text", "response.interrupt", "session.end", "ping", "input.commit")', '{"v":1,"type":"bogus"}'],
+    ['invalid message: type: Field required (expected one of "input.text", "response.interrupt", "session.end", "ping", "input.commit")', '{"v":1}'],
     ['message must be a JSON object', '[1]'],
   ])('%s', (expected, text) => {
     expect(messageOf(text)).toBe(expected);
