@@ -66,7 +66,7 @@ describe('turn-taking', () => {
   });
 
   it('without the attribute (or with turn-taking="auto") there is no talk button and the microphone is live', async () => {
-    for (const attributes of [{}, { 'turn-taking': 'auto' }]) {
+    for (const attributes of [{}, { 'turn-taking': 'auto' }] as Record<string, string>[]) {
       const t = await connected(attributes);
       expect(t.el.turnTaking).toBe('auto');
       expect(t.talk().hidden).toBe(true);
