@@ -7,7 +7,8 @@ import { openWidgetPage } from './widget-page.js';
 
 // Push-to-talk in the widget (issue 35), in Chromium on the emulator stack: the fake microphone
 // loops a spoken question with 3 s of silence after it; the service hears it only while the talk
-// button is held (by keyboard, then by pointer), and releasing it commits the question.
+// button is held (by keyboard, then by pointer), and releasing it commits the question. axe and the
+// 360 px layout in push-to-talk mode, idle, connected and talking, in English and Japanese.
 test.use({ micFile: 'e2e-barge-in.wav' });
 
 type Log = Array<[string, unknown]>;
@@ -102,28 +103,40 @@ test('hold to talk, by keyboard and by pointer: the service hears only the held 
   await expect(talk).toBeDisabled();
 });
 
-for (const language of ['en', 'ja']) {
-  test(`axe: push-to-talk idle, connected and talking (${language})`, async ({ page, stack, emu }, testInfo) => {
-    void emu;
-    const widget = await openPushToTalk(page, stack, language);
-    const audit = async (state: string) => {
-      const results = await new AxeBuilder({ page }).include('kb-voice-widget').analyze();
-      const found = results.violations.map((v) => `${v.impact ?? 'unknown'} ${v.id}: ${v.help} (${v.nodes.length} node(s))`);
-      await testInfo.attach(`axe-ptt-${language}-${state}.json`, { body: JSON.stringify({ violations: found, passes: results.passes.length }, null, 2), contentType: 'application/json' });
-      expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`), `axe ${language} ${state}`).toEqual([]);
-    };
-    const talk = widget.getByTestId('talk');
-    await expect(talk).toHaveText(language === 'ja' ? '押して話す' : 'Hold to talk');
-    await audit('idle');
-    await widget.getByTestId('call-start').click();
-    await expect(widget.getByTestId('call-status')).toHaveAttribute('data-status', 'connected', { timeout: 20_000 });
-    await audit('connected');
-    await talk.focus();
-    await page.keyboard.down('Enter');
-    await expect(talk).toHaveAttribute('aria-pressed', 'true');
-    await expect(widget.getByTestId('mic-status')).toHaveText(language === 'ja' ? 'マイク（話し中）' : 'Listening to you');
-    await audit('talking');
-    await page.keyboard.up('Enter');
-    await expect(talk).toHaveAttribute('aria-pressed', 'false');
-  });
-}
+test.describe('phone width', () => {
+  test.use({ viewport: { width: 360, height: 800 } });
+  for (const language of ['en', 'ja']) {
+    test(`axe: push-to-talk idle, connected and talking, the button and its hint inside the panel at 360 px (${language})`, async ({ page, stack, emu }, testInfo) => {
+      void emu;
+      const widget = await openPushToTalk(page, stack, language);
+      const audit = async (state: string) => {
+        const results = await new AxeBuilder({ page }).include('kb-voice-widget').analyze();
+        const found = results.violations.map((v) => `${v.impact ?? 'unknown'} ${v.id}: ${v.help} (${v.nodes.length} node(s))`);
+        await testInfo.attach(`axe-ptt-${language}-${state}.json`, { body: JSON.stringify({ violations: found, passes: results.passes.length }, null, 2), contentType: 'application/json' });
+        expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`), `axe ${language} ${state}`).toEqual([]);
+      };
+      const talk = widget.getByTestId('talk');
+      await expect(talk).toHaveText(language === 'ja' ? '押して話す' : 'Hold to talk');
+      await audit('idle');
+      const fits = await widget.evaluate((host) => {
+        const root = host.shadowRoot!;
+        const panel = root.querySelector('.panel')!.getBoundingClientRect();
+        return [root.querySelector<HTMLElement>('[data-testid="talk"]')!, root.querySelector<HTMLElement>('.hint')!].map((node) => {
+          const box = node.getBoundingClientRect();
+          return { text: node.textContent, visible: box.width > 0, inside: node.scrollWidth <= node.clientWidth + 1 && box.left >= panel.left - 0.5 && box.right <= panel.right + 0.5 };
+        }).concat([{ text: 'page', visible: true, inside: document.documentElement.scrollWidth <= window.innerWidth }]);
+      });
+      for (const fit of fits) expect(fit, fit.text ?? '').toMatchObject({ visible: true, inside: true });
+      await widget.getByTestId('call-start').click();
+      await expect(widget.getByTestId('call-status')).toHaveAttribute('data-status', 'connected', { timeout: 20_000 });
+      await audit('connected');
+      await talk.focus();
+      await page.keyboard.down('Enter');
+      await expect(talk).toHaveAttribute('aria-pressed', 'true');
+      await expect(widget.getByTestId('mic-status')).toHaveText(language === 'ja' ? 'マイク（話し中）' : 'Listening to you');
+      await audit('talking');
+      await page.keyboard.up('Enter');
+      await expect(talk).toHaveAttribute('aria-pressed', 'false');
+    });
+  }
+});
