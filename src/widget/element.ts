@@ -1,3 +1,4 @@
+import { createApiClient } from '../api/client.js';
 import type { VoiceSessionError } from '../client/errors.js';
 import type { AudioLevels, SessionEvents, TranscriptUpdate, Turn } from '../client/events.js';
 import { SessionHolder } from '../client/holder.js';
@@ -5,8 +6,7 @@ import type { VoiceSessionOptions } from '../client/options.js';
 import type { VoiceSession } from '../client/session.js';
 import type { SessionSnapshot } from '../client/snapshot.js';
 import type { SessionState } from '../client/state.js';
-import { callOptions, readTurnTaking } from './call-options.js';
-import { describeError } from './describe-error.js';
+import { describeError, type WidgetProblem } from './describe-error.js';
 import { uiLanguage, WidgetText } from './locale.js';
 import type { WidgetMessageTable } from './messages.js';
 import { WidgetView } from './view.js';
@@ -98,8 +98,9 @@ export class KbVoiceWidget extends Base {
    * error that names it.
    */
   get turnTaking(): 'auto' | 'push-to-talk' {
-    const attribute = readTurnTaking(this.getAttribute('turn-taking'));
-    return attribute === null || attribute === 'invalid' ? this.sessionOptions.turnTaking ?? 'auto' : attribute;
+    const attribute = this.getAttribute('turn-taking')?.trim();
+    if (attribute === 'auto' || attribute === 'push-to-talk') return attribute;
+    return this.sessionOptions.turnTaking ?? 'auto';
   }
 
   set turnTaking(mode: 'auto' | 'push-to-talk') {
@@ -174,18 +175,30 @@ export class KbVoiceWidget extends Base {
   /** `textOnly`: a call without the microphone ("Continue by typing" after it was refused). */
   async #start(textOnly: boolean): Promise<void> {
     if (this.#holder.busy) return this.#holder.start();
-    const attribute = (name: string) => this.getAttribute(name);
-    const options = callOptions(
-      { aiId: attribute('ai-id'), relayUrl: attribute('relay-url'), language: attribute('language'), turnTaking: attribute('turn-taking') },
-      this.sessionOptions, document.documentElement.lang, textOnly,
-    );
-    if ('code' in options) {
-      this.#fail(options);
+    const aiId = this.getAttribute('ai-id')?.trim();
+    if (!aiId) {
+      this.#fail({ code: 'no_ai_id' } satisfies WidgetProblem);
       return;
     }
-    this.#next = options;
+    const relayUrl = this.getAttribute('relay-url')?.trim() || '/api/voice';
+    const baseUrl = resolveUrl(relayUrl);
+    if (!baseUrl) {
+      this.#fail({ code: 'bad_relay_url', url: relayUrl } satisfies WidgetProblem);
+      return;
+    }
+    const turnTakingAttribute = this.getAttribute('turn-taking')?.trim();
+    if (turnTakingAttribute && turnTakingAttribute !== this.turnTaking) {
+      this.#fail({ code: 'bad_turn_taking', value: turnTakingAttribute } satisfies WidgetProblem);
+      return;
+    }
+    const turnTaking = this.turnTaking;
+    const language = this.getAttribute('language')?.trim() || document.documentElement.lang || undefined;
+    this.#next = {
+      ...this.sessionOptions, aiId, api: this.sessionOptions.api ?? createApiClient({ baseUrl }), turnTaking,
+      ...(language ? { language } : {}), ...(textOnly ? { microphone: false } : {}),
+    };
     this.#textOnly = textOnly;
-    this.#callPushToTalk = options.turnTaking === 'push-to-talk';
+    this.#callPushToTalk = turnTaking === 'push-to-talk';
     await this.#holder.start();
   }
 
@@ -289,6 +302,15 @@ export class KbVoiceWidget extends Base {
       const error = this.#localError ?? shownError(snapshot);
       view.showError(error === undefined ? undefined : describeError(error, text));
     });
+  }
+}
+
+/** `url` resolved against the page, or undefined when it is not a URL. */
+function resolveUrl(url: string): string | undefined {
+  try {
+    return new URL(url, document.baseURI).toString();
+  } catch {
+    return undefined;
   }
 }
 
