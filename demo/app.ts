@@ -6,7 +6,8 @@ import { describeError } from './ui/errors.js';
 import { FirstBuildNote } from './ui/first-build.js';
 import { renderLatencyChart } from './ui/latency-chart.js';
 import { renderQualityChart, type QualityPoint } from './ui/quality-chart.js';
-import { renderCost, renderSegments, renderUsage } from './ui/report.js';
+import { AnswerCuts } from './ui/cuts.js';
+import { renderCost, renderInterruptions, renderSegments, renderUsage } from './ui/report.js';
 import { wireScript } from './ui/script.js';
 import { Timeline } from './ui/timeline.js';
 import { renderTurn, type Rating } from './ui/turns.js';
@@ -66,6 +67,7 @@ export function startApp(config: DemoConfig): void {
     reportStatus: byId('report-status'),
     usage: byId('usage-box'),
     cost: byId('cost-box'),
+    interruptions: byId('interruptions-box'),
     chart: byId('latency-chart'),
     quality: byId('quality-level'),
     qualityChart: byId('quality-chart'),
@@ -178,6 +180,7 @@ export function startApp(config: DemoConfig): void {
     timeline.add('info', `New call to robot ${config.aiId} in "${config.language}"`);
     const s = new VoiceSession({ aiId: config.aiId, api, language: config.language, audioElement: ui.audio });
     session = s;
+    const cuts = new AnswerCuts();
     renderMute(false);
     pill(ui.warmup, WARMUP_STATUS[s.warmup]);
     firstBuild.reset(s.warmup);
@@ -196,6 +199,7 @@ export function startApp(config: DemoConfig): void {
     });
     s.on('assistantSpeaking', (on) => {
       speaking.assistant = on;
+      cuts.speaking(on);
       if (on) firstBuild.answer();
       renderSpeaking();
       timeline.add('speech', on ? 'assistant started speaking' : 'assistant stopped speaking');
@@ -205,9 +209,10 @@ export function startApp(config: DemoConfig): void {
     });
     s.on('turn', (turn) => {
       ui.turnsEmpty.hidden = true;
-      ui.turns.appendChild(renderTurn(turn, ui.turns.children.length, rate));
+      ui.turns.appendChild(renderTurn(turn, ui.turns.children.length, rate, cuts.take(turn)));
       if (turn.scripted) script.used(turn.question);
-      timeline.add('info', `turn ${ui.turns.children.length} finished (${turn.input}${turn.interrupted ? ', interrupted' : ''})`);
+      const paused = turn.falseInterruptions > 0 ? `, ${turn.falseInterruptions} false interruption(s)` : '';
+      timeline.add('info', `turn ${ui.turns.children.length} finished (${turn.input}${turn.interrupted ? `, cut by ${turn.interruptedBy ?? 'unknown'}` : ''}${paused})`);
     });
     s.on('level', ({ input, output }) => {
       inputPeak = Math.max(inputPeak, input ?? 0);
@@ -257,6 +262,7 @@ export function startApp(config: DemoConfig): void {
     if (!report || id !== sessionId) return;
     ui.usage.replaceChildren(renderUsage(report.usage));
     ui.cost.replaceChildren(renderCost(report.cost));
+    ui.interruptions.replaceChildren(renderInterruptions(report.interruptions));
     ui.chart.replaceChildren(renderLatencyChart(report.turns));
     ui.segments.replaceChildren(...renderSegments(report.audio));
     ui.reportStatus.textContent = `Report of session ${report.sessionId}: ${report.turns.length} turn(s), ${report.audio.length} audio segment(s).`;

@@ -26,6 +26,9 @@ byId<HTMLAnchorElement>('qa-link').search = window.location.search;
 byId<HTMLInputElement>('dark').addEventListener('change', (event) => {
   widget.classList.toggle('dark', (event.target as HTMLInputElement).checked);
 });
+byId<HTMLInputElement>('push-to-talk').addEventListener('change', (event) => {
+  widget.turnTaking = (event.target as HTMLInputElement).checked ? 'push-to-talk' : 'auto';
+});
 
 const describe: { [K in keyof KbVoiceWidgetEventMap]: (detail: KbVoiceWidgetEventMap[K]['detail']) => string } = {
   session: () => 'new VoiceSession (el.session)',
@@ -33,6 +36,7 @@ const describe: { [K in keyof KbVoiceWidgetEventMap]: (detail: KbVoiceWidgetEven
   turn: (turn) => `#${turn.id} ${turn.input}: “${turn.question}” → “${turn.answer}” (${turn.firstResponseMs === null ? 'no audio' : `${turn.firstResponseMs} ms`})`,
   transcript: (update) => (update.final ? `${update.role}: ${update.text}` : ''),
   mute: (muted) => (muted ? 'muted' : 'unmuted'),
+  talking: (talking) => (talking ? 'talking (talk held)' : 'talk released'),
   error: (error) => `${error.code}: ${error.message}`,
   timing: ({ id, perceivedLatencyMs, timing }) =>
     perceivedLatencyMs === null ? '' : `#${id} heard after ${perceivedLatencyMs} ms: ${TIMING_PHASES.map((p) => `${p} ${timing[`${p}Ms`] ?? '–'}`).join(' + ')}`,

@@ -49,6 +49,15 @@ export function renderCost(cost: SessionReport['cost']): HTMLElement {
   );
 }
 
+/** Answers cut by the caller or the app, and the sounds that only paused one (`report().interruptions`). */
+export function renderInterruptions(counts: SessionReport['interruptions']): HTMLElement {
+  return recordTable('report-interruptions', [
+    ['Cut by the caller', int(counts.byCaller)],
+    ['Cut by the app', int(counts.byApp)],
+    ['False interruptions', int(counts.false)],
+  ], '');
+}
+
 /**
  * Each recorded segment, playable in place and downloadable. The URLs are presigned storage links
  * (like S3 in production), so the browser fetches them without any key.

@@ -1,4 +1,5 @@
 import type { Turn } from 'kb-voice';
+import { renderCut, type AnswerCut } from './cuts.js';
 import { clock, el, formatMs } from './dom.js';
 import { describeError } from './errors.js';
 import { renderWaterfall } from './waterfall.js';
@@ -12,10 +13,11 @@ export type RateFn = (turn: Turn, rating: Rating) => Promise<void>;
 const RATING_WORDS: Record<Rating, string> = { 1: 'rated good', [-1]: 'rated bad', 0: 'not rated' };
 
 /**
- * One finished turn: who spoke, both transcripts, first-response latency, the message id and a
- * rating control. Clicking the active rating again clears it (rating 0).
+ * One finished turn: who spoke, both transcripts, first-response latency, when and by whom its
+ * answer was cut (`cut`, from {@link AnswerCuts}) and the sounds that only paused it, the message id
+ * and a rating control. Clicking the active rating again clears it (rating 0).
  */
-export function renderTurn(turn: Turn, index: number, rate: RateFn): HTMLLIElement {
+export function renderTurn(turn: Turn, index: number, rate: RateFn, cut: AnswerCut | null = null): HTMLLIElement {
   let current: Rating = 0;
   const status = el('span', { 'data-testid': 'rating-status', 'data-rating': '0' }, RATING_WORDS[0]);
   const up = el('button', { type: 'button', 'data-testid': 'rate-up', 'aria-pressed': 'false', title: 'Good answer' }, 'Good');
@@ -53,6 +55,8 @@ export function renderTurn(turn: Turn, index: number, rate: RateFn): HTMLLIEleme
       'data-input': turn.input,
       'data-message-id': turn.messageId,
       'data-interrupted': String(turn.interrupted),
+      'data-interrupted-by': turn.interruptedBy ?? 'none',
+      'data-false-interruptions': turn.falseInterruptions,
       'data-scripted': String(turn.scripted === true),
       'data-agent-build-ms': turn.agentBuildMs ?? 'unknown',
     },
@@ -72,6 +76,7 @@ export function renderTurn(turn: Turn, index: number, rate: RateFn): HTMLLIEleme
         : turn.agentBuildMs > 0 ? el('span', {}, `(agent build ${formatMs(turn.agentBuildMs)})`) : null,
       turn.interrupted ? el('span', { 'data-testid': 'turn-interrupted' }, 'interrupted') : null,
     ),
+    renderCut(turn, cut),
     renderWaterfall(turn),
     el('p', { class: 'q' }, el('span', { class: 'who' }, `${you}: `), el('span', { 'data-testid': 'turn-question' }, turn.question)),
     el('p', { class: 'a' }, el('span', { class: 'who' }, 'Assistant: '), el('span', { 'data-testid': 'turn-answer' }, turn.answer)),

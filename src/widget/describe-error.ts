@@ -4,8 +4,10 @@ import type { WidgetMessageTable } from './messages.js';
 
 /** A problem the widget finds itself: its attributes, which only the page's author can fix. */
 export interface WidgetProblem {
-  code: 'no_ai_id' | 'bad_relay_url';
+  code: 'no_ai_id' | 'bad_relay_url' | 'bad_turn_taking';
   url?: string;
+  /** The attribute's value as written (bad_turn_taking). */
+  value?: string;
 }
 
 /**
@@ -21,7 +23,7 @@ export function describeError(error: unknown, text: WidgetText): string {
     }
     if (error.code === 'validation_error') return text.t('error.validation');
     const key = `error.${error.code}` as keyof WidgetMessageTable;
-    if (key in text.table) return text.t(key, { button: text.t('button.sound'), url: (error as WidgetProblem).url ?? '' });
+    if (key in text.table) return text.t(key, { button: text.t('button.sound'), url: (error as WidgetProblem).url ?? '', value: (error as WidgetProblem).value ?? '' });
   }
   return text.t('error.unknown');
 }

@@ -24,13 +24,15 @@ export interface KbVoiceWidgetEventMap {
   turn: CustomEvent<Turn>;
   transcript: CustomEvent<TranscriptUpdate>;
   mute: CustomEvent<boolean>;
+  /** Push-to-talk: the visitor started (true) or stopped (false) talking. */
+  talking: CustomEvent<boolean>;
   error: CustomEvent<VoiceSessionError>;
   /** For developers: where each finished turn's latency went (`Turn.timing`, docs/quality.md "Where the time goes"). */
   timing: CustomEvent<Pick<Turn, 'id' | 'input' | 'firstResponseMs' | 'perceivedLatencyMs' | 'timing'>>;
 }
 
 /** Session events the element re-dispatches (`level` is not one: it fires 10 times a second). */
-const FORWARDED = ['state', 'turn', 'transcript', 'mute', 'error'] as const satisfies readonly (keyof SessionEvents)[];
+const FORWARDED = ['state', 'turn', 'transcript', 'mute', 'talking', 'error'] as const satisfies readonly (keyof SessionEvents)[];
 
 // Defining the class must not throw where there is no DOM (server-side rendering imports it too).
 const Base: typeof HTMLElement = typeof HTMLElement === 'undefined' ? (class {} as unknown as typeof HTMLElement) : HTMLElement;
@@ -40,13 +42,14 @@ const Base: typeof HTMLElement = typeof HTMLElement === 'undefined' ? (class {} 
  * in an open shadow root. Each call is a new {@link VoiceSession}; the element shows its snapshot.
  */
 export class KbVoiceWidget extends Base {
-  static readonly observedAttributes = ['relay-url', 'ai-id', 'language'];
+  static readonly observedAttributes = ['relay-url', 'ai-id', 'language', 'turn-taking'];
 
   /**
    * Extra options for the VoiceSession of the next call (`userIdentifier`, `iceServers`,
-   * `interruptions`, a test `transport`, ...). `aiId`, `api` and `language` come from the attributes.
+   * `interruptions`, a test `transport` and `api`, ...). `aiId`, `language` and `turnTaking` come
+   * from the attributes when set; `api` is made from `relay-url` unless given here (tests).
    */
-  sessionOptions: Partial<Omit<VoiceSessionOptions, 'aiId' | 'api'>> = {};
+  sessionOptions: Partial<Omit<VoiceSessionOptions, 'aiId'>> = {};
 
   /** The same "one session per call" holder as the React hook (mute carries into the next call). */
   readonly #holder = new SessionHolder(() => this.#options(), (session) => this.#attach(session));
@@ -55,6 +58,8 @@ export class KbVoiceWidget extends Base {
   #unmount: (() => void) | undefined;
   /** Options of the call being started (attributes read and checked by start()). */
   #next: VoiceSessionOptions | undefined;
+  /** The current (or last) call is push-to-talk. */
+  #callPushToTalk = false;
   #renderQueued = false;
   /** The current call has no microphone (`microphone: false`, or "Continue by typing"). */
   #textOnly = false;
@@ -85,6 +90,23 @@ export class KbVoiceWidget extends Base {
     return this.#words().language;
   }
 
+  /**
+   * `'push-to-talk'`: the visitor holds the talk button (or Space) while speaking and the service
+   * hears nothing otherwise; `'auto'`: the service hears the microphone all the time. The
+   * `turn-taking` attribute (reflected by this property), else `sessionOptions.turnTaking`, else
+   * `'auto'`; read when a call starts. An attribute value other than the two stops start() with an
+   * error that names it.
+   */
+  get turnTaking(): 'auto' | 'push-to-talk' {
+    const attribute = this.getAttribute('turn-taking')?.trim();
+    if (attribute === 'auto' || attribute === 'push-to-talk') return attribute;
+    return this.sessionOptions.turnTaking ?? 'auto';
+  }
+
+  set turnTaking(mode: 'auto' | 'push-to-talk') {
+    this.setAttribute('turn-taking', mode);
+  }
+
   /** The current (or last) call's session; undefined before the first call. Make calls with the buttons or start(). */
   get session(): VoiceSession | undefined {
     return this.#holder.session;
@@ -107,6 +129,7 @@ export class KbVoiceWidget extends Base {
         setInput: (id) => void this.#holder.setInputDevice(id).catch((error: unknown) => this.#fail(error)),
         setOutput: (id) => void this.#holder.setOutputDevice(id).catch((error: unknown) => this.#fail(error)),
         typeInstead: () => void this.#start(true),
+        talk: (on) => this.#talk(on),
       });
       // The holder tells of every change of the current call's snapshot, and of a mute chosen before a call.
       this.#holder.subscribe(() => this.#render());
@@ -132,8 +155,9 @@ export class KbVoiceWidget extends Base {
 
   attributeChangedCallback(name: string): void {
     // Attributes are read when a call starts; a change clears a complaint about them. The UI
-    // language follows `language` at once.
+    // language follows `language` at once, the talk button `turn-taking` (until the next call starts it keeps the call's).
     if (name === 'language') this.#retext();
+    if (name === 'turn-taking') this.#render();
     if (this.#localError !== undefined) {
       this.#localError = undefined;
       this.#render();
@@ -162,9 +186,19 @@ export class KbVoiceWidget extends Base {
       this.#fail({ code: 'bad_relay_url', url: relayUrl } satisfies WidgetProblem);
       return;
     }
+    const turnTakingAttribute = this.getAttribute('turn-taking')?.trim();
+    if (turnTakingAttribute && turnTakingAttribute !== this.turnTaking) {
+      this.#fail({ code: 'bad_turn_taking', value: turnTakingAttribute } satisfies WidgetProblem);
+      return;
+    }
+    const turnTaking = this.turnTaking;
     const language = this.getAttribute('language')?.trim() || document.documentElement.lang || undefined;
-    this.#next = { ...this.sessionOptions, aiId, api: createApiClient({ baseUrl }), ...(language ? { language } : {}), ...(textOnly ? { microphone: false } : {}) };
+    this.#next = {
+      ...this.sessionOptions, aiId, api: this.sessionOptions.api ?? createApiClient({ baseUrl }), turnTaking,
+      ...(language ? { language } : {}), ...(textOnly ? { microphone: false } : {}),
+    };
     this.#textOnly = textOnly;
+    this.#callPushToTalk = turnTaking === 'push-to-talk';
     await this.#holder.start();
   }
 
@@ -207,6 +241,15 @@ export class KbVoiceWidget extends Base {
   #toggleMute(): void {
     // Before a call too: the next call starts muted.
     this.#holder.setMuted(!this.#holder.muted);
+  }
+
+  /** The talk button (or Space) held or let go; a refusal (no call) shows like any other problem. */
+  #talk(on: boolean): void {
+    try {
+      this.#holder.talk(on);
+    } catch (error) {
+      this.#fail(error);
+    }
   }
 
   async #resumePlayback(): Promise<void> {
@@ -254,7 +297,8 @@ export class KbVoiceWidget extends Base {
       if (!view) return;
       const snapshot = this.#holder.getSnapshot();
       const text = this.#words();
-      view.update(snapshot, this.#textOnly);
+      // During a call the talk button follows the call's mode; between calls, the one the next call will have.
+      view.update(snapshot, { textOnly: this.#textOnly, pushToTalk: this.#holder.busy ? this.#callPushToTalk : this.turnTaking === 'push-to-talk' });
       const error = this.#localError ?? shownError(snapshot);
       view.showError(error === undefined ? undefined : describeError(error, text));
     });

@@ -19,6 +19,8 @@ export interface KbVoiceWidgetJsxProps {
   language?: string;
   /** The page's own strings over the built-in table (docs/widget.md lists the keys). React 19 sets it as a property. */
   messages?: Partial<WidgetMessageTable>;
+  /** `auto` (default) or `push-to-talk`: the visitor holds the talk button (or Space) while speaking. */
+  'turn-taking'?: 'auto' | 'push-to-talk';
   /** More VoiceSession options for the next call. React 19 sets it as a property. */
   sessionOptions?: KbVoiceWidget['sessionOptions'];
   onsession?: (event: KbVoiceWidgetEventMap['session']) => void;
@@ -26,6 +28,7 @@ export interface KbVoiceWidgetJsxProps {
   onturn?: (event: KbVoiceWidgetEventMap['turn']) => void;
   ontranscript?: (event: KbVoiceWidgetEventMap['transcript']) => void;
   onmute?: (event: KbVoiceWidgetEventMap['mute']) => void;
+  ontalking?: (event: KbVoiceWidgetEventMap['talking']) => void;
   onerror?: (event: KbVoiceWidgetEventMap['error']) => void;
 }
 

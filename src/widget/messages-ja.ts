@@ -17,8 +17,11 @@ export const JAPANESE: WidgetMessageTable = {
   'button.sound': '音声を有効にする',
   'button.typeInstead': '文字入力で続ける',
   'button.send': '送信',
+  'button.talk': '押して話す',
+  'talk.hint': 'ボタン（またはスペースキー）を押している間だけ話せます。話し終えたら離してください。',
   'level.microphone': 'マイク',
   'level.microphoneMuted': 'マイク（ミュート中）',
+  'level.talking': 'マイク（話し中）',
   'level.notMeasured': '測定できません',
   'devices.microphone': 'マイク',
   'devices.speaker': 'スピーカー',
@@ -59,4 +62,5 @@ export const JAPANESE: WidgetMessageTable = {
   'error.unknown': '問題が発生しました。もう一度通話を開始してください。何度も失敗する場合は、ページを再読み込みしてください。',
   'error.no_ai_id': 'ウィジェットに ai-id 属性がありません。ページの作成者がアシスタントの ID を設定する必要があります。',
   'error.bad_relay_url': 'ウィジェットの relay-url 属性（{url}）は URL ではありません。ページの作成者が修正する必要があります。',
+  'error.bad_turn_taking': 'ウィジェットの turn-taking 属性（{value}）は auto か push-to-talk でなければなりません。ページの作成者が修正する必要があります。',
 };

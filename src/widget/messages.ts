@@ -28,9 +28,13 @@ export interface WidgetMessages {
   /** Offered when the microphone was refused: a call with typed questions. */
   'button.typeInstead': string;
   'button.send': string;
-  /** The level meter's label, and the same while muted. */
+  /** Push-to-talk (`turn-taking="push-to-talk"`): the hold-to-talk button, and how to use it (shown under the controls). */
+  'button.talk': string;
+  'talk.hint': string;
+  /** The level meter's label, the same while muted, and while the caller holds talk. */
   'level.microphone': string;
   'level.microphoneMuted': string;
+  'level.talking': string;
   /** The meter's spoken value when the level cannot be measured. */
   'level.notMeasured': string;
   'devices.microphone': string;
@@ -59,6 +63,8 @@ export interface WidgetMessages {
   /** Only the page's author can fix these two: the attributes. `{url}`: the relay-url as written. */
   'error.no_ai_id': string;
   'error.bad_relay_url': string;
+  /** `{value}`: the turn-taking attribute as written. */
+  'error.bad_turn_taking': string;
 }
 
 /** A key per error code of the session (`error.microphone_denied`, ...); `{button}` names the Enable sound button. */
@@ -84,8 +90,11 @@ export const ENGLISH: WidgetMessageTable = {
   'button.sound': 'Enable sound',
   'button.typeInstead': 'Continue by typing',
   'button.send': 'Send',
+  'button.talk': 'Hold to talk',
+  'talk.hint': 'Hold the button (or Space) while you speak; release it when you are done.',
   'level.microphone': 'Microphone',
   'level.microphoneMuted': 'Microphone muted',
+  'level.talking': 'Listening to you',
   'level.notMeasured': 'not measured',
   'devices.microphone': 'Microphone',
   'devices.speaker': 'Speaker',
@@ -126,6 +135,7 @@ export const ENGLISH: WidgetMessageTable = {
   'error.unknown': 'Something went wrong. Start the call again; if it keeps failing, reload the page.',
   'error.no_ai_id': 'The widget has no ai-id attribute: the page\u2019s author must set it to the assistant\u2019s id.',
   'error.bad_relay_url': 'The widget\u2019s relay-url attribute ({url}) is not a URL: the page\u2019s author must fix it.',
+  'error.bad_turn_taking': 'The widget\u2019s turn-taking attribute ({value}) must be auto or push-to-talk: the page\u2019s author must fix it.',
 };
 
 /**
@@ -138,8 +148,8 @@ export const LABEL_COLUMNS: Partial<Record<keyof WidgetMessageTable, number>> = 
   'status.idle': 12, 'status.connecting': 12, 'status.connected': 12, 'status.ended': 12, 'status.failed': 12,
   'quality.poor': 18,
   'button.start': 14, 'button.end': 14, 'button.ending': 14, 'button.mute': 14,
-  'button.sound': 20, 'button.typeInstead': 20, 'button.send': 10,
-  'level.microphone': 20, 'level.microphoneMuted': 20,
+  'button.sound': 20, 'button.typeInstead': 20, 'button.send': 10, 'button.talk': 14,
+  'level.microphone': 20, 'level.microphoneMuted': 20, 'level.talking': 20,
   'devices.microphone': 14, 'devices.speaker': 14,
   'captions.you': 14, 'captions.assistant': 14,
   'visualizer.caller': 14, 'visualizer.assistant': 14,

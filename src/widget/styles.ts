@@ -58,6 +58,10 @@ button:hover:not(:disabled) { border-color: var(--kbv-accent); }
 button:disabled { opacity: .5; cursor: not-allowed; }
 button.primary { background: var(--kbv-accent); border-color: var(--kbv-accent); color: var(--kbv-accent-fg); }
 button[aria-pressed="true"] { border-color: var(--kbv-fg); box-shadow: inset 0 0 0 1px var(--kbv-fg); }
+/* Held, not clicked: no text selection, callout or scrolling under a finger. */
+button.talk { touch-action: none; user-select: none; -webkit-user-select: none; -webkit-touch-callout: none; }
+button.talk[aria-pressed="true"] { background: var(--kbv-accent); border-color: var(--kbv-accent); color: var(--kbv-accent-fg); }
+.hint { margin: 0; font-size: .85rem; color: var(--kbv-muted); }
 :focus-visible { outline: 3px solid var(--kbv-focus); outline-offset: 2px; }
 .level { display: flex; align-items: center; gap: .5rem; font-size: .85rem; color: var(--kbv-muted); }
 .meter { flex: 1; block-size: .5rem; border-radius: .25rem; background: #e6e9ee; overflow: hidden; }

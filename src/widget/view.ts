@@ -7,6 +7,7 @@ import { WidgetText } from './locale.js';
 import { WIDGET_CSS } from './styles.js';
 import { Captions } from './captions.js';
 import { visualizerMarkup, VoiceVisualizer } from './visualizer.js';
+import { TalkControl } from './talk-control.js';
 
 /**
  * The status words' keys (`data-status` keeps the QA page's English words, CONTRACT.md):
@@ -20,7 +21,7 @@ const STATUS_WORDS: Record<SessionStatus, keyof WidgetMessageTable> = {
 };
 
 // Static markup only, no words: every string comes from the message table (setText), everything from
-// the network is set with textContent. The controls row keeps room for one more button (push-to-talk).
+// the network is set with textContent. The talk button and its hint show in push-to-talk mode only.
 const TEMPLATE = `
 <style>${WIDGET_CSS}</style>
 <section class="panel" part="panel" aria-labelledby="kbv-title">
@@ -35,7 +36,9 @@ const TEMPLATE = `
     <button type="button" part="button mute-button" data-testid="mute-toggle" aria-pressed="false"></button>
     <button type="button" part="button sound-button" data-testid="playback-resume" hidden></button>
     <button type="button" part="button type-button" data-testid="type-instead" hidden></button>
+    <button type="button" class="talk" part="button talk-button" data-testid="talk" aria-pressed="false" aria-describedby="kbv-talk-hint" disabled hidden></button>
   </div>
+  <p class="hint" part="talk-hint" id="kbv-talk-hint" hidden></p>
   <div class="level" part="level">
     <span id="kbv-level-label" data-testid="mic-status"></span>
     <span class="meter" part="meter" role="meter" aria-labelledby="kbv-level-label" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0" data-testid="input-level" data-value="0"><span part="meter-bar"></span></span>
@@ -64,6 +67,14 @@ export interface ViewActions {
   setOutput(deviceId: string): void;
   /** Start again without the microphone (offered when it was refused). */
   typeInstead(): void;
+  /** Push-to-talk: the talk button (or Space) is held down (true) or let go (false). */
+  talk(on: boolean): void;
+}
+
+/** How the view shows a call: `textOnly` (no microphone), `pushToTalk` (the talk button is offered). */
+export interface ViewMode {
+  textOnly?: boolean;
+  pushToTalk?: boolean;
 }
 
 /** Whether this browser can choose the output device (`setSinkId`). */
@@ -76,7 +87,9 @@ export class WidgetView {
     meter: HTMLElement; micLabel: HTMLElement; quality: HTMLElement; bar: HTMLElement; captions: HTMLElement; latency: HTMLElement; form: HTMLFormElement;
     input: HTMLInputElement; send: HTMLButtonElement; error: HTMLElement; typeInstead: HTMLButtonElement;
     devices: HTMLElement; mic: HTMLSelectElement; speaker: HTMLSelectElement; micName: HTMLElement; speakerName: HTMLElement;
+    talk: HTMLButtonElement; hint: HTMLElement;
   };
+  private readonly talkControl: TalkControl;
   private readonly visualizer: VoiceVisualizer;
   /** The words of the UI language (setText); English until the element sets them. */
   private text = new WidgetText('en');
@@ -94,8 +107,9 @@ export class WidgetView {
       bar: q('[part="meter-bar"]'), captions: q('.captions'), latency: q('.latency'), form: q('form'),
       input: q('[data-testid="text-input"]'), send: q('[data-testid="text-send"]'), error: q('[data-testid="error"]'),
       typeInstead: q('[data-testid="type-instead"]'), devices: q('.devices'), mic: q('[data-testid="mic-select"]'), speaker: q('[data-testid="speaker-select"]'),
-      micName: q('[data-label="mic"]'), speakerName: q('[data-label="speaker"]'),
+      micName: q('[data-label="mic"]'), speakerName: q('[data-label="speaker"]'), talk: q('[data-testid="talk"]'), hint: q('.hint'),
     };
+    this.talkControl = new TalkControl(this.el.talk, root, (on) => actions.talk(on));
     this.visualizer = new VoiceVisualizer(q('.visualizer'));
     this.captions = new Captions(this.el.captions);
     this.setText(this.text);
@@ -130,6 +144,8 @@ export class WidgetView {
     set(el.sound, 'button.sound');
     set(el.typeInstead, 'button.typeInstead');
     set(el.send, 'button.send');
+    set(el.talk, 'button.talk');
+    set(el.hint, 'talk.hint');
     set(el.micName, 'devices.microphone');
     set(el.speakerName, 'devices.speaker');
     el.captions.setAttribute('aria-label', text.t('captions.label'));
@@ -148,8 +164,8 @@ export class WidgetView {
     this.visualizer.push(levels);
   }
 
-  /** Shows a snapshot (undefined: no call yet); `textOnly`: the call has no microphone. */
-  update(snapshot: SessionSnapshot | undefined, textOnly = false): void {
+  /** Shows a snapshot (undefined: no call yet) in a {@link ViewMode}. */
+  update(snapshot: SessionSnapshot | undefined, { textOnly = false, pushToTalk = false }: ViewMode = {}): void {
     const focused = this.root.activeElement;
     const status = snapshot?.status ?? 'idle';
     const live = status === 'connecting' || status === 'connected' || status === 'reconnecting';
@@ -172,7 +188,14 @@ export class WidgetView {
     el.mute.setAttribute('aria-pressed', String(muted));
     // One name, its state in aria-pressed (a toggle whose name also flips reads as a contradiction);
     // the meter's label says it in words for everyone.
-    const micWords = this.text.t(muted ? 'level.microphoneMuted' : 'level.microphone');
+    // Push-to-talk: offered before a call too (disabled), usable while connected with a microphone.
+    const talking = snapshot?.talking ?? false;
+    el.talk.hidden = el.hint.hidden = !pushToTalk || (live && textOnly);
+    el.talk.disabled = status !== 'connected' || textOnly;
+    if (el.talk.hidden || el.talk.disabled) this.talkControl.cancel();
+    el.talk.setAttribute('aria-pressed', String(talking));
+    el.panel.dataset.talking = String(talking);
+    const micWords = this.text.t(muted ? 'level.microphoneMuted' : talking ? 'level.talking' : 'level.microphone');
     if (el.micLabel.textContent !== micWords) el.micLabel.textContent = micWords;
     el.sound.hidden = !(live && snapshot?.playbackBlocked);
     // Shown only while the call is poor: a warning, not a dashboard.
