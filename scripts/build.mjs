@@ -30,6 +30,11 @@
 //    SIMD build is copied from the devDependency @sapphi-red/web-noise-suppressor (MIT; its licence
 //    beside them) to dist/noise/, so kb-voice gains no runtime dependency and an app that never
 //    enables rnnoise fetches none of it.
+// 4c. Source maps (tsc's, sources inlined: dist/ ships without src/) are kept for everything a
+//    browser app bundles (its bundler and devtools show the TypeScript), and dropped for the
+//    server-only code, dist/relay and dist/cli (Node runs the readable tsc output as-is; their maps
+//    were ~380 KB of the 13 MB install budget): SERVER_ONLY below, map files and their
+//    `sourceMappingURL` comments both removed so nothing points at a missing file.
 // 5. dist/cli/main.js (the `kb-voice` bin; tsc keeps its shebang) is made executable.
 // 6. The workspace package kb-voice-emulator: `tsc -p emulator/tsconfig.json` emits emulator/dist
 //    (its `kb-voice/schemas` imports resolve to the dist/ just built, through node_modules/kb-voice)
@@ -42,7 +47,7 @@
 // Only JavaScript is rewritten: the .d.ts files still name 'simple-peer' for types (see the
 // package checks in scripts/check-package.mjs).
 import { spawnSync } from 'node:child_process';
-import { chmod, copyFile, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -53,6 +58,9 @@ const dist = path.join(root, 'dist');
 const vendorFile = path.join(dist, 'vendor', 'simple-peer.js');
 const emulatorDir = path.join(root, 'emulator');
 const qaDir = path.join(root, 'qa');
+
+/** dist/ folders of server-only code, published without source maps (see 4c). */
+const SERVER_ONLY = ['relay', 'cli'];
 
 /** Node built-ins the vendored bundle must never reference (checked after building). */
 const NODE_BUILTIN_IMPORT = /\brequire\(\s*["'](?:node:)?[a-z_/]+["']\s*\)|\bfrom\s*["']node:/;
@@ -66,6 +74,7 @@ async function main() {
   await rm(path.join(qaDir, 'dist'), { recursive: true, force: true });
 
   runTsc('tsconfig.build.json');
+  await dropServerSourceMaps();
   await bundleSimplePeer();
   const rewritten = await pointImportsAtVendoredSimplePeer();
   await bundleWidget();
@@ -91,6 +100,20 @@ function runTsc(project) {
     stdio: 'inherit',
   });
   if (result.status !== 0) fail(`tsc -p ${project} failed`);
+}
+
+async function dropServerSourceMaps() {
+  for (const folder of SERVER_ONLY) {
+    const entries = await readdir(path.join(dist, folder), { recursive: true, withFileTypes: true });
+    for (const entry of entries) {
+      if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+      const file = path.join(entry.parentPath ?? entry.path, entry.name);
+      const code = await readFile(file, 'utf8');
+      const next = code.replace(/\n\/\/# sourceMappingURL=[^\n]*\.map\s*$/, '\n');
+      if (next !== code) await writeFile(file, next);
+      await rm(`${file}.map`, { force: true });
+    }
+  }
 }
 
 async function bundleSimplePeer() {
