@@ -62,6 +62,9 @@ const qaDir = path.join(root, 'qa');
 /** dist/ folders of server-only code, published without source maps (see 4c). */
 const SERVER_ONLY = ['relay', 'cli'];
 
+/** `this._debug(` calls in simple-peer 9's index.js (see dropDebugCalls). */
+const SIMPLE_PEER_DEBUG_CALLS = 41;
+
 /** Node built-ins the vendored bundle must never reference (checked after building). */
 const NODE_BUILTIN_IMPORT = /\brequire\(\s*["'](?:node:)?[a-z_/]+["']\s*\)|\bfrom\s*["']node:/;
 
@@ -141,7 +144,7 @@ async function bundleSimplePeer() {
       randombytes: path.join(root, 'scripts', 'shims', 'randombytes.cjs'),
       debug: path.join(root, 'scripts', 'shims', 'debug.cjs'),
     },
-    plugins: [trimReadableStream()],
+    plugins: [trimReadableStream(), dropDebugCalls()],
     logLevel: 'warning',
     metafile: true,
   });
@@ -226,6 +229,49 @@ function trimReadableStream() {
       );
     },
   };
+}
+
+/**
+ * Removes simple-peer's 41 `this._debug(...)` calls from the vendored bundle: with the `debug`
+ * shim (scripts/shims/debug.cjs) they log nothing, yet their messages cost every consumer ~8.6 KB
+ * min (~2 KB min+gzip). Their arguments are strings and property reads (no side effect), so
+ * removing the calls changes nothing else; the build fails if the count changes (a new simple-peer).
+ */
+function dropDebugCalls() {
+  return {
+    name: 'kb-voice-drop-debug-calls',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]simple-peer[\\/]index\.js$/ }, async (args) => {
+        const code = await readFile(args.path, 'utf8');
+        const { text, count } = withoutCalls(code, 'this._debug(');
+        if (count !== SIMPLE_PEER_DEBUG_CALLS) fail(`simple-peer has ${count} this._debug() calls (expected ${SIMPLE_PEER_DEBUG_CALLS}): check dropDebugCalls`);
+        return { contents: text, loader: 'js' };
+      });
+    },
+  };
+}
+
+/** The calls of `callee` (e.g. `this._debug(`) removed from `code`; strings in the arguments may hold parentheses. */
+function withoutCalls(code, callee) {
+  let text = '';
+  let count = 0;
+  let from = 0;
+  for (let at = code.indexOf(callee); at !== -1; at = code.indexOf(callee, from)) {
+    text += code.slice(from, at);
+    let depth = 0;
+    let i = at + callee.length - 1;
+    for (; i < code.length; i++) {
+      const c = code[i];
+      if (c === "'" || c === '"' || c === '`') {
+        for (i++; code[i] !== c; i++) if (code[i] === '\\') i++;
+      } else if (c === '(') depth++;
+      else if (c === ')' && --depth === 0) break;
+    }
+    text += 'void 0';
+    from = i + 1;
+    count++;
+  }
+  return { text: text + code.slice(from), count };
 }
 
 /** Crude but sufficient: drop string literals and comments before scanning for identifiers. */
