@@ -30,6 +30,11 @@
 //    SIMD build is copied from the devDependency @sapphi-red/web-noise-suppressor (MIT; its licence
 //    beside them) to dist/noise/, so kb-voice gains no runtime dependency and an app that never
 //    enables rnnoise fetches none of it.
+// 4c. Source maps (tsc's, sources inlined: dist/ ships without src/) are kept for everything a
+//    browser app bundles (its bundler and devtools show the TypeScript), and dropped for the
+//    server-only code, dist/relay and dist/cli (Node runs the readable tsc output as-is; their maps
+//    were ~380 KB of the 13 MB install budget): SERVER_ONLY below, map files and their
+//    `sourceMappingURL` comments both removed so nothing points at a missing file.
 // 5. dist/cli/main.js (the `kb-voice` bin; tsc keeps its shebang) is made executable.
 // 6. The workspace package kb-voice-emulator: `tsc -p emulator/tsconfig.json` emits emulator/dist
 //    (its `kb-voice/schemas` imports resolve to the dist/ just built, through node_modules/kb-voice)
@@ -42,7 +47,7 @@
 // Only JavaScript is rewritten: the .d.ts files still name 'simple-peer' for types (see the
 // package checks in scripts/check-package.mjs).
 import { spawnSync } from 'node:child_process';
-import { chmod, copyFile, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -53,6 +58,12 @@ const dist = path.join(root, 'dist');
 const vendorFile = path.join(dist, 'vendor', 'simple-peer.js');
 const emulatorDir = path.join(root, 'emulator');
 const qaDir = path.join(root, 'qa');
+
+/** dist/ folders of server-only code, published without source maps (see 4c). */
+const SERVER_ONLY = ['relay', 'cli'];
+
+/** `this._debug(` calls in simple-peer 9's index.js (see dropDebugCalls). */
+const SIMPLE_PEER_DEBUG_CALLS = 41;
 
 /** Node built-ins the vendored bundle must never reference (checked after building). */
 const NODE_BUILTIN_IMPORT = /\brequire\(\s*["'](?:node:)?[a-z_/]+["']\s*\)|\bfrom\s*["']node:/;
@@ -66,6 +77,7 @@ async function main() {
   await rm(path.join(qaDir, 'dist'), { recursive: true, force: true });
 
   runTsc('tsconfig.build.json');
+  await dropServerSourceMaps();
   await bundleSimplePeer();
   const rewritten = await pointImportsAtVendoredSimplePeer();
   await bundleWidget();
@@ -93,6 +105,20 @@ function runTsc(project) {
   if (result.status !== 0) fail(`tsc -p ${project} failed`);
 }
 
+async function dropServerSourceMaps() {
+  for (const folder of SERVER_ONLY) {
+    const entries = await readdir(path.join(dist, folder), { recursive: true, withFileTypes: true });
+    for (const entry of entries) {
+      if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+      const file = path.join(entry.parentPath ?? entry.path, entry.name);
+      const code = await readFile(file, 'utf8');
+      const next = code.replace(/\n\/\/# sourceMappingURL=[^\n]*\.map\s*$/, '\n');
+      if (next !== code) await writeFile(file, next);
+      await rm(`${file}.map`, { force: true });
+    }
+  }
+}
+
 async function bundleSimplePeer() {
   const result = await esbuild.build({
     absWorkingDir: root,
@@ -118,7 +144,7 @@ async function bundleSimplePeer() {
       randombytes: path.join(root, 'scripts', 'shims', 'randombytes.cjs'),
       debug: path.join(root, 'scripts', 'shims', 'debug.cjs'),
     },
-    plugins: [trimReadableStream()],
+    plugins: [trimReadableStream(), dropDebugCalls()],
     logLevel: 'warning',
     metafile: true,
   });
@@ -203,6 +229,49 @@ function trimReadableStream() {
       );
     },
   };
+}
+
+/**
+ * Removes simple-peer's 41 `this._debug(...)` calls from the vendored bundle: with the `debug`
+ * shim (scripts/shims/debug.cjs) they log nothing, yet their messages cost every consumer ~8.6 KB
+ * min (~2 KB min+gzip). Their arguments are strings and property reads (no side effect), so
+ * removing the calls changes nothing else; the build fails if the count changes (a new simple-peer).
+ */
+function dropDebugCalls() {
+  return {
+    name: 'kb-voice-drop-debug-calls',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]simple-peer[\\/]index\.js$/ }, async (args) => {
+        const code = await readFile(args.path, 'utf8');
+        const { text, count } = withoutCalls(code, 'this._debug(');
+        if (count !== SIMPLE_PEER_DEBUG_CALLS) fail(`simple-peer has ${count} this._debug() calls (expected ${SIMPLE_PEER_DEBUG_CALLS}): check dropDebugCalls`);
+        return { contents: text, loader: 'js' };
+      });
+    },
+  };
+}
+
+/** The calls of `callee` (e.g. `this._debug(`) removed from `code`; strings in the arguments may hold parentheses. */
+function withoutCalls(code, callee) {
+  let text = '';
+  let count = 0;
+  let from = 0;
+  for (let at = code.indexOf(callee); at !== -1; at = code.indexOf(callee, from)) {
+    text += code.slice(from, at);
+    let depth = 0;
+    let i = at + callee.length - 1;
+    for (; i < code.length; i++) {
+      const c = code[i];
+      if (c === "'" || c === '"' || c === '`') {
+        for (i++; code[i] !== c; i++) if (code[i] === '\\') i++;
+      } else if (c === '(') depth++;
+      else if (c === ')' && --depth === 0) break;
+    }
+    text += 'void 0';
+    from = i + 1;
+    count++;
+  }
+  return { text: text + code.slice(from), count };
 }
 
 /** Crude but sufficient: drop string literals and comments before scanning for identifiers. */

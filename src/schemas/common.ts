@@ -1,3 +1,4 @@
+import { _isoDateTime } from 'zod/v4/core';
 import * as z from 'zod/mini';
 
 /**
@@ -12,8 +13,12 @@ import * as z from 'zod/mini';
 /** UUID string (any RFC 9562 version). */
 export const Uuid = z.uuid();
 
-/** ISO 8601 date-time; accepts `Z`, offsets and the offset-less form Python services often emit. */
-export const DateTime = z.iso.datetime({ offset: true, local: true });
+/**
+ * ISO 8601 date-time; accepts `Z`, offsets and the offset-less form Python services often emit.
+ * What `z.iso.datetime()` makes, without reading the `z.iso` namespace: that would put zod's
+ * date, time and duration formats in every browser bundle (esbuild keeps a namespace object whole).
+ */
+export const DateTime = _isoDateTime(z.ZodMiniISODateTime, { offset: true, local: true });
 
 /** `schema` applied to the value `fn` made of the input (a tolerance; JSON Schema still shows `schema`). */
 const before = <T extends z.core.$ZodType>(fn: (value: unknown) => unknown, schema: T) => z.pipe(z.transform(fn), schema);
@@ -51,8 +56,13 @@ export const DateTimeOut = before(normaliseDateTime, DateTime);
 /** A response field whose presence the spec does not guarantee. */
 export const maybe = <T extends z.core.SomeType>(schema: T) => z.optional(z.nullable(schema));
 
-/** JSON object with arbitrary members. */
-export const JsonObject = z.record(z.string(), z.unknown());
+/**
+ * JSON object with arbitrary members (not an array, not null): an object of no declared members
+ * that keeps all of them. Not `z.record(z.string(), z.unknown())`, which reads the same JSON but puts
+ * zod's record parser (~0.6 KB min+gzip) in every browser bundle; a non-object is `object_type`,
+ * "Input should be a valid dictionary" (pydantic's words for a dict field).
+ */
+export const JsonObject = z.looseObject({});
 
 /** Page number: integer >= 1. */
 export const PageNumber = z.int().check(z.gte(1));
