@@ -26,7 +26,10 @@ export interface VadOptions {
   frameMs?: 10 | 20 | 30;
   /** Consecutive voiced time that starts speech. Default 100. */
   startMs?: number;
-  /** Consecutive unvoiced time that stops speech. Default 600. */
+  /**
+   * Time after the last speech frame (voice, or a voiced sound near voice above the background)
+   * that stops speech. Default 600.
+   */
   stopMs?: number;
   /** Audio kept from before the detected start, so the utterance recording is not clipped. Default 300. */
   preRollMs?: number;
@@ -40,12 +43,24 @@ export interface VadOptions {
 
 /** Voiced frames this close (ms) after a voice frame keep an utterance open (consonants, word ends). */
 const VOICE_HOLD_MS = 200;
+/**
+ * ...if they stand this far (dB) above the background floor: consonants over a quiet room do, while
+ * a fan's or the near-silence's frame-to-frame wander (up to ~10 dB over the floor, the quietest
+ * frame) does not.
+ */
+const HOLD_ABOVE_FLOOR_DB = 12;
+/**
+ * ...and are within this much (dB) of the utterance's loudest voice frame: consonants are 20–30 dB
+ * under the vowels, the near-silence after speech (where libfvad's own hangover still says voiced
+ * for ~90 ms) 60 dB and more.
+ */
+const SPEECH_RANGE_DB = 40;
 
 export type VadEvent =
   | { type: 'start' }
   | {
       type: 'stop';
-      /** Speech time from the first voiced frame to the last voiced frame (hangover excluded). */
+      /** Speech time from the first voiced frame to the last speech frame (hangover excluded). */
       speechMs: number;
       /** The utterance at {@link VAD_SAMPLE_RATE}: pre-roll, speech, and up to 100 ms after it. */
       audio: Int16Array;
@@ -82,7 +97,8 @@ export class VoiceActivityDetector {
   /** Frames of the current utterance. */
   #utterance: Int16Array[] = [];
   #speechMs = 0;
-  #trailingMs = 0;
+  /** Level (dBFS) of the loudest voice frame of the utterance (or of the voiced run being confirmed). */
+  #peakDbfs = -Infinity;
   #closed = false;
 
   private constructor(mod: FvadModule, options: VadOptions) {
@@ -156,30 +172,35 @@ export class VoiceActivityDetector {
   #step(frame: Int16Array, verdict: CallerFrame): VadEvent | undefined {
     const ms = this.#frameMs;
     this.#stretch.push(verdict);
+    if (verdict.voice) this.#peakDbfs = Math.max(this.#peakDbfs, verdict.dbfs);
     if (!this.#speaking) {
       this.#recent.push(frame);
       const keep = Math.ceil((this.#opts.preRollMs + this.#opts.startMs) / ms) + 1;
       if (this.#recent.length > keep) this.#recent.shift();
       this.#voicedRunMs = verdict.voiced ? this.#voicedRunMs + ms : 0;
+      if (!this.#voicedRunMs) this.#peakDbfs = -Infinity;
       if (this.#voicedRunMs < this.#opts.startMs) return undefined;
       this.#speaking = true;
       this.#told = false;
       this.#utterance = this.#recent;
       this.#recent = [];
       this.#speechMs = this.#voicedRunMs;
-      this.#trailingMs = 0;
       this.#unvoicedRunMs = 0;
     } else {
       this.#utterance.push(frame);
-      // Voiced frames count only near voice: a fan or a hum (voiced to libfvad) does not hold an utterance open.
-      const continuing = verdict.voice || (verdict.voiced && verdict.atMs - this.#stretch.lastVoiceAt <= VOICE_HOLD_MS);
-      if (continuing) {
+      // The hangover counts from the last frame that is really speech: voice, or a voiced sound near
+      // voice (consonants, word ends) that stands clear of the background and within SPEECH_RANGE_DB
+      // of the voice. libfvad's own hangover keeps calling ~90 ms of the silence after speech voiced,
+      // and a fan or a hum is voiced to it too: neither holds an utterance open.
+      const speech = verdict.voice || (
+        verdict.voiced && verdict.dbfs >= verdict.floorDbfs + HOLD_ABOVE_FLOOR_DB && verdict.dbfs >= this.#peakDbfs - SPEECH_RANGE_DB &&
+        verdict.atMs - this.#stretch.lastVoiceAt <= VOICE_HOLD_MS
+      );
+      if (speech) {
         this.#speechMs += this.#unvoicedRunMs + ms;
         this.#unvoicedRunMs = 0;
-        this.#trailingMs = 0;
       } else {
         this.#unvoicedRunMs += ms;
-        this.#trailingMs += ms;
       }
     }
     if (!this.#told && this.#stretch.speechLike(SPEECH_ONSET.voiceFrames, SPEECH_ONSET.withinFrames)) {
@@ -188,15 +209,30 @@ export class VoiceActivityDetector {
     }
     const tooLong = this.#speechMs >= this.#opts.maxSpeechMs;
     if (this.#unvoicedRunMs < this.#opts.stopMs && !tooLong) return undefined;
+    return this.#end();
+  }
+
+  /**
+   * Ends the utterance in progress now (push-to-talk: the caller released talk), as the hangover
+   * would have: its `stop` with the audio heard so far, or nothing when none is open or it never
+   * held speech (dropped unheard, as at a hangover's end). Samples short of a frame are not in it.
+   */
+  commit(): VadEvent | undefined {
+    if (this.#closed || !this.#speaking) return undefined;
+    return this.#end();
+  }
+
+  #end(): VadEvent | undefined {
     const told = this.#told;
     // Keep at most 100 ms of the trailing silence in the recording.
-    const dropFrames = Math.max(0, Math.floor((this.#trailingMs - 100) / ms));
+    const dropFrames = Math.max(0, Math.floor((this.#unvoicedRunMs - 100) / this.#frameMs));
     const frames = this.#utterance.slice(0, this.#utterance.length - dropFrames);
     this.#speaking = false;
     this.#told = false;
     this.#utterance = [];
     this.#voicedRunMs = 0;
     this.#unvoicedRunMs = 0;
+    this.#peakDbfs = -Infinity;
     // An utterance that never held speech (a beep, a cough, a fan) is dropped unheard.
     return told ? { type: 'stop', speechMs: this.#speechMs, audio: concat(frames) } : undefined;
   }
