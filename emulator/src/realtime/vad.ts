@@ -9,8 +9,9 @@ import type { VoiceLikenessThresholds } from './voice-likeness.js';
  * Speech-activity detection for the caller's audio: the WebRTC VAD (libfvad compiled to WASM) labels
  * each frame voiced or not (the answer's own echo excluded, ./echo-guard.ts), and hangover smoothing
  * turns those labels into utterances: one opens after `startMs` of consecutive voiced frames and
- * closes after `stopMs` without voice, so short clicks do not open a turn and short pauses between
- * words do not end it. libfvad also calls beeps, hum, music and fans voiced, so an utterance is only
+ * closes `stopMs` after its last frame of speech (not after libfvad's own overhang of voiced
+ * silence), so short clicks do not open a turn and short pauses between words do not end it;
+ * push-to-talk's commit closes it at once ({@link VoiceActivityDetector.commit}). libfvad also calls beeps, hum, music and fans voiced, so an utterance is only
  * told (`start`, then `stop`) once it holds speech — voice-like frames whose pitch moves
  * (./caller-voice.ts, ./speech-stretch.ts); one that never does is dropped unheard. Each frame's
  * verdict also goes to `onFrame` (the barge-in judge).
