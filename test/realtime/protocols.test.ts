@@ -248,6 +248,17 @@ describe('OpenAI protocol through the turn controller', () => {
     expect(t.sent.at(-1)).toMatchObject({ type: 'error', error: { code: 'input_audio_buffer_commit_empty', event_id: 'ev_e' } });
   });
 
+  it('server VAD: input_audio_buffer.commit ends the utterance at once and it is committed and answered as at its hangover\'s end', async () => {
+    const t = engine(oai());
+    t.protocol.open();
+    t.utter(900);
+    t.protocol.message(JSON.stringify({ type: 'input_audio_buffer.commit' }));
+    expect(t.sent.find((m) => m.type === 'error')).toBeUndefined();
+    expect(t.types().filter((x) => String(x).startsWith('input_audio_buffer.'))).toEqual(['input_audio_buffer.speech_started', 'input_audio_buffer.speech_stopped', 'input_audio_buffer.committed']);
+    expect(t.inputs).toEqual([expect.objectContaining({ kind: 'voice', turnId: 1, speechMs: 900 })]);
+    await t.finish(1);
+  });
+
   it('honours turn_detection: session.update reconfigures the VAD and the barge-in; interrupt_response false turns barge-in off', async () => {
     const t = engine(oai());
     t.protocol.open();
