@@ -11,9 +11,10 @@ import type { VoiceLikenessThresholds } from './voice-likeness.js';
  * turns those labels into utterances: one opens after `startMs` of consecutive voiced frames and
  * closes `stopMs` after its last frame of speech (not after libfvad's own overhang of voiced
  * silence), so short clicks do not open a turn and short pauses between words do not end it;
- * push-to-talk's commit closes it at once ({@link VoiceActivityDetector.commit}). libfvad also calls beeps, hum, music and fans voiced, so an utterance is only
- * told (`start`, then `stop`) once it holds speech — voice-like frames whose pitch moves
- * (./caller-voice.ts, ./speech-stretch.ts); one that never does is dropped unheard. Each frame's
+ * push-to-talk's commit closes it at once ({@link VoiceActivityDetector.commit}). libfvad also
+ * calls beeps, hum, music and fans voiced, so an utterance is only told (`start`, then `stop`) once
+ * it holds speech — voice-like frames whose pitch moves (./caller-voice.ts, ./speech-stretch.ts);
+ * one that never does is dropped unheard. Each frame's
  * verdict also goes to `onFrame` (the barge-in judge).
  */
 
@@ -45,13 +46,13 @@ export interface VadOptions {
 /** Voiced frames this close (ms) after a voice frame keep an utterance open (consonants, word ends). */
 const VOICE_HOLD_MS = 200;
 /**
- * ...if they stand this far (dB) above the background floor: consonants over a quiet room do, while
+ * Such a voiced frame must also stand this far (dB) above the background floor: consonants over a quiet room do, while
  * a fan's or the near-silence's frame-to-frame wander (up to ~10 dB over the floor, the quietest
  * frame) does not.
  */
 const HOLD_ABOVE_FLOOR_DB = 12;
 /**
- * ...and are within this much (dB) of the utterance's loudest voice frame: consonants are 20–30 dB
+ * ...and be within this much (dB) of the utterance's loudest voice frame: consonants are 20–30 dB
  * under the vowels, the near-silence after speech (where libfvad's own hangover still says voiced
  * for ~90 ms) 60 dB and more.
  */

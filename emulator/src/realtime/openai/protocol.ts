@@ -275,7 +275,8 @@ class OpenAIProtocol implements RealtimeProtocol {
         return this.#respond(event.event_id);
       case 'response.cancel':
         if (!this.#cancel('client_cancelled') && !this.#active) this.#send(oaiError('response_cancel_not_active', 'there is no active response to cancel', ref));
-        return;      default:
+        return;
+      default:
         // Every client event is handled: a new one fails to compile here until it is.
         return event satisfies never;
     }
