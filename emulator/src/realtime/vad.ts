@@ -14,8 +14,8 @@ import type { VoiceLikenessThresholds } from './voice-likeness.js';
  * push-to-talk's commit closes it at once ({@link VoiceActivityDetector.commit}). libfvad also
  * calls beeps, hum, music and fans voiced, so an utterance is only told (`start`, then `stop`) once
  * it holds speech — voice-like frames whose pitch moves (./caller-voice.ts, ./speech-stretch.ts);
- * one that never does is dropped unheard. Each frame's
- * verdict also goes to `onFrame` (the barge-in judge).
+ * one that never does is dropped unheard. Each frame's verdict also goes to `onFrame` (the barge-in
+ * judge).
  */
 
 /** Rate the detector works at; callers resample to it. */
