@@ -208,6 +208,21 @@ describe('OpenAI realtime protocol (emulator)', () => {
     expect(caller.of('conversation.item.input_audio_transcription.failed')[0]!.item_id).toBe(committed.item_id);
   });
 
+  it('push-to-talk as kb-voice sends it (turn_detection null): commit + response.create right after the speech answers it, no hangover waited', async () => {
+    const secret = await (await mint({ session: { model: robotId, audio: { input: { turn_detection: null } } } })).json();
+    const caller = await call(sdpPost(secret.value));
+    await caller.waitFor('session.created');
+    await caller.say(await fixture48k('warranty.wav'));
+    // Released: kb-voice's codec sends both at once for input.commit; the utterance is still in the VAD's hangover.
+    caller.send({ type: 'input_audio_buffer.commit' });
+    caller.send({ type: 'response.create' });
+    const committed = await caller.waitFor('input_audio_buffer.committed');
+    const done = await caller.waitFor('response.done', () => true, 20000);
+    expect(done.response.status).toBe('completed');
+    expect(caller.of('error')).toEqual([]);
+    expect(caller.of('conversation.item.input_audio_transcription.failed')[0]!.item_id).toBe(committed.item_id);
+  });
+
   it('response.cancel stops the answer: cancelled response, cleared buffer, recorded as interrupted', async () => {
     const secret = await (await mint({ session: { model: robotId } })).json();
     const caller = await call(sdpPost(secret.value));

@@ -19,6 +19,8 @@ function engine(factory: ProtocolFactory, opts: { interruptions?: 'auto' | 'off'
   const release = new Map<number, () => void>();
   let ended = 0;
   const configured: TurnTakingSettings[] = [];
+  /** The VAD's utterance in progress (its speech time), which endUtterance() ends as the hangover would. */
+  let utterance: number | undefined;
   let protocol!: RealtimeProtocol;
   const turns = new TurnController({
     firstTurnId: 1,
@@ -54,6 +56,12 @@ function engine(factory: ProtocolFactory, opts: { interruptions?: 'auto' | 'off'
       ended++;
     },
     configure: (settings) => configured.push(settings),
+    endUtterance: () => {
+      if (utterance === undefined) return false;
+      vadStop(utterance);
+      utterance = undefined;
+      return true;
+    },
   });
   const settle = () => new Promise((r) => setImmediate(r));
   const finish = async (turnId: number) => {
@@ -63,7 +71,12 @@ function engine(factory: ProtocolFactory, opts: { interruptions?: 'auto' | 'off'
   };
   const types = () => sent.map((m) => m.type);
   const vadStop = (speechMs = 900) => protocol.vad({ type: 'stop', audio: new Int16Array(16), speechMs } as never);
-  return { protocol, turns, sent, inputs, finish, settle, types, vadStop, configured, ended: () => ended, rawSent: () => sent.map((m) => JSON.stringify(m)) };
+  /** The caller starts an utterance (the VAD's `start`), still open until its hangover or a commit. */
+  const utter = (speechMs: number) => {
+    protocol.vad({ type: 'start' } as never);
+    utterance = speechMs;
+  };
+  return { protocol, utter, utteranceOpen: () => utterance !== undefined, turns, sent, inputs, finish, settle, types, vadStop, configured, ended: () => ended, rawSent: () => sent.map((m) => JSON.stringify(m)) };
 }
 
 describe('kb-voice v1 protocol through the turn controller', () => {
@@ -123,6 +136,25 @@ describe('kb-voice v1 protocol through the turn controller', () => {
     await t.finish(1);
     expect(t.inputs.map((i) => i.turnId)).toEqual([1]);
     expect(t.sent.find((m) => m.type === 'turn.completed')).toMatchObject({ turn_id: 1, interrupted: false });
+  });
+
+  it('push-to-talk: input.commit ends the utterance at once and it becomes the turn; a commit with nothing open does nothing', async () => {
+    const t = engine(v1(['How long is the warranty?']));
+    t.protocol.message(JSON.stringify({ v: 1, type: 'input.commit' }));
+    expect(t.sent).toEqual([]);
+    t.utter(1200);
+    expect(t.types()).toEqual(['input.speech_started']);
+    t.protocol.message(JSON.stringify({ v: 1, type: 'input.commit' }));
+    expect(t.utteranceOpen()).toBe(false);
+    expect(t.sent[1]).toEqual({ v: 1, type: 'input.speech_stopped', turn_id: 1, at_ms: 42, duration_ms: 1200 });
+    expect(t.inputs).toEqual([expect.objectContaining({ kind: 'voice', turnId: 1, speechMs: 1200, scripted: 'How long is the warranty?' })]);
+    await t.finish(1);
+    expect(t.sent.at(-1)).toMatchObject({ type: 'turn.completed', turn_id: 1, input: 'voice', interrupted: false });
+    // A second commit, nothing open: no event, no turn.
+    const before = t.sent.length;
+    t.protocol.message(JSON.stringify({ v: 1, type: 'input.commit' }));
+    expect(t.sent.length).toBe(before);
+    expect(t.inputs).toHaveLength(1);
   });
 
   it('with interruptions off, a typed question waits for the answer in progress and keeps its number', async () => {
@@ -195,6 +227,36 @@ describe('OpenAI protocol through the turn controller', () => {
     // response.cancel with nothing active is an error; output_audio_buffer.clear then just reports cleared.
     t.protocol.message(JSON.stringify({ type: 'response.cancel', event_id: 'ev_c' }));
     expect(t.sent.at(-1)).toMatchObject({ type: 'error', error: { code: 'response_cancel_not_active' } });
+  });
+
+  it('manual turns (turn_detection null): input_audio_buffer.commit ends the utterance still in its hangover, and response.create answers it', async () => {
+    const t = engine(oai(false));
+    t.protocol.open();
+    t.utter(1100);
+    // Manual turns tell nothing of the utterance itself.
+    expect(t.types()).toEqual(['session.created']);
+    // What kb-voice's OpenAI codec sends for input.commit (push-to-talk's release).
+    t.protocol.message(JSON.stringify({ type: 'input_audio_buffer.commit' }));
+    t.protocol.message(JSON.stringify({ type: 'response.create' }));
+    expect(t.sent.find((m) => m.type === 'error')).toBeUndefined();
+    expect(t.types().slice(1, 4)).toEqual(['input_audio_buffer.committed', 'conversation.item.added', 'conversation.item.done']);
+    expect(t.inputs).toEqual([expect.objectContaining({ kind: 'voice', turnId: 1, speechMs: 1100 })]);
+    await t.finish(1);
+    expect(t.sent.filter((m) => m.type === 'response.done').map((m) => (m as { response: { status: string } }).response.status)).toEqual(['completed']);
+    // Nothing open and nothing heard: the commit is refused, as OpenAI does.
+    t.protocol.message(JSON.stringify({ type: 'input_audio_buffer.commit', event_id: 'ev_e' }));
+    expect(t.sent.at(-1)).toMatchObject({ type: 'error', error: { code: 'input_audio_buffer_commit_empty', event_id: 'ev_e' } });
+  });
+
+  it('server VAD: input_audio_buffer.commit ends the utterance at once and it is committed and answered as at its hangover\'s end', async () => {
+    const t = engine(oai());
+    t.protocol.open();
+    t.utter(900);
+    t.protocol.message(JSON.stringify({ type: 'input_audio_buffer.commit' }));
+    expect(t.sent.find((m) => m.type === 'error')).toBeUndefined();
+    expect(t.types().filter((x) => String(x).startsWith('input_audio_buffer.'))).toEqual(['input_audio_buffer.speech_started', 'input_audio_buffer.speech_stopped', 'input_audio_buffer.committed']);
+    expect(t.inputs).toEqual([expect.objectContaining({ kind: 'voice', turnId: 1, speechMs: 900 })]);
+    await t.finish(1);
   });
 
   it('honours turn_detection: session.update reconfigures the VAD and the barge-in; interrupt_response false turns barge-in off', async () => {

@@ -17,6 +17,8 @@ export interface CallerFrame extends FrameVerdict {
   echo: boolean;
   /** Frame level (dBFS). */
   dbfs: number;
+  /** The background's level (dBFS): the quietest frame of the last 1.5 s. */
+  floorDbfs: number;
 }
 
 /** How far (dB) a voice frame must stand above the background floor: a steady noise does not. */
@@ -50,6 +52,6 @@ export class CallerVoice {
     if (this.#levels.length > FLOOR_FRAMES) this.#levels.shift();
     const floor = Math.min(...this.#levels);
     const voice = voiced && features.dbfs >= floor + ABOVE_FLOOR_DB && isVoiceLike(features, this.#thresholds);
-    return { atMs, voiced, echo, voice, pitchHz: features.pitchHz, dbfs: features.dbfs };
+    return { atMs, voiced, echo, voice, pitchHz: features.pitchHz, dbfs: features.dbfs, floorDbfs: floor };
   }
 }

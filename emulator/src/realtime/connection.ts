@@ -139,6 +139,11 @@ export class RealtimeConnection {
       sendText: (text) => this.#sendText(text),
       turns: this.#turns,
       end: () => this.end(),
+      endUtterance: () => {
+        const event = this.#closed ? undefined : this.#vad.commit();
+        if (event) this.#onVad(event);
+        return event !== undefined;
+      },
       configure: ({ interruptions: next, vad: timing }) => {
         if (next) {
           this.#judge.configure(next);

@@ -48,6 +48,12 @@ export interface ProtocolHost {
   readonly turns: TurnControl;
   /** Ends the call gracefully (the turn in progress is recorded). */
   end(): Promise<void>;
+  /**
+   * Ends the caller's utterance in progress now (push-to-talk's commit) instead of after the VAD's
+   * hangover: its `stop` reaches {@link RealtimeProtocol.vad} before this returns, exactly as a
+   * hangover's end would. False when no utterance was open or it held no speech (nothing is told).
+   */
+  endUtterance(): boolean;
   /** Changes the call's turn-taking (barge-in settings, the VAD's timing and thresholds). */
   configure(settings: TurnTakingSettings): void;
 }

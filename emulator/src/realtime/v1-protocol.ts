@@ -16,7 +16,8 @@ export interface V1ProtocolOptions {
 
 /**
  * The kb-voice v1 protocol on the `kb-voice` channel (src/schemas/realtime-events.ts): speech
- * events around each utterance, typed questions, explicit interrupts, pings and the graceful end.
+ * events around each utterance, typed questions, push-to-talk commits, explicit interrupts, pings
+ * and the graceful end.
  * Speech over an answer is the barge-in judge's (./barge-in.ts): the answer is held
  * (`output.speech_paused`), resumed (`output.speech_resumed`) or cut; speech that did not cut it is
  * no turn (`input.speech_stopped` with `false_interruption`).
@@ -116,6 +117,14 @@ class V1Protocol implements RealtimeProtocol {
       case 'session.end':
         void this.#host.end();
         return;
+      case 'input.commit':
+        // Push-to-talk: the caller released talk, so the utterance is over now, not after the
+        // hangover; it becomes the turn through vad() like any other. Nothing open: nothing to do.
+        this.#host.endUtterance();
+        return;
+      default:
+        // Every client event is handled: a new one fails to compile here until it is.
+        return event satisfies never;
     }
   }
 }

@@ -9,11 +9,13 @@ import type { VoiceLikenessThresholds } from './voice-likeness.js';
  * Speech-activity detection for the caller's audio: the WebRTC VAD (libfvad compiled to WASM) labels
  * each frame voiced or not (the answer's own echo excluded, ./echo-guard.ts), and hangover smoothing
  * turns those labels into utterances: one opens after `startMs` of consecutive voiced frames and
- * closes after `stopMs` without voice, so short clicks do not open a turn and short pauses between
- * words do not end it. libfvad also calls beeps, hum, music and fans voiced, so an utterance is only
- * told (`start`, then `stop`) once it holds speech — voice-like frames whose pitch moves
- * (./caller-voice.ts, ./speech-stretch.ts); one that never does is dropped unheard. Each frame's
- * verdict also goes to `onFrame` (the barge-in judge).
+ * closes `stopMs` after its last frame of speech (not after libfvad's own overhang of voiced
+ * silence), so short clicks do not open a turn and short pauses between words do not end it;
+ * push-to-talk's commit closes it at once ({@link VoiceActivityDetector.commit}). libfvad also
+ * calls beeps, hum, music and fans voiced, so an utterance is only told (`start`, then `stop`) once
+ * it holds speech — voice-like frames whose pitch moves (./caller-voice.ts, ./speech-stretch.ts);
+ * one that never does is dropped unheard. Each frame's verdict also goes to `onFrame` (the barge-in
+ * judge).
  */
 
 /** Rate the detector works at; callers resample to it. */
@@ -26,7 +28,10 @@ export interface VadOptions {
   frameMs?: 10 | 20 | 30;
   /** Consecutive voiced time that starts speech. Default 100. */
   startMs?: number;
-  /** Consecutive unvoiced time that stops speech. Default 600. */
+  /**
+   * Time after the last speech frame (voice, or a voiced sound near voice above the background)
+   * that stops speech. Default 600.
+   */
   stopMs?: number;
   /** Audio kept from before the detected start, so the utterance recording is not clipped. Default 300. */
   preRollMs?: number;
@@ -40,12 +45,24 @@ export interface VadOptions {
 
 /** Voiced frames this close (ms) after a voice frame keep an utterance open (consonants, word ends). */
 const VOICE_HOLD_MS = 200;
+/**
+ * Such a voiced frame must also stand this far (dB) above the background floor: consonants over a quiet room do, while
+ * a fan's or the near-silence's frame-to-frame wander (up to ~10 dB over the floor, the quietest
+ * frame) does not.
+ */
+const HOLD_ABOVE_FLOOR_DB = 12;
+/**
+ * ...and be within this much (dB) of the utterance's loudest voice frame: consonants are 20–30 dB
+ * under the vowels, the near-silence after speech (where libfvad's own hangover still says voiced
+ * for ~90 ms) 60 dB and more.
+ */
+const SPEECH_RANGE_DB = 40;
 
 export type VadEvent =
   | { type: 'start' }
   | {
       type: 'stop';
-      /** Speech time from the first voiced frame to the last voiced frame (hangover excluded). */
+      /** Speech time from the first voiced frame to the last speech frame (hangover excluded). */
       speechMs: number;
       /** The utterance at {@link VAD_SAMPLE_RATE}: pre-roll, speech, and up to 100 ms after it. */
       audio: Int16Array;
@@ -82,7 +99,8 @@ export class VoiceActivityDetector {
   /** Frames of the current utterance. */
   #utterance: Int16Array[] = [];
   #speechMs = 0;
-  #trailingMs = 0;
+  /** Level (dBFS) of the loudest voice frame of the utterance (or of the voiced run being confirmed). */
+  #peakDbfs = -Infinity;
   #closed = false;
 
   private constructor(mod: FvadModule, options: VadOptions) {
@@ -156,30 +174,35 @@ export class VoiceActivityDetector {
   #step(frame: Int16Array, verdict: CallerFrame): VadEvent | undefined {
     const ms = this.#frameMs;
     this.#stretch.push(verdict);
+    if (verdict.voice) this.#peakDbfs = Math.max(this.#peakDbfs, verdict.dbfs);
     if (!this.#speaking) {
       this.#recent.push(frame);
       const keep = Math.ceil((this.#opts.preRollMs + this.#opts.startMs) / ms) + 1;
       if (this.#recent.length > keep) this.#recent.shift();
       this.#voicedRunMs = verdict.voiced ? this.#voicedRunMs + ms : 0;
+      if (!this.#voicedRunMs) this.#peakDbfs = -Infinity;
       if (this.#voicedRunMs < this.#opts.startMs) return undefined;
       this.#speaking = true;
       this.#told = false;
       this.#utterance = this.#recent;
       this.#recent = [];
       this.#speechMs = this.#voicedRunMs;
-      this.#trailingMs = 0;
       this.#unvoicedRunMs = 0;
     } else {
       this.#utterance.push(frame);
-      // Voiced frames count only near voice: a fan or a hum (voiced to libfvad) does not hold an utterance open.
-      const continuing = verdict.voice || (verdict.voiced && verdict.atMs - this.#stretch.lastVoiceAt <= VOICE_HOLD_MS);
-      if (continuing) {
+      // The hangover counts from the last frame that is really speech: voice, or a voiced sound near
+      // voice (consonants, word ends) that stands clear of the background and within SPEECH_RANGE_DB
+      // of the voice. libfvad's own hangover keeps calling ~90 ms of the silence after speech voiced,
+      // and a fan or a hum is voiced to it too: neither holds an utterance open.
+      const speech = verdict.voice || (
+        verdict.voiced && verdict.dbfs >= verdict.floorDbfs + HOLD_ABOVE_FLOOR_DB && verdict.dbfs >= this.#peakDbfs - SPEECH_RANGE_DB &&
+        verdict.atMs - this.#stretch.lastVoiceAt <= VOICE_HOLD_MS
+      );
+      if (speech) {
         this.#speechMs += this.#unvoicedRunMs + ms;
         this.#unvoicedRunMs = 0;
-        this.#trailingMs = 0;
       } else {
         this.#unvoicedRunMs += ms;
-        this.#trailingMs += ms;
       }
     }
     if (!this.#told && this.#stretch.speechLike(SPEECH_ONSET.voiceFrames, SPEECH_ONSET.withinFrames)) {
@@ -188,15 +211,30 @@ export class VoiceActivityDetector {
     }
     const tooLong = this.#speechMs >= this.#opts.maxSpeechMs;
     if (this.#unvoicedRunMs < this.#opts.stopMs && !tooLong) return undefined;
+    return this.#end();
+  }
+
+  /**
+   * Ends the utterance in progress now (push-to-talk: the caller released talk), as the hangover
+   * would have: its `stop` with the audio heard so far, or nothing when none is open or it never
+   * held speech (dropped unheard, as at a hangover's end). Samples short of a frame are not in it.
+   */
+  commit(): VadEvent | undefined {
+    if (this.#closed || !this.#speaking) return undefined;
+    return this.#end();
+  }
+
+  #end(): VadEvent | undefined {
     const told = this.#told;
     // Keep at most 100 ms of the trailing silence in the recording.
-    const dropFrames = Math.max(0, Math.floor((this.#trailingMs - 100) / ms));
+    const dropFrames = Math.max(0, Math.floor((this.#unvoicedRunMs - 100) / this.#frameMs));
     const frames = this.#utterance.slice(0, this.#utterance.length - dropFrames);
     this.#speaking = false;
     this.#told = false;
     this.#utterance = [];
     this.#voicedRunMs = 0;
     this.#unvoicedRunMs = 0;
+    this.#peakDbfs = -Infinity;
     // An utterance that never held speech (a beep, a cough, a fan) is dropped unheard.
     return told ? { type: 'stop', speechMs: this.#speechMs, audio: concat(frames) } : undefined;
   }

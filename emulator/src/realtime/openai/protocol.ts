@@ -255,6 +255,9 @@ class OpenAIProtocol implements RealtimeProtocol {
       case 'input_audio_buffer.append':
         return this.#send(oaiError('unsupported_event', 'over WebRTC the caller\'s audio travels on the media track, not in input_audio_buffer.append', ref));
       case 'input_audio_buffer.commit': {
+        // The utterance still in the VAD's hangover ends now (push-to-talk releases and commits at
+        // once): with turn_detection null it joins the buffer; with server VAD, vad() commits it.
+        if (this.#host.endUtterance() && this.#session.turnDetection) return;
         const heard = this.#buffer;
         if (heard.length === 0) return this.#send(oaiError('input_audio_buffer_commit_empty', 'no speech was heard since the last commit or clear', ref));
         this.#buffer = [];
@@ -273,6 +276,9 @@ class OpenAIProtocol implements RealtimeProtocol {
       case 'response.cancel':
         if (!this.#cancel('client_cancelled') && !this.#active) this.#send(oaiError('response_cancel_not_active', 'there is no active response to cancel', ref));
         return;
+      default:
+        // Every client event is handled: a new one fails to compile here until it is.
+        return event satisfies never;
     }
   }
 

@@ -1,0 +1,101 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generateNoise, mixAtSnr } from '../../emulator/src/lab/noise.js';
+import { resample } from '../../emulator/src/realtime/pcm.js';
+import { VoiceActivityDetector, VAD_SAMPLE_RATE, type VadEvent } from '../../emulator/src/realtime/vad.js';
+import { decodeWav } from '../../emulator/src/wav.js';
+import { FIXTURE_AUDIO } from './helpers.js';
+
+// Where the VAD ends an utterance, measured in audio samples (frame by frame, no real time): the
+// documented hangover after the speech's true end (issue 38), or at once on a push-to-talk commit
+// (issue 35).
+
+const HANGOVER_MS = 600;
+const TOLERANCE_MS = 30;
+const FRAME = VAD_SAMPLE_RATE / 100;
+
+async function speech16k(name: string): Promise<Int16Array> {
+  const wav = decodeWav(new Uint8Array(await readFile(join(FIXTURE_AUDIO, name))));
+  return resample(wav.samples, wav.sampleRate, VAD_SAMPLE_RATE);
+}
+
+/** Index of the speech's last sample: the last one above 1% of the fixture's peak. */
+function lastSpeechSample(pcm: Int16Array): number {
+  let peak = 0;
+  for (const s of pcm) peak = Math.max(peak, Math.abs(s));
+  for (let i = pcm.length - 1; i >= 0; i--) if (Math.abs(pcm[i]!) > peak / 100) return i;
+  return -1;
+}
+
+/** 1 s of `background` (default silence), the speech over it, then 2 s more; the speech starts at 1 s. */
+function scene(speech: Int16Array, background?: Int16Array): Int16Array {
+  const all = new Int16Array(speech.length + 3 * VAD_SAMPLE_RATE);
+  if (background) all.set(background.subarray(0, all.length));
+  const from = VAD_SAMPLE_RATE;
+  const mixed = background ? mixAtSnr(speech, background.subarray(from, from + speech.length), 20) : speech;
+  all.set(mixed, from);
+  return all;
+}
+
+/** Feeds `pcm` in 10 ms chunks; each event with the sample position where it was told. */
+async function run(pcm: Int16Array, until = pcm.length): Promise<{ vad: VoiceActivityDetector; events: Array<VadEvent & { at: number }> }> {
+  const vad = await VoiceActivityDetector.create();
+  const events: Array<VadEvent & { at: number }> = [];
+  for (let i = 0; i < until; i += FRAME) for (const e of vad.push(pcm.subarray(i, Math.min(until, i + FRAME)), 0)) events.push({ ...e, at: Math.min(until, i + FRAME) });
+  return { vad, events };
+}
+
+const ms = (samples: number) => (samples / VAD_SAMPLE_RATE) * 1000;
+
+describe('the VAD\'s end of speech', () => {
+  const cases = ['descale.wav', 'warranty.wav', 'boil-time.wav', 'e2e-barge-in.wav'].flatMap((name) => [
+    [name, 'silence'], [name, 'fan'], [name, 'hum'],
+  ] as const);
+  it.each(cases)(`%s over %s: the end comes ${HANGOVER_MS} ms (±${TOLERANCE_MS}) after the speech's last sample`, async (name, background) => {
+    const speech = await speech16k(name);
+    const pcm = scene(speech, background === 'silence' ? undefined : generateNoise(background, { durationMs: ms(speech.length) + 3000, seed: 3 }));
+    const { vad, events } = await run(pcm);
+    vad.close();
+    // (What the generated hum or fan opens later, well after this utterance, is not this test's.)
+    expect(events.slice(0, 2).map((e) => e.type)).toEqual(['start', 'stop']);
+    const speechEnd = VAD_SAMPLE_RATE + lastSpeechSample(speech) + 1;
+    const hangover = ms(events[1]!.at - speechEnd);
+    expect(Math.abs(hangover - HANGOVER_MS), `ended ${hangover} ms after the speech`).toBeLessThanOrEqual(TOLERANCE_MS);
+  });
+
+  it('a commit ends the utterance at once, exactly as the hangover would have (same speech time, same audio)', async () => {
+    const speech = await speech16k('warranty.wav');
+    const pcm = scene(speech);
+    const full = await run(pcm);
+    full.vad.close();
+    const byHangover = full.events.find((e) => e.type === 'stop')!;
+    // Released 200 ms after the speech's end: past the 100 ms of trailing audio an utterance keeps.
+    const release = VAD_SAMPLE_RATE + lastSpeechSample(speech) + 1 + 0.2 * VAD_SAMPLE_RATE;
+    const { vad, events } = await run(pcm, Math.ceil(release / FRAME) * FRAME);
+    expect(events.map((e) => e.type)).toEqual(['start']);
+    expect(vad.speaking).toBe(true);
+    const committed = vad.commit();
+    expect(committed).toEqual({ type: 'stop', speechMs: (byHangover as { speechMs: number }).speechMs, audio: (byHangover as { audio: Int16Array }).audio });
+    expect(vad.speaking).toBe(false);
+    // Nothing open any more: a second commit is nothing, and the silence after it tells nothing.
+    expect(vad.commit()).toBeUndefined();
+    expect(vad.push(new Int16Array(VAD_SAMPLE_RATE), 0)).toEqual([]);
+    // The detector goes on: the next utterance is heard as usual.
+    const next = vad.push(scene(speech), 0).map((e) => e.type);
+    expect(next).toEqual(['start', 'stop']);
+    vad.close();
+  });
+
+  it('a commit with no utterance open, or one that never held speech (a beep), tells nothing and drops it', async () => {
+    const vad = await VoiceActivityDetector.create();
+    expect(vad.commit()).toBeUndefined();
+    const beeps = generateNoise('beeps', { durationMs: 1500, seed: 1 });
+    const heard = vad.push(beeps, 0);
+    expect(heard).toEqual([]);
+    expect(vad.commit()).toBeUndefined();
+    expect(vad.speaking).toBe(false);
+    vad.close();
+    expect(vad.commit()).toBeUndefined();
+  });
+});
