@@ -27,6 +27,7 @@ const LONGEST_FIRST = [
   'test/otel/otel.test.ts',
   'test/client/timing/real-call.test.ts',
   'test/emulator/fake-microphone-noise.test.ts',
+  'test/realtime/push-to-talk.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {
