@@ -19,6 +19,7 @@ import type { RnnoiseProcessorOptions, WorkletMessage } from './worklet.js';
 export { VoiceGate, VOICE_GATE_DEFAULTS, voiceGateSettings, type VoiceGateOptions, type GateStep } from '../client/noise/voice-gate.js';
 export { FrameProcessor, FRAME_SAMPLES, type Denoise, type FrameCounters } from './frame-processor.js';
 export { instantiateRnnoise, type Rnnoise } from './rnnoise-wasm.js';
+export { fft } from './fft.js';
 export type { NoiseAssets, NoiseModule, NoiseProcessing } from '../client/noise/suppression.js';
 
 /** rnnoise runs at 48 kHz (the context resamples the microphone to it). */

@@ -4,18 +4,13 @@
  * of its spectrum, at the same frequency frame after frame; voice moves (pitch, formants).
  */
 
+import { fft } from './fft.js';
+
 const SIZE = 512;
 const window = Float32Array.from({ length: 480 }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / 479));
 const re = new Float32Array(SIZE);
 const im = new Float32Array(SIZE);
 const power = new Float32Array(SIZE / 2);
-
-/** Bit-reversal permutation of the FFT, computed once. */
-const reversed = Uint16Array.from({ length: SIZE }, (_, i) => {
-  let r = 0;
-  for (let b = 0, x = i; b < 9; b++, x >>= 1) r = (r << 1) | (x & 1);
-  return r;
-});
 
 /** Share of a frame's energy in its two strongest peaks above which it may be a tone. */
 export const TONAL_SHARE = 0.9;
@@ -33,25 +28,8 @@ export function peakBin(): number {
 export function peakShare(frame: Float32Array): number {
   re.fill(0);
   im.fill(0);
-  for (let i = 0; i < frame.length && i < 480; i++) re[reversed[i]!] = frame[i]! * window[i]!;
-  for (let size = 2; size <= SIZE; size <<= 1) {
-    const half = size >> 1;
-    const step = (-2 * Math.PI) / size;
-    for (let start = 0; start < SIZE; start += size) {
-      for (let k = 0; k < half; k++) {
-        const c = Math.cos(step * k);
-        const s = Math.sin(step * k);
-        const a = start + k;
-        const b = a + half;
-        const tr = re[b]! * c - im[b]! * s;
-        const ti = re[b]! * s + im[b]! * c;
-        re[b] = re[a]! - tr;
-        im[b] = im[a]! - ti;
-        re[a] = re[a]! + tr;
-        im[a] = im[a]! + ti;
-      }
-    }
-  }
+  for (let i = 0; i < frame.length && i < 480; i++) re[i] = frame[i]! * window[i]!;
+  fft(re, im);
   let total = 0;
   for (let k = 1; k < SIZE / 2; k++) total += power[k] = re[k]! * re[k]! + im[k]! * im[k]!;
   if (total <= 1e-12) return 0;

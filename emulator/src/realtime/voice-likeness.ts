@@ -14,6 +14,7 @@
  * (intonation, jitter). That is a property of a run of frames, judged with the rest (how long, how
  * much of it voice-like) by the barge-in judge (./barge-in.ts) from {@link FrameFeatures.pitchHz}.
  */
+import { fft } from 'kb-voice/noise';
 
 const WINDOW = 512; // 32 ms at 16 kHz
 const FRAME = 160; // 10 ms
@@ -147,36 +148,5 @@ export class VoiceLikeness {
     }
     const bins = hi - lo + 1;
     return Math.exp(logSum / bins) / (total / bins);
-  }
-}
-
-/** In-place radix-2 FFT (length a power of two). */
-function fft(re: Float64Array, im: Float64Array): void {
-  const n = re.length;
-  for (let i = 1, j = 0; i < n; i++) {
-    let bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      [re[i], re[j]] = [re[j]!, re[i]!];
-      [im[i], im[j]] = [im[j]!, im[i]!];
-    }
-  }
-  for (let size = 2; size <= n; size <<= 1) {
-    const step = (-2 * Math.PI) / size;
-    for (let start = 0; start < n; start += size) {
-      for (let k = 0; k < size / 2; k++) {
-        const wr = Math.cos(step * k);
-        const wi = Math.sin(step * k);
-        const a = start + k;
-        const b = a + size / 2;
-        const tr = re[b]! * wr - im[b]! * wi;
-        const ti = re[b]! * wi + im[b]! * wr;
-        re[b] = re[a]! - tr;
-        im[b] = im[a]! - ti;
-        re[a] = re[a]! + tr;
-        im[a] = im[a]! + ti;
-      }
-    }
   }
 }
