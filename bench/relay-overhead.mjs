@@ -39,8 +39,13 @@ import { median, round } from './lib/stats.mjs';
 const ROUNDS = Number(process.env.BENCH_RELAY_ROUNDS ?? 5);
 const THROUGHPUT_S = Number(process.env.BENCH_RELAY_SECONDS ?? 3);
 const LATENCY_S = 2;
-/** Closed-loop load per target before the rounds (JIT, keep-alive pools). */
-const WARMUP_S = 2;
+/**
+ * Closed-loop load per target before the rounds (JIT, keep-alive pools). 8 s, not 2: with `--trace-opt`
+ * a relay process under this load still optimises functions for about 10 s after it starts (the
+ * Express recipe most), and V8's compiler thread was 18–23 % of its CPU in a profile taken 2 s in:
+ * a 2 s warm-up measured the JIT's start, not a request's cost.
+ */
+const WARMUP_S = Number(process.env.BENCH_RELAY_WARMUP_SECONDS ?? 8);
 const LATENCY_RATE = 200;
 const CONNECTIONS = 10;
 /**
