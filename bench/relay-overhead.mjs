@@ -39,17 +39,33 @@ import { median, round } from './lib/stats.mjs';
 const ROUNDS = Number(process.env.BENCH_RELAY_ROUNDS ?? 5);
 const THROUGHPUT_S = Number(process.env.BENCH_RELAY_SECONDS ?? 3);
 const LATENCY_S = 2;
-/** Closed-loop load per target before the rounds (JIT, keep-alive pools). */
-const WARMUP_S = 2;
+/**
+ * Closed-loop load per target before the rounds (JIT, keep-alive pools). 8 s, not 2: with `--trace-opt`
+ * a relay process under this load still optimises functions for about 10 s after it starts (the
+ * Express recipe most), and V8's compiler thread was 18–23 % of its CPU in a profile taken 2 s in:
+ * a 2 s warm-up measured the JIT's start, not a request's cost.
+ */
+const WARMUP_S = Number(process.env.BENCH_RELAY_WARMUP_SECONDS ?? 8);
 const LATENCY_RATE = 200;
 const CONNECTIONS = 10;
+/**
+ * BENCH_RELAY_BASELINE=/abs/copy/of/an/older/dist: the users and Express rows are measured a second
+ * time with that build's relay (targets `users@base`, `express@base`) in the same rounds, so a change's
+ * before/after figures come from one run on one machine load (see bench/README.md).
+ */
+const BASELINE = process.env.BENCH_RELAY_BASELINE ? path.resolve(process.env.BENCH_RELAY_BASELINE) : undefined;
 const loadChild = path.join(benchDir, 'lib', 'load-child.mjs');
 const relayChild = path.join(benchDir, 'lib', 'relay-child.mjs');
 const bareChild = path.join(benchDir, 'lib', 'bare-proxy-child.mjs');
 
 /** Starts a proxy process (the relay or the bare proxy); `cpu()` resolves its CPU usage and request count so far. */
 async function startProxyProcess(script, upstream, apiKey, ...more) {
-  const child = fork(script, [upstream, apiKey, ...more], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return startProxyProcessWith({}, script, upstream, apiKey, ...more);
+}
+
+/** As `startProxyProcess`, with more environment for the child (BENCH_DIST of a baseline build). */
+async function startProxyProcessWith(env, script, upstream, apiKey, ...more) {
+  const child = fork(script, [upstream, apiKey, ...more], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, ...env } });
   const ready = await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`relay process exited (${code})`)));
@@ -85,6 +101,10 @@ export async function main() {
   const express = await startProxyProcess(relayChild, emulator.url, emulator.apiKey, 'express', robotId);
   const bare = await startProxyProcess(bareChild, emulator.url, emulator.apiKey);
   const proxies = { relay, bare, users, express };
+  if (BASELINE) {
+    proxies['users@base'] = await startProxyProcessWith({ BENCH_DIST: BASELINE }, relayChild, emulator.url, emulator.apiKey, 'users', robotId);
+    proxies['express@base'] = await startProxyProcessWith({ BENCH_DIST: BASELINE }, relayChild, emulator.url, emulator.apiKey, 'express', robotId);
+  }
   try {
     const usagePath = `/v1/robots/${robotId}/realtime-usage`;
     // A user's E13 is scoped (read whole, filtered to their sessions) and windowed by the relay.
@@ -96,6 +116,7 @@ export async function main() {
       users: { url: `${users.url}${users.prefix}${usagePath}`, headers: asUser },
       express: { url: `${express.url}${express.prefix}${usagePath}`, headers: asUser },
     };
+    for (const name of ['users@base', 'express@base']) if (proxies[name]) targets[name] = { url: `${proxies[name].url}${proxies[name].prefix}${usagePath}`, headers: asUser };
     // Both paths must answer the same 200 body before any timing counts.
     const probes = await Promise.all(Object.values(targets).map((t) => fetch(t.url, { headers: t.headers })));
     const texts = await Promise.all(probes.map((p) => p.text()));
@@ -106,10 +127,11 @@ export async function main() {
     // Warm both paths (JIT, keep-alive pools) before measuring.
     for (const t of Object.values(targets)) await load({ ...t, connections: CONNECTIONS, durationS: WARMUP_S });
 
-    const runs = { direct: [], bare: [], relay: [], users: [], express: [] };
+    const runs = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
     const ORDERS = [['direct', 'bare', 'relay', 'users', 'express'], ['express', 'users', 'relay', 'bare', 'direct'], ['bare', 'users', 'relay', 'express', 'direct']];
     for (let round = 0; round < ROUNDS; round++) {
-      const order = ORDERS[round % ORDERS.length];
+      // A baseline's rows go right after (or before, every other round) the rows they compare with.
+      const order = BASELINE ? ORDERS[round % ORDERS.length].flatMap((n) => (n === 'users' || n === 'express' ? (round % 2 ? [`${n}@base`, n] : [n, `${n}@base`]) : [n])) : ORDERS[round % ORDERS.length];
       for (const name of order) {
         const proxy = proxies[name];
         const cpu0 = process.cpuUsage();
@@ -163,6 +185,17 @@ export async function main() {
       `saturated p50 (closed loop, mostly queueing): direct ${fmtMs(d.saturatedP50, 2)}, relay ${fmtMs(r.saturatedP50, 2)}`,
     ];
     if (d.failures || r.failures || u.failures || x.failures) notes.push(`non-2xx or errors: direct ${d.failures}, relay ${r.failures}, users ${u.failures}, express ${x.failures}`);
+    const baseline = {};
+    if (BASELINE) {
+      for (const name of ['users', 'express']) {
+        const base = `${name}@base`;
+        const now = agg(name);
+        const then = agg(base);
+        baseline[name] = { then, now, thenVsBare: cpuVsBareOf(base), nowVsBare: cpuVsBareOf(name), nowVsThen: median(runs[name].map((y, i) => y.relayCpuUs / runs[base][i].relayCpuUs)) };
+        notes.push(`baseline ${BASELINE}: ${name} ${then.relayCpuUs.toFixed(0)} -> ${now.relayCpuUs.toFixed(0)} µs per request (${baseline[name].thenVsBare.toFixed(2)}× -> ${baseline[name].nowVsBare.toFixed(2)}× the bare proxy; now / then ${baseline[name].nowVsThen.toFixed(2)}, paired rounds)`);
+      }
+    }
+    notes.push(`load average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')}`);
     return {
       name: 'relay-overhead',
       title: '3. Relay overhead (E13, loopback)',
@@ -179,7 +212,7 @@ export async function main() {
         { label: 'p99 added by relay', value: `${fmtMs(median(p99Diffs), 3)} (p99 ${fmtMs(r.p99, 3)} vs ${fmtMs(d.p99, 3)})` },
       ],
       details: {
-        direct: d, bare: b, relay: r, users: u, express: x, usersCpuRatios: runs.users.map((y, i) => round(y.relayCpuUs / runs.bare[i].relayCpuUs, 4)), expressCpuRatios: runs.express.map((y, i) => round(y.relayCpuUs / runs.bare[i].relayCpuUs, 4)), bareRatios: bareRatios.map((x) => round(x, 4)), cpuRatios: cpuRatios.map((x) => round(x, 4)), ratios: ratios.map((x) => round(x, 4)), p50AddedMs: p50Diffs.map((x) => round(x, 4)), p99AddedMs: p99Diffs.map((x) => round(x, 4)),
+        direct: d, bare: b, relay: r, users: u, express: x, baseline, loadAverage: os.loadavg(), usersCpuRatios: runs.users.map((y, i) => round(y.relayCpuUs / runs.bare[i].relayCpuUs, 4)), expressCpuRatios: runs.express.map((y, i) => round(y.relayCpuUs / runs.bare[i].relayCpuUs, 4)), bareRatios: bareRatios.map((x) => round(x, 4)), cpuRatios: cpuRatios.map((x) => round(x, 4)), ratios: ratios.map((x) => round(x, 4)), p50AddedMs: p50Diffs.map((x) => round(x, 4)), p99AddedMs: p99Diffs.map((x) => round(x, 4)),
         runs, config: { ROUNDS, THROUGHPUT_S, LATENCY_S, LATENCY_RATE, CONNECTIONS },
       },
       notes,
@@ -188,6 +221,7 @@ export async function main() {
     await relay.close().catch(() => {});
     await users.close().catch(() => {});
     await express.close().catch(() => {});
+    for (const name of ['users@base', 'express@base']) await proxies[name]?.close().catch(() => {});
     await bare.close().catch(() => {});
     await emulator.close().catch(() => {});
   }

@@ -249,9 +249,11 @@ export class Upstream {
 
   /**
    * Reads a 2xx JSON answer within the time limit and at most `maxBytes` of it (502 beyond, the rest
-   * unread), refuses one holding a secret, and validates it.
+   * unread), refuses one holding a secret, and validates it. `narrow`, when given, cuts the parsed
+   * JSON down before validation (a user's report: only their sessions are validated), so what is
+   * validated is what will be used.
    */
-  async readJson<S extends z.core.$ZodType>(reply: Answer, schema: S, maxBytes = Number.POSITIVE_INFINITY): Promise<{ raw: unknown; value: z.output<S> }> {
+  async readJson<S extends z.core.$ZodType>(reply: Answer, schema: S, maxBytes = Number.POSITIVE_INFINITY, narrow?: (raw: unknown) => unknown): Promise<{ raw: unknown; value: z.output<S> }> {
     this.#headersFor(reply);
     let text: string;
     try {
@@ -267,7 +269,7 @@ export class Upstream {
       this.o.onLeak(reply.requestId);
       throw new RelayError(502, 'Invalid upstream response', 'upstream body contained a secret');
     }
-    const raw = parseBody(text);
+    const raw = narrow ? narrow(parseBody(text)) : parseBody(text);
     const parsed = z.safeParse(schema, raw);
     if (!parsed.success) throw new RelayError(502, 'Invalid upstream response', `upstream body is not the expected JSON (${parsed.error.issues.length} issue(s), first at ${parsed.error.issues[0]?.path.join('.') || 'the top'})`);
     return { raw, value: parsed.data };

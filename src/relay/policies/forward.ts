@@ -54,8 +54,12 @@ export function forward(ctx: Routed, init: ForwardInit = {}): Promise<Answer> {
   });
 }
 
-/** Reads a 2xx upstream JSON answer (secret-scanned, at most `maxUpstreamJsonBytes`) and validates it with `schema`: `raw` as received, `value` parsed. */
-export const readJson = <S extends z.core.$ZodType>(ctx: Routed, answer: Answer, schema: S) => ctx.services.upstream.readJson(answer, schema, ctx.services.reports.maxJsonBytes);
+/**
+ * Reads a 2xx upstream JSON answer (secret-scanned, at most `maxUpstreamJsonBytes`) and validates it
+ * with `schema`: `raw` as received (after `narrow`, when given), `value` parsed.
+ */
+export const readJson = <S extends z.core.$ZodType>(ctx: Routed, answer: Answer, schema: S, narrow?: (raw: unknown) => unknown) =>
+  ctx.services.upstream.readJson(answer, schema, ctx.services.reports.maxJsonBytes, narrow);
 
 /** A JSON reply made by the relay, with the request's headers. */
 export const json = (ctx: Routed, status: number, body: unknown): Reply => jsonReply(status, body, ctx.headers);

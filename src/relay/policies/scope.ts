@@ -19,6 +19,32 @@ export const sessionNotFound = () => new RelayError(404, 'Session not found', 't
 const messageNotFound = () => new RelayError(404, 'Message not found', 'the message is not in a session granted to this user');
 export const owns = async (ctx: Routed, sessionId: unknown) => typeof sessionId === 'string' && (await ctx.services.grants.verify(sessionId, ctx.caller.userIdentifier, ctx.match.params.ai_id!));
 
+/** Whether a session record is labelled with the caller (their identifier, or its header form on the OpenAI-compatible routes). */
+const labelledWith = (user: string) => {
+  // The OpenAI-compatible routes name the user in a header, encoded when not plain ASCII (user-header.ts).
+  const headerForm = userHeaderValue(user);
+  return (s: unknown) => {
+    const label = typeof s === 'object' && s !== null ? (s as { user_identifier?: unknown }).user_identifier : undefined;
+    return label === user || label === headerForm;
+  };
+};
+
+/**
+ * A report's parsed JSON with its `sessions` cut to the records labelled with the caller, before
+ * validation: a user's report then validates (and verifies) their sessions only, not every user's
+ * of the robot, and nothing else of those is ever returned. The top level is validated as before;
+ * anything that is not an object with a `sessions` array is left for the schema to refuse.
+ */
+const labelledOnly =
+  (ctx: Routed) =>
+  (raw: unknown): unknown => {
+    if (typeof raw !== 'object' || raw === null || !Array.isArray((raw as { sessions?: unknown }).sessions)) return raw;
+    const report = raw as { sessions: unknown[] };
+    // Our own freshly parsed object: cut in place (no copy of the report).
+    report.sessions = report.sessions.filter(labelledWith(ctx.caller.userIdentifier));
+    return report;
+  };
+
 /**
  * The session records that carry the caller's identifier and a grant for it. Records, not ids: a
  * record labelled with another user stays out even when it repeats an id the caller owns. Only
@@ -27,9 +53,7 @@ export const owns = async (ctx: Routed, sessionId: unknown) => typeof sessionId 
 async function ownedRecords<T extends { session_id: string; user_identifier?: string | null | undefined }>(ctx: Routed, sessions: readonly T[]): Promise<Set<T>> {
   const user = ctx.caller.userIdentifier;
   const robot = ctx.match.params.ai_id!;
-  // The OpenAI-compatible routes name the user in a header, encoded when not plain ASCII (user-header.ts).
-  const headerForm = userHeaderValue(user);
-  const labelled = sessions.filter((s) => s.user_identifier === user || s.user_identifier === headerForm);
+  const labelled = sessions.filter(labelledWith(user));
   const checks = await Promise.all(labelled.map((s) => ctx.services.grants.verify(s.session_id, user, robot)));
   return new Set(labelled.filter((_, i) => checks[i]));
 }
@@ -89,13 +113,13 @@ export const forUser = {
 
   /** E12: sessions filtered to the caller's; counts and totals recomputed. */
   async sessionCosts(ctx) {
-    const { value } = await readJson(ctx, await forward(ctx, { query: reportWindow(ctx) }), RealtimeSessionCostList);
+    const { value } = await readJson(ctx, await forward(ctx, { query: reportWindow(ctx) }), RealtimeSessionCostList, labelledOnly(ctx));
     return json(ctx, 200, scopeSessionCosts(value, await ownedRecords(ctx, value.sessions)));
   },
 
   /** E13: as E12. */
   async usage(ctx) {
-    const { value } = await readJson(ctx, await forward(ctx, { query: reportWindow(ctx) }), RealtimeUsage);
+    const { value } = await readJson(ctx, await forward(ctx, { query: reportWindow(ctx) }), RealtimeUsage, labelledOnly(ctx));
     return json(ctx, 200, scopeUsage(value, await ownedRecords(ctx, value.sessions)));
   },
 
@@ -104,7 +128,7 @@ export const forUser = {
     const query = reportWindow(ctx);
     const [summary, list] = await Promise.all([
       forward(ctx, { query }).then((r) => readJson(ctx, r, RealtimeCostSummary)),
-      forward(ctx, { endpoint: endpoints.E12, query }).then((r) => readJson(ctx, r, RealtimeSessionCostList)),
+      forward(ctx, { endpoint: endpoints.E12, query }).then((r) => readJson(ctx, r, RealtimeSessionCostList, labelledOnly(ctx))),
     ]);
     const scoped = scopeSessionCosts(list.value, await ownedRecords(ctx, list.value.sessions));
     return json(ctx, 200, summarizeCosts(summary.value, scoped));

@@ -4,7 +4,7 @@ import { errorReply, RelayError } from '../errors.js';
 import type { Reply } from '../message.js';
 import type { RouteTable } from '../route-types.js';
 import { matchRoute } from '../router.js';
-import type { RelayLogger } from '../types.js';
+import type { RelayLogEntry, RelayLogger } from '../types.js';
 import { describe } from '../upstream.js';
 
 export interface LogStageOptions {
@@ -31,17 +31,21 @@ export function logStage(o: LogStageOptions): Stage {
     if (status < 400 && !o.logsInfo) return reply;
     // A refusal before the match stage (CORS) still names the endpoint the request was for.
     const endpoint = ctx.match?.id ?? (status >= 400 ? matchRoute(request.method, ctx.rawPath, o.prefix, o.table)?.id : undefined);
-    o.log({
+    // Built field by field in the documented order, absent fields left out: a spread of `{}` or
+    // `{ endpoint }` into a literal gives the entry a hidden class off the literal's, per request.
+    const entry: RelayLogEntry = {
       level: status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info',
       message: status >= 500 ? 'failed' : status >= 400 ? 'refused' : 'request',
       requestId: ctx.requestId,
       method: request.method,
-      ...(endpoint ? { endpoint } : {}),
-      status,
-      durationMs: Date.now() - started,
-      ...(ctx.role ? { role: ctx.role } : {}),
-      ...(reason ? { reason } : {}),
-    });
+    };
+    if (endpoint) entry.endpoint = endpoint;
+    entry.status = status;
+    entry.durationMs = Date.now() - started;
+    const role = ctx.role;
+    if (role) entry.role = role;
+    if (reason) entry.reason = reason;
+    o.log(entry);
     return reply;
   };
 
