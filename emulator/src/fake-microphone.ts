@@ -1,5 +1,7 @@
 import wrtc from '@roamhq/wrtc';
+import { generateNoise, mixAtSnr, NOISE_SAMPLE_RATE, noiseAtSnr, type NoiseName } from './lab/noise.js';
 import { resample, toMono } from './realtime/pcm.js';
+import { synthesizeFlite, type FliteVoice } from './realtime/tts-flite.js';
 import { releaseBeforeExit } from './realtime/wrtc-exit.js';
 import { decodeWav } from './wav.js';
 
@@ -58,6 +60,44 @@ export interface PlayWavOptions {
   sessionId?: string;
 }
 
+export interface NoiseOverlayOptions {
+  /**
+   * Level relative to the nominal speech level (-26 dBFS, ITU-T P.56): 10 means 10 dB quieter than
+   * a caller speaking normally. Default 10. A named noise is scaled to it; with raw samples it is
+   * only applied when given.
+   */
+  snrDb?: number;
+  /** Length of a named noise (ms). Default 2000. */
+  durationMs?: number;
+  /** Seed of a named noise (default 1): the same seed, the same sound. */
+  seed?: number;
+  /** Rate of raw samples. Default 48000. */
+  sampleRate?: number;
+}
+
+export interface SayOptions {
+  /** A noise under the words: a lab fixture name or mono samples (at `noiseSampleRate`, default 16 kHz). */
+  noise?: NoiseName | Int16Array;
+  noiseSampleRate?: number;
+  /** Speech-to-noise ratio (dB) of that noise against the words. Default 10. */
+  snrDb?: number;
+  /** Flite voice of the words (default `kal16`). */
+  voice?: FliteVoice;
+  /** Scripts the words for this session only; default: the next utterance of any session. */
+  sessionId?: string;
+}
+
+/** What {@link FakeMicrophone.noise} mixes in, at 48 kHz. */
+function noisePcm(noise: NoiseName | Int16Array, options: NoiseOverlayOptions): Int16Array {
+  if (typeof noise === 'string') {
+    const named = generateNoise(noise, { durationMs: options.durationMs ?? 2000, seed: options.seed ?? 1 });
+    return resample(noiseAtSnr(named, options.snrDb ?? 10), NOISE_SAMPLE_RATE, RATE);
+  }
+  const rate = options.sampleRate ?? RATE;
+  if (options.snrDb === undefined) return resample(noise, rate, RATE);
+  return resample(noiseAtSnr(resample(noise, rate, NOISE_SAMPLE_RATE), options.snrDb), NOISE_SAMPLE_RATE, RATE);
+}
+
 /** A scripted transcript could not be queued on the emulator. */
 export class FakeMicrophoneError extends Error {
   readonly code = 'script_failed';
@@ -103,6 +143,8 @@ export class FakeMicrophone {
   #closed = false;
   /** Resolves when everything played so far has gone out: a scripted clip waits for it, so its words are queued right before its own speech. */
   #lastPlay: Promise<unknown> = Promise.resolve();
+  /** Sounds mixed over whatever goes out (speech or silence), from when they were started. */
+  #overlays: Array<{ samples: Int16Array; offset: number; done: () => void }> = [];
 
   constructor(options: FakeMicrophoneOptions = {}) {
     releaseBeforeExit(this.#source!);
@@ -162,6 +204,41 @@ export class FakeMicrophone {
     return run;
   }
 
+  /**
+   * Plays a noise over whatever the microphone sends from now on (speech or silence): a lab fixture
+   * by name (`kb-voice-emulator/lab` {@link NOISE_FIXTURES}: beeps, cough, keyboard, fan, music,
+   * babble, cafe...) or mono samples. Resolves once it has played.
+   */
+  noise(noise: NoiseName | Int16Array, options: NoiseOverlayOptions = {}): Promise<void> {
+    const pcm = noisePcm(noise, options);
+    if (!pcm.length || this.#closed || !this.#source) return Promise.resolve();
+    return new Promise((done) => this.#overlays.push({ samples: pcm, offset: 0, done }));
+  }
+
+  /**
+   * Speaks `text` with the emulator's Flite voice (English), optionally over a noise at `snrDb`;
+   * with `emulatorUrl`, the emulator is told the words (as {@link playWav}'s `transcript`).
+   * Resolves once the last frame went out.
+   */
+  async say(text: string, options: SayOptions = {}): Promise<void> {
+    const spoken = await synthesizeFlite(text, options.voice ? { voice: options.voice } : {});
+    let speech = resample(spoken.samples, spoken.sampleRate, NOISE_SAMPLE_RATE);
+    if (options.noise !== undefined) {
+      const noise = typeof options.noise === 'string'
+        ? generateNoise(options.noise, { durationMs: Math.max(1, (speech.length / NOISE_SAMPLE_RATE) * 1000) })
+        : resample(options.noise, options.noiseSampleRate ?? NOISE_SAMPLE_RATE, NOISE_SAMPLE_RATE);
+      speech = mixAtSnr(speech, noise, options.snrDb ?? 10);
+    }
+    if (!this.#emulatorUrl) return this.play(speech, NOISE_SAMPLE_RATE);
+    const run = this.#lastPlay.then(async () => {
+      if (this.#closed) return;
+      await this.#script(text, options.sessionId);
+      await this.play(speech, NOISE_SAMPLE_RATE);
+    });
+    this.#lastPlay = run.catch(() => {});
+    return run;
+  }
+
   async #script(transcript: string, sessionId: string | undefined): Promise<void> {
     if (!this.#emulatorUrl) throw new FakeMicrophoneError('playWav(..., { transcript }) needs new FakeMicrophone({ emulatorUrl })');
     let res: Response;
@@ -189,8 +266,25 @@ export class FakeMicrophone {
     for (const s of this.streams) for (const t of (s as { getTracks(): Array<{ stop(): void }> }).getTracks()) t.stop();
     // The source must be collectable before the process exits (realtime/wrtc-exit.ts).
     this.#source = undefined;
-    // Pending play() calls resolve: nothing more will be spoken.
+    // Pending play() and noise() calls resolve: nothing more will be sent.
     for (const item of this.#queue.splice(0)) item.done?.();
+    for (const overlay of this.#overlays.splice(0)) overlay.done();
+  }
+
+  /** `frame` with the next 10 ms of every playing noise added (a new frame; finished noises resolve). */
+  #mixOverlays(frame: Int16Array): Int16Array {
+    const out = Int16Array.from(frame);
+    for (const overlay of this.#overlays) {
+      const part = overlay.samples.subarray(overlay.offset, overlay.offset + FRAME);
+      for (let i = 0; i < part.length; i++) out[i] = Math.max(-32768, Math.min(32767, out[i]! + part[i]!));
+      overlay.offset += FRAME;
+    }
+    this.#overlays = this.#overlays.filter((overlay) => {
+      if (overlay.offset < overlay.samples.length) return true;
+      overlay.done();
+      return false;
+    });
+    return out;
   }
 
   /** @internal Sends the frames that are due. */
@@ -202,13 +296,14 @@ export class FakeMicrophone {
     while (this.#sent < due) {
       this.#sent++;
       const item = this.#queue.shift();
-      if (item) this.#tailLeft = this.#tailFrames;
+      if (item || this.#overlays.length) this.#tailLeft = this.#tailFrames;
       else if (!this.#sendSilence) {
         // Muted between clips: nothing goes out, and the clock moves on (no burst when a clip starts).
         if (this.#tailLeft === 0) continue;
         this.#tailLeft--;
       }
-      source.onData({ samples: item?.frame ?? SILENT_FRAME, sampleRate: RATE, bitsPerSample: 16, channelCount: 1, numberOfFrames: FRAME });
+      const samples = this.#overlays.length ? this.#mixOverlays(item?.frame ?? SILENT_FRAME) : item?.frame ?? SILENT_FRAME;
+      source.onData({ samples, sampleRate: RATE, bitsPerSample: 16, channelCount: 1, numberOfFrames: FRAME });
       this.#framesSent++;
       item?.done?.();
     }

@@ -30,9 +30,11 @@ export const RealtimeSessionIn = z.strictObject({
   session_id: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
   /**
    * Barge-in: `auto` (default) lets the caller's speech interrupt an answer; `off` queues speech
-   * heard during an answer as the next turn instead.
+   * heard during an answer as the next turn instead. The object form sets the model's timing:
+   * `minSpeechMs` of speech (default 500) cuts the answer, and a sound that stops sooner is a false
+   * interruption, after which the held answer resumes once `resumeAfterMs` (default 2000) passed.
    */
-  interruptions: z.optional(z.enum(['auto', 'off'])),
+  interruptions: z.optional(z.union([z.enum(['auto', 'off']), InterruptionsObject])),
 });
 export type RealtimeSessionIn = z.input<typeof RealtimeSessionIn>;
 

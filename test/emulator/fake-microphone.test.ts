@@ -60,3 +60,32 @@ describe('FakeMicrophone pacing', () => {
     expect(() => mic({ silenceTailMs: Number.NaN })).toThrow(RangeError);
   });
 });
+
+describe('FakeMicrophone.noise pacing', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'performance'] });
+  });
+  afterEach(() => {
+    for (const m of mics.splice(0)) m.close();
+    vi.useRealTimers();
+  });
+
+  it('plays over whatever goes out, in real time, also on a muted microphone (then its tail)', async () => {
+    const m = mic({ sendSilence: false, silenceTailMs: 100 });
+    let done = false;
+    void m.noise('beeps', { durationMs: 300 }).then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(200);
+    expect(done).toBe(false);
+    expect(m.framesSent).toBeGreaterThanOrEqual(19);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(done).toBe(true);
+    expect(m.framesSent).toBe(30 + 10);
+    // Over speech: the speech keeps its own length.
+    const spoken = m.play(speech(100));
+    void m.noise(new Int16Array(48 * 500).fill(100), { snrDb: 20 });
+    await vi.advanceTimersByTimeAsync(105);
+    await spoken;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(m.framesSent).toBe(40 + 50 + 10);
+  });
+});

@@ -7,11 +7,12 @@ import { createAgentBuilder, type ManagedAgentBuilder } from '../../emulator/src
 import type { EmulatorContext, Faults } from '../../emulator/src/context.js';
 import { seedStore } from '../../emulator/src/fixtures/seed.js';
 import { createRealtimeService, type RealtimeService, type RealtimeServiceOptions } from '../../emulator/src/realtime/index.js';
-import { resample } from '../../emulator/src/realtime/pcm.js';
+import { resample, toMono } from '../../emulator/src/realtime/pcm.js';
 import { ScriptQueue } from '../../emulator/src/script.js';
 import { createMemoryStore } from '../../emulator/src/memory-collection.js';
 import { decodeWav } from '../../emulator/src/wav.js';
 import { DATA_CHANNEL_LABEL, ServerEvent } from '../../src/schemas/realtime-events.js';
+import type { RealtimeSessionIn } from '../../src/schemas/realtime.js';
 import { WrtcCaller } from './wrtc-caller.js';
 
 export const FIXTURE_AUDIO = join(import.meta.dirname, '..', 'fixtures', 'audio');
@@ -59,7 +60,8 @@ export class Caller extends WrtcCaller<ServerEvent> {
     this.peer.on('track', (track: MediaStreamTrack) => {
       if (this.#sink) return;
       this.#sink = new wrtc.nonstandard.RTCAudioSink(track);
-      this.#sink.ondata = (d: { samples: Int16Array }) => {
+      this.#sink.ondata = (d: { samples: Int16Array; sampleRate: number; channelCount?: number }) => {
+        this.heard(resample(toMono(d.samples, d.channelCount ?? 1), d.sampleRate, 48000));
         this.received.frames++;
         let peak = 0;
         for (const s of d.samples) peak = Math.max(peak, Math.abs(s));
@@ -117,7 +119,7 @@ export function realtimeFixture(options: RealtimeServiceOptions, agentBuildMs = 
      * A v1 caller connected with a plain offer (language `en` unless `body` says otherwise); with
      * `ready`, once its `session.ready` arrived.
      */
-    async connect(body: { session_id?: string; language?: string; user_identifier?: string } = {}, { ready = false } = {}): Promise<Caller> {
+    async connect(body: { session_id?: string; language?: string; user_identifier?: string; interruptions?: RealtimeSessionIn['interruptions'] } = {}, { ready = false } = {}): Promise<Caller> {
       const caller = await Caller.connect((sdp) => service!.handleOffer(env!.robotId, { type: 'offer', sdp, language: 'en', ...body }));
       callers.push(caller);
       if (ready) await caller.waitFor('session.ready');

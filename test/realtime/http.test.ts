@@ -55,5 +55,15 @@ describe('realtime through the HTTP emulator', () => {
   it('answers a bad offer with 422', async () => {
     const api = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey });
     await expect(api.realtime.connect(emu.fixtures.robotId, { type: 'offer', sdp: 'v=0\r\n' })).rejects.toMatchObject({ status: 422 });
+    // The interruptions option's object form is validated at the edge, limits included.
+    for (const interruptions of [{ minSpeechMs: 6000 }, { resumeAfterMs: -1 }, { mode: 'sometimes' }, { minSpeechMs: 500, extra: 1 }]) {
+      const res = await fetch(`${emu.url}/v1/robots/${emu.fixtures.robotId}/realtime/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${emu.apiKey}` },
+        body: JSON.stringify({ type: 'offer', sdp: 'v=0\r\n', interruptions }),
+      });
+      expect(res.status).toBe(422);
+      expect(JSON.stringify(await res.json())).toContain('interruptions');
+    }
   });
 });

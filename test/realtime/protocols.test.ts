@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { turnEvents } from '../../src/schemas/turn-events.js';
 import { openaiCodec } from '../../src/client/openai/codec.js';
-import type { RealtimeProtocol, ProtocolFactory } from '../../emulator/src/realtime/realtime-protocol.js';
+import type { RealtimeProtocol, ProtocolFactory, TurnTakingSettings } from '../../emulator/src/realtime/realtime-protocol.js';
 import { openAIProtocol } from '../../emulator/src/realtime/openai/protocol.js';
 import { defaultSessionState } from '../../emulator/src/realtime/openai/session-config.js';
 import { TurnController, type TurnInput } from '../../emulator/src/realtime/turn-controller.js';
@@ -18,6 +18,7 @@ function engine(factory: ProtocolFactory, opts: { interruptions?: 'auto' | 'off'
   const inputs: TurnInput[] = [];
   const release = new Map<number, () => void>();
   let ended = 0;
+  const configured: TurnTakingSettings[] = [];
   let protocol!: RealtimeProtocol;
   const turns = new TurnController({
     firstTurnId: 1,
@@ -52,6 +53,7 @@ function engine(factory: ProtocolFactory, opts: { interruptions?: 'auto' | 'off'
     end: async () => {
       ended++;
     },
+    configure: (settings) => configured.push(settings),
   });
   const settle = () => new Promise((r) => setImmediate(r));
   const finish = async (turnId: number) => {
@@ -61,7 +63,7 @@ function engine(factory: ProtocolFactory, opts: { interruptions?: 'auto' | 'off'
   };
   const types = () => sent.map((m) => m.type);
   const vadStop = (speechMs = 900) => protocol.vad({ type: 'stop', audio: new Int16Array(16), speechMs } as never);
-  return { protocol, turns, sent, inputs, finish, settle, types, vadStop, ended: () => ended, rawSent: () => sent.map((m) => JSON.stringify(m)) };
+  return { protocol, turns, sent, inputs, finish, settle, types, vadStop, configured, ended: () => ended, rawSent: () => sent.map((m) => JSON.stringify(m)) };
 }
 
 describe('kb-voice v1 protocol through the turn controller', () => {
@@ -82,11 +84,17 @@ describe('kb-voice v1 protocol through the turn controller', () => {
     expect(t.sent.at(-1)).toMatchObject({ v: 1, turn_id: 1, input: 'text', question: 'How long is the warranty?', agent_build_ms: BUILD_MS, interrupted: false });
   });
 
-  it('speech over an answer cuts it (barge-in) and becomes the next turn, with its scripted words', async () => {
+  it('speech over an answer holds it, cuts it once the judge confirms (barge-in) and becomes the next turn, with its scripted words', async () => {
     const t = engine(v1(['Can I descale with vinegar?']));
     t.protocol.message(JSON.stringify({ v: 1, type: 'input.text', text: 'first' }));
     t.protocol.vad({ type: 'start' } as never);
     expect(t.sent.find((m) => m.type === 'input.speech_started')).toEqual({ v: 1, type: 'input.speech_started', turn_id: 2, at_ms: 42 });
+    await t.settle();
+    // Speech alone does not cut the answer: the barge-in judge does.
+    expect(t.sent.find((m) => m.type === 'turn.completed')).toBeUndefined();
+    t.protocol.interruption('pause');
+    expect(t.sent.at(-1)).toEqual({ v: 1, type: 'output.speech_paused', turn_id: 1 });
+    t.protocol.interruption('cut');
     await t.settle();
     expect(t.sent.find((m) => m.type === 'turn.completed')).toMatchObject({ turn_id: 1, interrupted: true });
     expect(t.sent.find((m) => m.type === 'output.speech_stopped')).toMatchObject({ turn_id: 1, reason: 'interrupted' });
@@ -99,6 +107,22 @@ describe('kb-voice v1 protocol through the turn controller', () => {
     expect(t.sent.filter((m) => m.type === 'turn.completed').map((m) => [m.turn_id, m.interrupted])).toEqual([[1, true], [2, true]]);
     t.protocol.message(JSON.stringify({ v: 1, type: 'session.end' }));
     expect(t.ended()).toBe(1);
+  });
+
+  it('a false interruption: the held answer resumes, and the speech that held it is no turn', async () => {
+    const t = engine(v1());
+    t.protocol.message(JSON.stringify({ v: 1, type: 'input.text', text: 'first' }));
+    t.protocol.vad({ type: 'start' } as never);
+    t.protocol.interruption('pause');
+    t.vadStop(300);
+    expect(t.sent.find((m) => m.type === 'input.speech_stopped')).toEqual({ v: 1, type: 'input.speech_stopped', turn_id: 2, at_ms: 42, duration_ms: 300, false_interruption: true });
+    t.protocol.interruption('resume');
+    t.protocol.interruption('false-interruption');
+    expect(t.sent.at(-1)).toEqual({ v: 1, type: 'output.speech_resumed', turn_id: 1 });
+    expect(t.turns.active).toMatchObject({ id: 1, interrupted: false, paused: false, falseInterruptions: 1 });
+    await t.finish(1);
+    expect(t.inputs.map((i) => i.turnId)).toEqual([1]);
+    expect(t.sent.find((m) => m.type === 'turn.completed')).toMatchObject({ turn_id: 1, interrupted: false });
   });
 
   it('with interruptions off, a typed question waits for the answer in progress and keeps its number', async () => {
@@ -148,12 +172,17 @@ describe('OpenAI protocol through the turn controller', () => {
     expect(withoutBuild.find((e) => e.type === 'turn.completed')).toMatchObject({ turn_id: 1, agent_build_ms: null });
   });
 
-  it('server VAD: speech over a response cancels it (turn_detected) and the utterance gets the next turn once it is over', async () => {
+  it('server VAD: speech over a response cancels it (turn_detected) once the judge confirms, and the utterance gets the next turn once it is over', async () => {
     const t = engine(oai());
+    t.protocol.open();
+    expect(t.configured.at(-1)).toMatchObject({ interruptions: { mode: 'auto', minSpeechMs: 500, resumeAfterMs: 2000 }, vad: { stopMs: 500, preRollMs: 300 } });
     t.protocol.vad({ type: 'start' } as never);
     t.vadStop(800);
     expect(t.inputs).toEqual([expect.objectContaining({ kind: 'voice', turnId: 1 })]);
     t.protocol.vad({ type: 'start' } as never);
+    t.protocol.interruption('pause');
+    expect(t.turns.active).toMatchObject({ paused: true });
+    t.protocol.interruption('cut');
     await t.settle();
     const cancelled = t.sent.find((m) => m.type === 'response.done') as { response: { status: string; status_details: { reason: string } } };
     expect(cancelled.response).toMatchObject({ status: 'cancelled', status_details: { reason: 'turn_detected' } });
@@ -166,5 +195,17 @@ describe('OpenAI protocol through the turn controller', () => {
     // response.cancel with nothing active is an error; output_audio_buffer.clear then just reports cleared.
     t.protocol.message(JSON.stringify({ type: 'response.cancel', event_id: 'ev_c' }));
     expect(t.sent.at(-1)).toMatchObject({ type: 'error', error: { code: 'response_cancel_not_active' } });
+  });
+
+  it('honours turn_detection: session.update reconfigures the VAD and the barge-in; interrupt_response false turns barge-in off', async () => {
+    const t = engine(oai());
+    t.protocol.open();
+    t.protocol.message(JSON.stringify({ type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', threshold: 0.9, prefix_padding_ms: 100, silence_duration_ms: 800, interrupt_response: false } } } } }));
+    const settings = t.configured.at(-1)!;
+    expect(settings).toMatchObject({ interruptions: { mode: 'off' }, vad: { stopMs: 800, preRollMs: 100 } });
+    expect(settings.vad!.thresholds!.minPeriodicity).toBeCloseTo(0.82);
+    expect(t.sent.at(-1)).toMatchObject({ type: 'session.updated', session: { audio: { input: { turn_detection: { threshold: 0.9, silence_duration_ms: 800, interrupt_response: false } } } } });
+    t.protocol.message(JSON.stringify({ type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: null } } } }));
+    expect(t.configured.at(-1)).toMatchObject({ interruptions: { mode: 'off' } });
   });
 });

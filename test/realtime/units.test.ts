@@ -192,4 +192,23 @@ describe('paced output', () => {
     expect(stopped.sentMs).toBe(frames.length * 10);
     expect(out.playing).toBe(false);
   });
+
+  it('a paused clip sends silence and keeps its place; resumed, it plays to its end, whole', async () => {
+    const frames: Int16Array[] = [];
+    const out = new PacedAudioOutput({ onData: (d) => frames.push(d.samples) });
+    const playback = out.stream();
+    playback.append(new Int16Array(48000 * 0.3).fill(1000));
+    playback.finish();
+    while (frames.length < 5) await new Promise((r) => setImmediate(r));
+    playback.pause();
+    expect(playback.paused).toBe(true);
+    const heldFrom = frames.length;
+    while (frames.length < heldFrom + 10) await new Promise((r) => setTimeout(r, 5));
+    // Held: silence on the line, the clip where it was.
+    expect(frames.slice(heldFrom + 1, heldFrom + 10).every((f) => f.every((x) => x === 0))).toBe(true);
+    playback.resume();
+    const result = await playback.done;
+    expect(result).toMatchObject({ reason: 'completed', sentMs: 300 });
+    expect(frames.filter((f) => f[0] === 1000)).toHaveLength(30);
+  });
 });

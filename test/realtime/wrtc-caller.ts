@@ -16,6 +16,8 @@ export class WrtcCaller<E extends { type: string }> {
   #timer: NodeJS.Timeout | undefined;
   #waiters = new Set<() => void>();
   #closed = false;
+  /** Speakers into microphone: what the caller hears, mixed back into what it sends. */
+  #echo: { gain: number; delayFrames: number; line: Int16Array[] } | undefined;
 
   protected constructor(channelName: string, parse: (message: unknown) => E) {
     this.peer = new Peer({
@@ -65,12 +67,35 @@ export class WrtcCaller<E extends { type: string }> {
             item.done();
           }
         }
+        const echo = this.#echo;
+        if (echo && echo.line.length > echo.delayFrames) {
+          const heard = echo.line.shift()!;
+          for (let i = 0; i < 480; i++) frame[i] = Math.max(-32768, Math.min(32767, frame[i]! + Math.round((heard[i] ?? 0) * echo.gain)));
+        }
         this.#source.onData({ samples: frame, sampleRate: 48000, bitsPerSample: 16, channelCount: 1, numberOfFrames: 480 });
         sent++;
       }
       this.#timer = setTimeout(tick, Math.max(0, start + sent * 10 - performance.now()));
     };
     tick();
+  }
+
+  /**
+   * A caller on speakers: from now on, every 10 ms of the audio received (see {@link heard}) goes
+   * back out through the microphone `delayMs` later, attenuated by `gainDb` (negative), mixed with
+   * whatever else is spoken.
+   */
+  loopback(delayMs: number, gainDb: number): void {
+    this.#echo = { gain: 10 ** (gainDb / 20), delayFrames: Math.round(delayMs / 10), line: [] };
+  }
+
+  /** 10 ms of received audio (48 kHz mono), for {@link loopback}. */
+  protected heard(frame: Int16Array): void {
+    const echo = this.#echo;
+    if (!echo) return;
+    echo.line.push(frame);
+    // The microphone pump drains one frame per 10 ms; never let a stall grow the delay.
+    while (echo.line.length > echo.delayFrames + 20) echo.line.shift();
   }
 
   /** Speaks 48 kHz samples into the microphone in real time; resolves when they are sent. */

@@ -49,6 +49,11 @@ export interface Playback {
 export interface StreamingPlayback extends Playback {
   append(samples: Int16Array): void;
   finish(): void;
+  /** Holds the audio where it is (silence is sent) until {@link resume}; appends still queue. */
+  pause(): void;
+  /** Continues a paused clip from where it stopped. */
+  resume(): void;
+  readonly paused: boolean;
   /** Resolves once at most `ms` of appended audio is left to send (or the clip ended). */
   whenBufferedBelow(ms: number): Promise<void>;
 }
@@ -89,6 +94,10 @@ export class PacedAudioOutput {
     let sent = 0; // frames
     let start = performance.now();
     let waiting = true; // no timer pending: waiting for audio
+    let paused = false;
+    /** While paused: when the pause began and the silent frames sent since. */
+    let pausedAt = 0;
+    let silentSent = 0;
     let firstFrameAt: number | null = null;
     let timer: NodeJS.Timeout | undefined;
     let finish!: (r: PlaybackResult) => void;
@@ -148,6 +157,21 @@ export class PacedAudioOutput {
       timer = undefined;
       if (finished) return;
       let now = performance.now();
+      if (paused) {
+        // Silence on the line while held: the caller hears the answer stop at once, not the
+        // receiver's concealment of missing packets (which goes on repeating the last sound).
+        const due = Math.floor((now - pausedAt) / FRAME_MS) + 1;
+        try {
+          while (silentSent < due) {
+            this.#sink.onData({ samples: SILENT, sampleRate: OUTPUT_SAMPLE_RATE, bitsPerSample: 16, channelCount: 1, numberOfFrames: FRAME_SAMPLES });
+            silentSent++;
+          }
+        } catch {
+          return end('ended');
+        }
+        timer = setTimeout(tick, Math.max(0, pausedAt + silentSent * FRAME_MS - performance.now()));
+        return;
+      }
       if (now - (start + sent * FRAME_MS) > MAX_LAG_MS) start = now - sent * FRAME_MS;
       const due = Math.min(available(), Math.floor((now - start) / FRAME_MS) + 1);
       try {
@@ -167,7 +191,7 @@ export class PacedAudioOutput {
     };
 
     const resume = () => {
-      if (!waiting || finished) return;
+      if (!waiting || finished || paused) return;
       waiting = false;
       start = performance.now() - sent * FRAME_MS;
       tick();
@@ -190,6 +214,26 @@ export class PacedAudioOutput {
         if (sent >= available()) end('completed');
         else resume();
       },
+      get paused() {
+        return paused;
+      },
+      pause() {
+        if (finished || paused) return;
+        paused = true;
+        clearTimeout(timer);
+        waiting = true; // the clock restarts on resume: no burst of the paused time
+        pausedAt = performance.now();
+        silentSent = 0;
+        tick();
+      },
+      resume() {
+        if (finished || !paused) return;
+        paused = false;
+        clearTimeout(timer);
+        timer = undefined;
+        if (complete && sent >= available()) return end('completed');
+        resume();
+      },
       whenBufferedBelow(ms) {
         return new Promise<void>((resolve) => {
           lowWater.push([(ms / 1000) * OUTPUT_SAMPLE_RATE, resolve]);
@@ -201,3 +245,4 @@ export class PacedAudioOutput {
 }
 
 const EMPTY = new Int16Array(0);
+const SILENT = new Int16Array(FRAME_SAMPLES);

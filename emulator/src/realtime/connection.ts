@@ -8,12 +8,15 @@ import type { EmulatorContext } from '../context.js';
 import { OUTPUT_SAMPLE_RATE, PacedAudioOutput } from './audio-out.js';
 import type { Brain } from './brain.js';
 import type { RealtimeProtocol, ProtocolFactory } from './realtime-protocol.js';
-import { resample, toMono } from './pcm.js';
+import { activeLevelDbfs, resample, toMono } from './pcm.js';
+import { DEFAULT_INTERRUPTIONS, InterruptionJudge, type InterruptionSettings } from './barge-in.js';
+import type { CallerFrame } from './caller-voice.js';
+import { EchoGuard } from './echo-guard.js';
 import type { Recorder } from './recorder.js';
 import { runTurn } from './turn.js';
 import { TurnController } from './turn-controller.js';
 import { releaseBeforeExit } from './wrtc-exit.js';
-import { VAD_SAMPLE_RATE, VoiceActivityDetector, type VadOptions } from './vad.js';
+import { VAD_SAMPLE_RATE, VoiceActivityDetector, type VadEvent, type VadOptions } from './vad.js';
 
 const { RTCAudioSink, RTCAudioSource } = wrtc.nonstandard;
 
@@ -28,12 +31,13 @@ export interface ConnectionOptions {
   language: string;
   /** Number of the first turn of this connection (turns continue across reconnections). */
   firstTurnId: number;
-  vad?: VadOptions;
+  vad?: Omit<VadOptions, 'echo' | 'onFrame'>;
   /**
-   * Barge-in (signaling's `interruptions`): `auto` (default) lets speech or a typed question cut the
-   * answer in progress; `off` queues them as the next turns, answered in order once it finished.
+   * Barge-in (signaling's `interruptions`, ./barge-in.ts): in mode `auto` (default) speech cuts the
+   * answer in progress once it lasted `minSpeechMs`, and shorter sounds only hold it; in mode `off`
+   * speech is queued as the next turn, answered in order once it finished.
    */
-  interruptions?: 'auto' | 'off';
+  interruptions?: InterruptionSettings;
   /** How long to wait for ICE gathering before giving up on the answer (ms). */
   answerTimeoutMs?: number;
   /** What the data channel speaks: kb-voice v1 (./v1-protocol.ts) or OpenAI's `oai-events`. */
@@ -43,8 +47,9 @@ export interface ConnectionOptions {
 
 /**
  * One answering peer and its media: simple-peer on @roamhq/wrtc with the caller's audio in
- * (RTCAudioSink → VAD → the protocol) and synthesized speech out (RTCAudioSource), the data channel
- * handed to the protocol, and the peer's lifecycle. The turns are the {@link TurnController}'s.
+ * (RTCAudioSink → VAD → the protocol, each frame's verdict → the barge-in judge) and synthesized
+ * speech out (RTCAudioSource, its frames the echo guard's reference), the data channel handed to
+ * the protocol, and the peer's lifecycle. The turns are the {@link TurnController}'s.
  */
 export class RealtimeConnection {
   readonly sessionId: string;
@@ -55,6 +60,7 @@ export class RealtimeConnection {
   readonly #track: MediaStreamTrack;
   readonly #output: PacedAudioOutput;
   readonly #vad: VoiceActivityDetector;
+  readonly #judge: InterruptionJudge;
   readonly #openedAt = performance.now();
   #sink: InstanceType<typeof RTCAudioSink> | undefined;
   readonly #turns: TurnController;
@@ -63,14 +69,23 @@ export class RealtimeConnection {
   readonly #protocol: RealtimeProtocol;
   #ice!: SessionIce;
 
-  private constructor(opts: ConnectionOptions, vad: VoiceActivityDetector) {
+  private constructor(opts: ConnectionOptions, vad: VoiceActivityDetector, echo: EchoGuard) {
     this.#opts = opts;
     this.sessionId = opts.sessionId;
     this.robotId = opts.robotId;
     this.#vad = vad;
+    const interruptions = opts.interruptions ?? DEFAULT_INTERRUPTIONS;
+    this.#judge = new InterruptionJudge(interruptions);
     releaseBeforeExit(this.#source);
     this.#track = this.#source.createTrack();
-    this.#output = new PacedAudioOutput(this.#source);
+    const source = this.#source;
+    // What is sent is the echo guard's reference: the caller's microphone may hear it back.
+    this.#output = new PacedAudioOutput({
+      onData: (frame) => {
+        echo.sentFrame(frame.samples, performance.now());
+        source.onData(frame);
+      },
+    });
     this.#peer = new Peer({
       initiator: false,
       wrtc,
@@ -92,7 +107,7 @@ export class RealtimeConnection {
     this.#peer.on('error', () => void this.close());
     this.#turns = new TurnController({
       firstTurnId: opts.firstTurnId,
-      ...(opts.interruptions ? { interruptions: opts.interruptions } : {}),
+      interruptions: interruptions.mode,
       run: (input, turn) =>
         runTurn(input, turn, {
           brain: opts.brain,
@@ -103,7 +118,13 @@ export class RealtimeConnection {
           language: opts.language,
           send: (e) => this.#protocol.event(e),
           isOpen: () => !this.#closed,
-          stream: (hooks) => (turn.playback = this.#output.stream(hooks)),
+          stream: (hooks) => {
+            const playback = this.#output.stream(hooks);
+            turn.playback = playback;
+            // Held before its first sentence was ready: it starts paused.
+            if (turn.paused) playback.pause();
+            return playback;
+          },
           outputSampleRate: OUTPUT_SAMPLE_RATE,
         }),
       failed: (input, err) => {
@@ -118,6 +139,13 @@ export class RealtimeConnection {
       sendText: (text) => this.#sendText(text),
       turns: this.#turns,
       end: () => this.end(),
+      configure: ({ interruptions: next, vad: timing }) => {
+        if (next) {
+          this.#judge.configure(next);
+          this.#turns.setInterruptions(next.mode);
+        }
+        if (timing) this.#vad.configure(timing);
+      },
     });
   }
 
@@ -129,8 +157,11 @@ export class RealtimeConnection {
     if (!/^m=application /m.test(offerSdp)) {
       throw new RealtimeOfferError('invalid_offer', 422, 'the offer must contain a data channel (label "kb-voice")');
     }
-    const vad = await VoiceActivityDetector.create(opts.vad);
-    const conn = new RealtimeConnection(opts, vad);
+    const echo = new EchoGuard();
+    const frames = { to: (_frame: CallerFrame) => {} };
+    const vad = await VoiceActivityDetector.create({ ...opts.vad, echo, onFrame: (frame) => frames.to(frame) });
+    const conn = new RealtimeConnection(opts, vad, echo);
+    frames.to = (frame) => conn.#onFrame(frame);
     conn.#ice = new SessionIce(conn.#peer, offerSdp);
     try {
       const sdp = await conn.#answer(offerSdp, opts.answerTimeoutMs ?? 10000);
@@ -211,9 +242,25 @@ export class RealtimeConnection {
     sink.ondata = (data: { samples: Int16Array; sampleRate: number; bitsPerSample?: number; channelCount?: number }) => {
       if (this.#closed || (data.bitsPerSample ?? 16) !== 16) return;
       const mono = toMono(data.samples, data.channelCount ?? 1);
-      for (const event of this.#vad.push(resample(mono, data.sampleRate, VAD_SAMPLE_RATE))) this.#protocol.vad(event);
+      for (const event of this.#vad.push(resample(mono, data.sampleRate, VAD_SAMPLE_RATE))) this.#onVad(event);
     };
     this.#sink = sink;
+  }
+
+  /** One frame's verdict: the barge-in judge decides on it while an answer is in progress. */
+  #onFrame(frame: CallerFrame): void {
+    const active = this.#turns.active;
+    for (const action of this.#judge.frame(frame, active !== undefined && !active.interrupted)) {
+      this.#protocol.interruption(action);
+    }
+  }
+
+  #onVad(event: VadEvent): void {
+    // The caller's voice level, learned from the utterances that become turns (not from speech the
+    // answer did not yield to): up at once, down slowly.
+    const active = this.#turns.active;
+    if (event.type === 'stop' && (!active || active.interrupted)) this.#judge.heardCaller(activeLevelDbfs(event.audio));
+    this.#protocol.vad(event);
   }
 
   /**

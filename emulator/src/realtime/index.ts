@@ -13,6 +13,7 @@ import type { SessionState } from './openai/session-config.js';
 import { Recorder } from './recorder.js';
 import { ResumeWindow } from './resume-window.js';
 import type { VadOptions } from './vad.js';
+import { interruptionSettings, type InterruptionSettings } from './barge-in.js';
 
 export type { Brain, BrainAnswer, AnswerInput, RecognizeInput, SynthesizeInput, VoiceChoice, DefaultBrainOptions } from './brain.js';
 export { createDefaultBrain, speechPlaceholder, placeholderAnswer } from './brain.js';
@@ -157,7 +158,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
     userIdentifier: string | null;
     firstTurnId: number;
     protocol: ProtocolFactory;
-    interruptions?: 'auto' | 'off';
+    interruptions?: InterruptionSettings;
   }
 
   /** kb-voice v1: continues a named session of the robot (closing its live connection first). */
@@ -185,7 +186,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
         ...(resumed !== undefined ? { resumed } : {}),
         takeScript: () => ctx.script.take(sessionId),
       }),
-      ...(body.interruptions ? { interruptions: body.interruptions } : {}),
+      interruptions: interruptionSettings(body.interruptions),
     };
   };
 

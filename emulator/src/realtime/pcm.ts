@@ -110,3 +110,20 @@ export function rms(samples: Int16Array): number {
 export function durationMs(sampleCount: number, sampleRate: number): number {
   return (sampleCount / sampleRate) * 1000;
 }
+
+/** RMS level of 16 kHz `samples` in dBFS over the parts that carry sound (-Infinity for silence). */
+export function activeLevelDbfs(samples: Int16Array): number {
+  // Active level, simply: RMS over the 10 ms blocks within 30 dB of the loudest (P.56 in spirit).
+  const block = 160;
+  const energies: number[] = [];
+  for (let i = 0; i + block <= samples.length; i += block) {
+    let e = 0;
+    for (let k = i; k < i + block; k++) e += samples[k]! * samples[k]!;
+    energies.push(e / block);
+  }
+  const peak = Math.max(0, ...energies);
+  if (peak === 0) return -Infinity;
+  const active = energies.filter((e) => e >= peak / 1000);
+  const mean = active.reduce((a, b) => a + b, 0) / active.length;
+  return 10 * Math.log10(mean / (32768 * 32768));
+}

@@ -1,6 +1,8 @@
 import type { ServerEvent } from 'kb-voice/schemas';
+import type { InterruptionSettings, JudgeAction } from './barge-in.js';
 import type { TurnController } from './turn-controller.js';
 import type { VadEvent } from './vad.js';
+import type { VoiceLikenessThresholds } from './voice-likeness.js';
 
 /**
  * A data-channel protocol: the kb-voice v1 protocol (./v1-protocol.ts) or OpenAI's Realtime one
@@ -18,10 +20,21 @@ export interface RealtimeProtocol {
   vad(event: VadEvent): void;
   /** One event of the session's turns, in v1 vocabulary, to tell the client. */
   event(event: ServerEvent): void;
+  /**
+   * The barge-in judge's decision about the caller's sound over the answer (./barge-in.ts):
+   * `pause` it, `resume` it, `cut` it; `false-interruption` follows a `resume`.
+   */
+  interruption(action: JudgeAction): void;
+}
+
+/** Turn-taking settings a protocol may change mid-call (OpenAI `session.update`'s `turn_detection`). */
+export interface TurnTakingSettings {
+  interruptions?: InterruptionSettings;
+  vad?: { stopMs?: number; preRollMs?: number; thresholds?: VoiceLikenessThresholds };
 }
 
 /** The turn controller's operations a protocol uses. */
-export type TurnControl = Pick<TurnController, 'allocate' | 'start' | 'interrupt' | 'bargeIn' | 'active' | 'whenIdle'>;
+export type TurnControl = Pick<TurnController, 'allocate' | 'start' | 'interrupt' | 'bargeIn' | 'active' | 'whenIdle' | 'pause' | 'resume' | 'bargeInAllowed'>;
 
 /** What a protocol may do with its connection. */
 export interface ProtocolHost {
@@ -35,6 +48,8 @@ export interface ProtocolHost {
   readonly turns: TurnControl;
   /** Ends the call gracefully (the turn in progress is recorded). */
   end(): Promise<void>;
+  /** Changes the call's turn-taking (barge-in settings, the VAD's timing and thresholds). */
+  configure(settings: TurnTakingSettings): void;
 }
 
 export type ProtocolFactory = (host: ProtocolHost) => RealtimeProtocol;

@@ -1,4 +1,4 @@
-import type { Playback } from './audio-out.js';
+import type { StreamingPlayback } from './audio-out.js';
 
 /**
  * The turns of one call, in one place: numbering, the turn being answered, the queue and barge-in.
@@ -21,8 +21,12 @@ export interface ActiveTurn {
   readonly id: number;
   readonly abort: AbortController;
   interrupted: boolean;
+  /** The answer is held by a possible interruption (its audio, once it starts, waits). */
+  paused: boolean;
+  /** Sounds that paused the answer and did not interrupt it (it resumed). */
+  falseInterruptions: number;
   /** The answer's audio, once it started (set by the turn runner). */
-  playback?: Playback;
+  playback?: StreamingPlayback;
 }
 
 export interface TurnControllerOptions {
@@ -30,7 +34,8 @@ export interface TurnControllerOptions {
   firstTurnId: number;
   /**
    * `auto` (default): speech or a typed question cuts the answer in progress (barge-in);
-   * `off`: they wait, queued, and are answered in order once it finished.
+   * `off`: they wait, queued, and are answered in order once it finished. Changeable with
+   * {@link TurnController.setInterruptions} (OpenAI `interrupt_response`).
    */
   interruptions?: 'auto' | 'off';
   /** Answers one turn; resolves when it is over (recorded, its last event sent). */
@@ -47,11 +52,17 @@ export class TurnController {
   readonly #running = new Set<Promise<void>>();
   readonly #idle: Array<() => void> = [];
   #closed = false;
+  #mode: 'auto' | 'off';
 
   constructor(opts: TurnControllerOptions) {
     if (!Number.isInteger(opts.firstTurnId) || opts.firstTurnId < 1) throw new RangeError(`firstTurnId must be an integer >= 1, got ${opts.firstTurnId}`);
     this.#opts = opts;
+    this.#mode = opts.interruptions ?? 'auto';
     this.#nextTurnId = opts.firstTurnId;
+  }
+
+  setInterruptions(mode: 'auto' | 'off'): void {
+    this.#mode = mode;
   }
 
   /** Takes the next turn number (numbers are never reused, also for inputs that end up queued). */
@@ -75,7 +86,7 @@ export class TurnController {
   }
 
   get bargeInAllowed(): boolean {
-    return this.#opts.interruptions !== 'off';
+    return this.#mode !== 'off';
   }
 
   /**
@@ -96,6 +107,31 @@ export class TurnController {
     return true;
   }
 
+  /**
+   * Holds the answer in progress (the caller may be interrupting): its audio stops where it is, or
+   * waits to start. Returns whether there was an answer to hold.
+   */
+  pause(): boolean {
+    const turn = this.#active;
+    if (!turn || turn.interrupted || turn.paused) return false;
+    turn.paused = true;
+    turn.playback?.pause();
+    return true;
+  }
+
+  /**
+   * Continues a held answer from where it stopped; `falseInterruption` counts the sound that held
+   * it on the turn. Returns whether an answer was resumed.
+   */
+  resume(falseInterruption: boolean): boolean {
+    const turn = this.#active;
+    if (!turn || !turn.paused) return false;
+    turn.paused = false;
+    if (falseInterruption) turn.falseInterruptions++;
+    turn.playback?.resume();
+    return true;
+  }
+
   /** Answers `input` now, or queues it behind the answer in progress when barge-in is off. */
   start(input: TurnInput): 'started' | 'queued' | 'closed' {
     if (this.#closed) return 'closed';
@@ -108,7 +144,7 @@ export class TurnController {
   }
 
   #run(input: TurnInput): void {
-    const turn: ActiveTurn = { id: input.turnId, abort: new AbortController(), interrupted: false };
+    const turn: ActiveTurn = { id: input.turnId, abort: new AbortController(), interrupted: false, paused: false, falseInterruptions: 0 };
     this.#active = turn;
     const run: Promise<void> = this.#opts.run(input, turn)
       .catch((err: unknown) => this.#opts.failed(input, err))

@@ -13,7 +13,9 @@ import type { Recorder } from './recorder.js';
  * sentence at a time (the next is synthesized while the current one plays its last 1.5 s), with the answer's
  * words streamed as `transcript.delta` in step with the audio actually sent, then the
  * recording of message, usage and audio. Barge-in or `response.interrupt` aborts the turn: speech
- * stops (`interrupted`) or never starts, and the turn is recorded with `interrupted: true`.
+ * stops (`interrupted`) or never starts, and the turn is recorded with `interrupted: true`. A false
+ * interruption only holds the audio (the connection pauses `turn.playback`); the answer then plays
+ * on and is recorded whole, with the count in `false_interruptions`.
  */
 
 export interface TurnDeps {
@@ -172,5 +174,6 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
     input_duration_ms: input.kind === 'voice' ? Math.round(input.speechMs) : 0,
     output_duration_ms: Math.round(outputMs),
     interrupted,
+    ...(turn.falseInterruptions > 0 ? { false_interruptions: turn.falseInterruptions } : {}),
   }));
 }

@@ -1,4 +1,5 @@
 import { turnEvents, type ClientEvent, type ServerEvent } from 'kb-voice/schemas';
+import type { JudgeAction } from './barge-in.js';
 import type { RealtimeProtocol, ProtocolFactory, ProtocolHost } from './realtime-protocol.js';
 import { encodeServerEvent, parseClientMessage, type OutgoingEvent } from './v1-codec.js';
 import { VAD_SAMPLE_RATE, type VadEvent } from './vad.js';
@@ -16,6 +17,9 @@ export interface V1ProtocolOptions {
 /**
  * The kb-voice v1 protocol on the `kb-voice` channel (src/schemas/realtime-events.ts): speech
  * events around each utterance, typed questions, explicit interrupts, pings and the graceful end.
+ * Speech over an answer is the barge-in judge's (./barge-in.ts): the answer is held
+ * (`output.speech_paused`), resumed (`output.speech_resumed`) or cut; speech that did not cut it is
+ * no turn (`input.speech_stopped` with `false_interruption`).
  */
 export function v1Protocol(options: V1ProtocolOptions): ProtocolFactory {
   return (host) => new V1Protocol(host, options);
@@ -57,18 +61,34 @@ class V1Protocol implements RealtimeProtocol {
       const turnId = turns.allocate();
       this.#listening = { turnId, scripted: this.#opts.takeScript() };
       this.event(turnEvents(turnId).speechStarted(this.#host.now()));
-      // Barge-in: the user talks over the assistant (unless interruptions are off).
-      turns.bargeIn();
       return;
     }
     const listening = this.#listening ?? { turnId: turns.allocate(), scripted: undefined };
     this.#listening = undefined;
     const endOfInput = performance.now();
+    const active = turns.active;
+    if (active && !active.interrupted && turns.bargeInAllowed) {
+      // Heard over an answer that went on: a false interruption (a backchannel, a short sound), not a turn.
+      this.event(turnEvents(listening.turnId).speechStopped(this.#host.now(), event.speechMs, { falseInterruption: true }));
+      return;
+    }
     this.event(turnEvents(listening.turnId).speechStopped(this.#host.now(), event.speechMs));
     turns.start({
       kind: 'voice', turnId: listening.turnId, audio: event.audio, sampleRate: VAD_SAMPLE_RATE, speechMs: event.speechMs, endOfInput,
       ...(listening.scripted !== undefined ? { scripted: listening.scripted } : {}),
     });
+  }
+
+  interruption(action: JudgeAction): void {
+    const turns = this.#host.turns;
+    const turnId = turns.active?.id;
+    if (action === 'pause') {
+      if (turns.pause() && turnId !== undefined) this.event(turnEvents(turnId).answerPaused());
+    } else if (action === 'resume') {
+      if (turns.resume(true) && turnId !== undefined) this.event(turnEvents(turnId).answerResumed());
+    } else if (action === 'cut') {
+      turns.bargeIn();
+    }
   }
 
   message(data: unknown): void {

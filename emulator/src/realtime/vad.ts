@@ -1,11 +1,19 @@
 import loadFvad, { type FvadModule } from '@echogarden/fvad-wasm';
+import { CallerVoice, type CallerFrame } from './caller-voice.js';
+import type { EchoGuard } from './echo-guard.js';
 import { concat } from './pcm.js';
+import { SPEECH_ONSET, SpeechStretch } from './speech-stretch.js';
+import type { VoiceLikenessThresholds } from './voice-likeness.js';
 
 /**
- * Voice-activity detection for the caller's audio: the WebRTC VAD (libfvad compiled to WASM) labels
- * each frame voiced or not, and hangover smoothing turns those labels into utterances: speech starts
- * after `startMs` of consecutive voiced frames and stops after `stopMs` of consecutive unvoiced ones,
- * so short clicks do not open a turn and short pauses between words do not end it.
+ * Speech-activity detection for the caller's audio: the WebRTC VAD (libfvad compiled to WASM) labels
+ * each frame voiced or not (the answer's own echo excluded, ./echo-guard.ts), and hangover smoothing
+ * turns those labels into utterances: one opens after `startMs` of consecutive voiced frames and
+ * closes after `stopMs` without voice, so short clicks do not open a turn and short pauses between
+ * words do not end it. libfvad also calls beeps, hum, music and fans voiced, so an utterance is only
+ * told (`start`, then `stop`) once it holds speech — voice-like frames whose pitch moves
+ * (./caller-voice.ts, ./speech-stretch.ts); one that never does is dropped unheard. Each frame's
+ * verdict also goes to `onFrame` (the barge-in judge).
  */
 
 /** Rate the detector works at; callers resample to it. */
@@ -24,7 +32,14 @@ export interface VadOptions {
   preRollMs?: number;
   /** An utterance longer than this is cut (a stuck-open microphone must not grow one forever). Default 30000. */
   maxSpeechMs?: number;
+  /** The emulator's own output, to tell its echo from the caller. */
+  echo?: EchoGuard;
+  /** Every frame's verdict, in order (the barge-in judge). */
+  onFrame?(frame: CallerFrame): void;
 }
+
+/** Voiced frames this close (ms) after a voice frame keep an utterance open (consonants, word ends). */
+const VOICE_HOLD_MS = 200;
 
 export type VadEvent =
   | { type: 'start' }
@@ -50,7 +65,14 @@ export class VoiceActivityDetector {
   readonly #buf: number;
   readonly #frame: number;
   readonly #frameMs: number;
-  readonly #opts: Required<Omit<VadOptions, 'mode' | 'frameMs'>>;
+  readonly #opts: Required<Omit<VadOptions, 'mode' | 'frameMs' | 'echo' | 'onFrame'>>;
+  readonly #voice: CallerVoice;
+  readonly #onFrame: ((frame: CallerFrame) => void) | undefined;
+  /** Whether the current utterance holds speech (told as `start`). */
+  #told = false;
+  readonly #stretch = new SpeechStretch(30);
+  /** Audio time (ms) of the frames processed. */
+  #atMs = 0;
   #carry = new Int16Array(0);
   #speaking = false;
   #voicedRunMs = 0;
@@ -73,6 +95,8 @@ export class VoiceActivityDetector {
       preRollMs: options.preRollMs ?? 300,
       maxSpeechMs: options.maxSpeechMs ?? 30000,
     };
+    this.#voice = new CallerVoice(options.echo ? { echo: options.echo } : {});
+    this.#onFrame = options.onFrame;
     this.#inst = mod._fvad_new();
     if (!this.#inst) throw new Error('libfvad: out of memory');
     if (mod._fvad_set_mode(this.#inst, options.mode ?? 2) !== 0) throw new RangeError('libfvad: invalid mode');
@@ -86,7 +110,17 @@ export class VoiceActivityDetector {
 
   /** True between a `start` and the following `stop`. */
   get speaking(): boolean {
-    return this.#speaking;
+    return this.#speaking && this.#told;
+  }
+
+  /**
+   * Changes the segmentation and voice-likeness settings mid-call (OpenAI `session.update`):
+   * `stopMs`, `preRollMs` and the thresholds; an utterance in progress continues under them.
+   */
+  configure(options: { stopMs?: number; preRollMs?: number; thresholds?: VoiceLikenessThresholds }): void {
+    if (options.stopMs !== undefined) this.#opts.stopMs = options.stopMs;
+    if (options.preRollMs !== undefined) this.#opts.preRollMs = options.preRollMs;
+    if ('thresholds' in options) this.#voice.configure(options.thresholds);
   }
 
   /** Classifies one frame with libfvad. */
@@ -98,57 +132,73 @@ export class VoiceActivityDetector {
     return r === 1;
   }
 
-  /** Feeds 16 kHz mono samples of any length; returns the events they complete, in order. */
-  push(samples: Int16Array): VadEvent[] {
+  /**
+   * Feeds 16 kHz mono samples of any length, heard at `now` (ms, the echo reference's clock;
+   * default `performance.now()`); returns the events they complete, in order.
+   */
+  push(samples: Int16Array, now = performance.now()): VadEvent[] {
     if (this.#closed) return [];
     const events: VadEvent[] = [];
     const all = this.#carry.length ? concat([this.#carry, samples]) : samples;
     let offset = 0;
     for (; offset + this.#frame <= all.length; offset += this.#frame) {
       const frame = all.slice(offset, offset + this.#frame);
-      const event = this.#step(frame, this.#isVoiced(frame));
+      this.#atMs += this.#frameMs;
+      const verdict = this.#voice.judge(frame, this.#isVoiced(frame), this.#atMs, now);
+      this.#onFrame?.(verdict);
+      const event = this.#step(frame, verdict);
       if (event) events.push(event);
     }
     this.#carry = all.slice(offset);
     return events;
   }
 
-  #step(frame: Int16Array, voiced: boolean): VadEvent | undefined {
+  #step(frame: Int16Array, verdict: CallerFrame): VadEvent | undefined {
     const ms = this.#frameMs;
+    this.#stretch.push(verdict);
     if (!this.#speaking) {
       this.#recent.push(frame);
       const keep = Math.ceil((this.#opts.preRollMs + this.#opts.startMs) / ms) + 1;
       if (this.#recent.length > keep) this.#recent.shift();
-      this.#voicedRunMs = voiced ? this.#voicedRunMs + ms : 0;
+      this.#voicedRunMs = verdict.voiced ? this.#voicedRunMs + ms : 0;
       if (this.#voicedRunMs < this.#opts.startMs) return undefined;
       this.#speaking = true;
+      this.#told = false;
       this.#utterance = this.#recent;
       this.#recent = [];
       this.#speechMs = this.#voicedRunMs;
       this.#trailingMs = 0;
       this.#unvoicedRunMs = 0;
-      return { type: 'start' };
-    }
-    this.#utterance.push(frame);
-    if (voiced) {
-      this.#speechMs += this.#unvoicedRunMs + ms;
-      this.#unvoicedRunMs = 0;
-      this.#trailingMs = 0;
     } else {
-      this.#unvoicedRunMs += ms;
-      this.#trailingMs += ms;
+      this.#utterance.push(frame);
+      // Voiced frames count only near voice: a fan or a hum (voiced to libfvad) does not hold an utterance open.
+      const continuing = verdict.voice || (verdict.voiced && verdict.atMs - this.#stretch.lastVoiceAt <= VOICE_HOLD_MS);
+      if (continuing) {
+        this.#speechMs += this.#unvoicedRunMs + ms;
+        this.#unvoicedRunMs = 0;
+        this.#trailingMs = 0;
+      } else {
+        this.#unvoicedRunMs += ms;
+        this.#trailingMs += ms;
+      }
+    }
+    if (!this.#told && this.#stretch.speechLike(SPEECH_ONSET.voiceFrames, SPEECH_ONSET.withinFrames)) {
+      this.#told = true;
+      return { type: 'start' };
     }
     const tooLong = this.#speechMs >= this.#opts.maxSpeechMs;
     if (this.#unvoicedRunMs < this.#opts.stopMs && !tooLong) return undefined;
+    const told = this.#told;
     // Keep at most 100 ms of the trailing silence in the recording.
     const dropFrames = Math.max(0, Math.floor((this.#trailingMs - 100) / ms));
     const frames = this.#utterance.slice(0, this.#utterance.length - dropFrames);
-    const event: VadEvent = { type: 'stop', speechMs: this.#speechMs, audio: concat(frames) };
     this.#speaking = false;
+    this.#told = false;
     this.#utterance = [];
     this.#voicedRunMs = 0;
     this.#unvoicedRunMs = 0;
-    return event;
+    // An utterance that never held speech (a beep, a cough, a fan) is dropped unheard.
+    return told ? { type: 'stop', speechMs: this.#speechMs, audio: concat(frames) } : undefined;
   }
 
   /** Frees the native detector. Idempotent. */

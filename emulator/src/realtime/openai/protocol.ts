@@ -6,7 +6,8 @@ import type { ServerEvent } from 'kb-voice/schemas';
 import { VAD_SAMPLE_RATE, type VadEvent } from '../vad.js';
 import { encodeOaiEvent, oaiError, oaiId, type OaiOutgoing } from './events.js';
 import { ResponseTurn, type UsageLookup } from './response.js';
-import { applySessionConfig, describeSession, UnsupportedConfigError, type SessionState } from './session-config.js';
+import { applySessionConfig, describeSession, turnTakingOf, UnsupportedConfigError, type SessionState } from './session-config.js';
+import type { JudgeAction } from '../barge-in.js';
 
 export interface OpenAIProtocolOptions {
   /** The session's configuration when the call starts (from the client secret and the call). */
@@ -64,6 +65,7 @@ class OpenAIProtocol implements RealtimeProtocol {
   }
 
   open(): void {
+    this.#host.configure(turnTakingOf(this.#session));
     this.#send({ type: 'session.created', session: describeSession(this.#session) });
   }
 
@@ -77,16 +79,27 @@ class OpenAIProtocol implements RealtimeProtocol {
       return;
     }
     if (event.type === 'start') {
+      // Whether it interrupts the response is the barge-in judge's call (interruption()).
       this.#speakingItemId = oaiId('item');
       this.#send({ type: 'input_audio_buffer.speech_started', item_id: this.#speakingItemId, audio_start_ms: this.#host.now() });
-      if (detection.interrupt_response !== false && this.#active) this.#cancel('turn_detected');
       return;
     }
     const itemId = this.#speakingItemId ?? oaiId('item');
     this.#speakingItemId = undefined;
     this.#send({ type: 'input_audio_buffer.speech_stopped', item_id: itemId, audio_end_ms: this.#host.now() });
+    const active = this.#host.turns.active;
+    // Speech over a response that went on (too short to interrupt it, a backchannel): a false
+    // interruption, not committed as a user turn.
+    if (detection.interrupt_response !== false && active && !active.interrupted) return;
     this.#commitAudio(itemId, event.audio, event.speechMs);
     if (detection.create_response !== false && !this.#active) this.#respond();
+  }
+
+  interruption(action: JudgeAction): void {
+    const turns = this.#host.turns;
+    if (action === 'pause') turns.pause();
+    else if (action === 'resume') turns.resume(true);
+    else if (action === 'cut') this.#cancel('turn_detected');
   }
 
   #commitAudio(itemId: string, audio: Int16Array, speechMs: number): void {
@@ -222,6 +235,7 @@ class OpenAIProtocol implements RealtimeProtocol {
           this.#send(oaiError('unsupported_config', err.message, { ...ref, param: err.param }));
           return;
         }
+        this.#host.configure(turnTakingOf(this.#session));
         this.#send({ type: 'session.updated', session: describeSession(this.#session) });
         return;
       case 'conversation.item.create':

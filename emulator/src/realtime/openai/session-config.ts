@@ -1,11 +1,15 @@
 import type { OaiSession, OaiSessionConfigIn, OaiTranscriptionConfig, OaiTurnDetection } from 'kb-voice/schemas';
+import { DEFAULT_INTERRUPTIONS } from '../barge-in.js';
+import type { TurnTakingSettings } from '../realtime-protocol.js';
+import { thresholdsFor } from '../voice-likeness.js';
 
 /**
  * The effective configuration of one OpenAI-protocol session, and how client configurations
  * (client secret, the call's `session` part, `session.update`) apply to it. What the emulator honours:
  * `turn_detection` (server or semantic VAD = the emulator's VAD; null = manual turns with
- * `input_audio_buffer.commit` + `response.create`), its `create_response` and `interrupt_response`,
- * and `transcription.language` (the session language, fixed when the call starts). Instructions,
+ * `input_audio_buffer.commit` + `response.create`), its `create_response`, `interrupt_response`,
+ * `threshold`, `prefix_padding_ms` and `silence_duration_ms` ({@link turnTakingOf}), and
+ * `transcription.language` (the session language, fixed when the call starts). Instructions,
  * voice, speed and formats are kept and reported but change nothing: answers come from the robot's
  * dataset, speech from the emulator's synthesizer, and audio travels as Opus on the WebRTC track.
  */
@@ -30,12 +34,36 @@ export class UnsupportedConfigError extends Error {
   }
 }
 
+/** OpenAI's documented `server_vad` defaults: threshold 0.5, prefix_padding_ms 300, silence_duration_ms 500. */
+export const SERVER_VAD_DEFAULTS = { threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 } as const;
+
+/**
+ * What `turn_detection` means for the emulator's turn-taking: `threshold` → how periodic a frame must
+ * be to count as voice (./voice-likeness.ts `thresholdsFor`), `prefix_padding_ms` → the audio kept
+ * before the detected start, `silence_duration_ms` → the silence that ends an utterance,
+ * `interrupt_response: false` or manual turns (null) → no barge-in. Interruption timing keeps the
+ * emulator's defaults (OpenAI has no such settings).
+ */
+export function turnTakingOf(state: SessionState): TurnTakingSettings {
+  const d = state.turnDetection;
+  const mode = d && d.interrupt_response !== false ? 'auto' : 'off';
+  return {
+    interruptions: { ...DEFAULT_INTERRUPTIONS, mode },
+    vad: {
+      stopMs: d?.silence_duration_ms ?? SERVER_VAD_DEFAULTS.silence_duration_ms,
+      preRollMs: d?.prefix_padding_ms ?? SERVER_VAD_DEFAULTS.prefix_padding_ms,
+      thresholds: thresholdsFor(d?.threshold ?? SERVER_VAD_DEFAULTS.threshold),
+    },
+  };
+}
+
 export function defaultSessionState(id: string, model: string): SessionState {
   return {
     id,
     model,
     instructions: '',
-    turnDetection: { type: 'server_vad', create_response: true, interrupt_response: true, silence_duration_ms: 600, prefix_padding_ms: 300, threshold: 0.5 },
+    // OpenAI's server_vad defaults (API reference, RealtimeSession.turn_detection).
+    turnDetection: { type: 'server_vad', create_response: true, interrupt_response: true, ...SERVER_VAD_DEFAULTS },
     transcription: undefined,
     voice: undefined,
     speed: 1,
@@ -63,7 +91,7 @@ export function applySessionConfig(state: SessionState, config: OaiSessionConfig
   if (config.instructions !== undefined) next.instructions = config.instructions;
   const input = config.audio?.input;
   if (input && 'turn_detection' in input && input.turn_detection !== undefined) {
-    next.turnDetection = input.turn_detection === null ? null : { create_response: true, interrupt_response: true, ...input.turn_detection };
+    next.turnDetection = input.turn_detection === null ? null : { create_response: true, interrupt_response: true, ...SERVER_VAD_DEFAULTS, ...input.turn_detection };
   }
   if (input && 'transcription' in input && input.transcription !== undefined) {
     next.transcription = input.transcription ?? undefined;
