@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { speak } from 'kb-voice-emulator/tts';
 import { expect, test } from 'kb-voice-qa';
 
 // call.noise() plays a kb-voice-emulator/lab fixture into the page's fake microphone: room noise
@@ -14,6 +16,19 @@ for (const noise of ['cough', 'keyboard', 'beeps'] as const) {
     await call.end();
   });
 }
+
+// The control of the tests above: the same path (played over the answer, from now on) does reach
+// the service — a recording of someone speaking, played as a noise at speech level, cuts it.
+test('a recording played with call.noise reaches the call: the speech in it cuts the answer', async ({ voiceCall }, testInfo) => {
+  const talker = testInfo.outputPath('talker.wav');
+  await writeFile(talker, (await speak('Excuse me, how much do the replacement filters cost?')).wav);
+  const call = await voiceCall.start();
+  await call.type('Can I descale with vinegar?');
+  await expect.poll(() => call.session.assistantSpeaking, { timeout: 20_000 }).toBe(true);
+  await call.noise({ wav: talker }, { snrDb: 0 });
+  await expect(call).toBeInterrupted({ by: 'caller', within: 30_000 });
+  await call.end();
+});
 
 test('a question said over cafe noise is answered', async ({ voiceCall }) => {
   const call = await voiceCall.start();
