@@ -20,16 +20,18 @@ function who(by: CutBy | 'unknown'): string {
 
 /**
  * Why a cut answer does not pass `toAnswer`, or undefined when it was heard whole: `the answer
- * was cut after 1200 ms by the caller: the caller did not hear it whole; ...`.
+ * was cut after 1200 ms by the caller: the caller did not hear it whole; ...`. `heard`: what the
+ * page measured (omitted: not measured); `expecting`: what a test that expects the cut uses.
  */
-export function cutProblem(turn: CallTurn, heard: HeardAnswer): string | undefined {
+export function cutProblem(turn: CallTurn, heard?: HeardAnswer, expecting = 'expect(call).toBeInterrupted()'): string | undefined {
   const by = cutBy(turn);
   if (by === null) return undefined;
-  const after = heard.ms === null ? '' : ` after ${heard.ms} ms`;
-  const words = heard.text.trim() ? `it got as far as ${JSON.stringify(clip(heard.text))}` : 'none of its words were spoken';
+  const after = heard?.ms == null ? '' : ` after ${heard.ms} ms`;
+  // Where the words heard were not measured (a Node caller), the message does not guess them.
+  const words = heard === undefined ? '' : heard.text.trim() ? ` (it got as far as ${JSON.stringify(clip(heard.text))})` : ' (none of its words were spoken)';
   return (
-    `the answer was cut${after} by ${who(by)}: the caller did not hear it whole (${words}); ` +
-    'expect(call).toBeInterrupted() if the test expects that'
+    `the answer was cut${after} by ${who(by)}: the caller did not hear it whole${words}; ` +
+    `${expecting} if the test expects that`
   );
 }
 
