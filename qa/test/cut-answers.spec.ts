@@ -35,3 +35,21 @@ test('a spoken question over an answer cuts it: toBeInterrupted passes, by the c
   expect(whole.message).toContain('Received: the answer was heard whole, not cut');
   await call.end();
 });
+
+test('toSay does not pass words of a cut answer the caller never heard', async ({ voiceCall }) => {
+  const call = await voiceCall.start({ microphone: false });
+  await call.type('Can I descale with vinegar?');
+  await expect.poll(() => call.session.assistantSpeaking, { timeout: 20_000 }).toBe(true);
+  await call.type('How much do replacement filters cost?');
+  await expect.poll(() => call.turns.length, { timeout: 20_000 }).toBeGreaterThan(0);
+  const cut = call.turns[0]!;
+  expect(cut.interrupted).toBe(true);
+  // The answer's last words: in its turn's text, never spoken.
+  const tail = cut.answer.replace(/[^\p{L}\p{N}\s]/gu, ' ').trim().split(/\s+/).slice(-3).join(' ');
+  expect(call.heard(cut).text).not.toContain(tail);
+  const words = new RegExp(tail.split(' ').join('\\W+'), 'i');
+  const error = (await expect(call).toSay(words, { within: 3_000 }).catch((e: unknown) => e)) as Error;
+  expect(error, `toSay passed on ${words}, never heard`).toBeInstanceOf(Error);
+  expect(error.message).toContain('as heard: its words as its audio played, up to a cut');
+  await call.end();
+});
