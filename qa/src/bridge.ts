@@ -1,13 +1,14 @@
 import type { Page } from '@playwright/test';
 import { installInPage } from './page/in-page.js';
-import type { CallSnapshot, CallTurn } from './types.js';
+import type { CallSnapshot, CallTurn, HeardAnswer } from './types.js';
 
 /** The binding through which the page's hook reports (page.exposeBinding). */
 const BINDING = '__kbVoiceQaEvent';
 
 type PageMessage =
   | { kind: 'registered'; id: string }
-  | { kind: 'turn'; id: string; turn: CallTurn }
+  | { kind: 'turn'; id: string; turn: CallTurn; heard?: HeardAnswer }
+  | { kind: 'caption'; id: string; turnId: number; text: string }
   | { kind: 'snapshot'; id: string; snapshot: CallSnapshot };
 
 /**
@@ -35,6 +36,9 @@ function waitUntil(waiters: Set<() => void>, predicate: () => boolean, timeoutMs
 export class SessionMirror {
   readonly turns: CallTurn[] = [];
   snapshot: CallSnapshot | undefined;
+  /** The captions of the answer being spoken, as its audio plays (never its final text, which a cut answer's caller did not hear). */
+  caption: { turnId: number; text: string } | undefined;
+  readonly #heard = new WeakMap<CallTurn, HeardAnswer>();
   readonly #waiters = new Set<() => void>();
 
   constructor(readonly id: string) {}
@@ -44,10 +48,22 @@ export class SessionMirror {
     return waitUntil(this.#waiters, predicate, timeoutMs, describe);
   }
 
+  /** What reached the caller of `turn`'s answer (as the page measured it; the whole answer when not measured). */
+  heard(turn: CallTurn): HeardAnswer {
+    return this.#heard.get(turn) ?? { ms: null, text: turn.answer };
+  }
+
   /** @internal */
   receive(message: PageMessage): void {
-    if (message.kind === 'turn') this.turns.push(message.turn);
-    else if (message.kind === 'snapshot') this.snapshot = message.snapshot;
+    if (message.kind === 'turn') {
+      this.turns.push(message.turn);
+      if (message.heard) this.#heard.set(message.turn, message.heard);
+      if (this.caption?.turnId === message.turn.id) this.caption = undefined;
+    } else if (message.kind === 'caption') {
+      this.caption = { turnId: message.turnId, text: message.text };
+    } else if (message.kind === 'snapshot') {
+      this.snapshot = message.snapshot;
+    }
     for (const check of [...this.#waiters]) check();
   }
 }

@@ -2,15 +2,17 @@ import type { Page, TestInfo } from '@playwright/test';
 import type { SessionMirror } from './bridge.js';
 import { transcriptSoFar } from './describe.js';
 import { attachEvidence } from './evidence.js';
+import { mixUnder, prepareNoise, type PageClip } from './noise.js';
 import { scriptTranscript } from './service.js';
 import { prepareUtterance } from './speech.js';
-import type { CallReport, CallSnapshot, CallTurn, Utterance } from './types.js';
+import type { CallNoiseOptions, CallReport, CallSnapshot, CallTurn, HeardAnswer, NoiseSource, SayOptions, Utterance } from './types.js';
 
 /** Default wait of `nextTurn()` and of a call's connection (ms). */
 export const DEFAULT_TURN_TIMEOUT_MS = 30_000;
 
 interface QaPageApi {
-  play(file: string): Promise<number>;
+  play(clip: PageClip, over?: boolean): Promise<number>;
+  decode16k(file: string): Promise<string>;
   invoke(id: string, method: 'sendText' | 'end' | 'report', arg?: unknown): Promise<unknown>;
 }
 type QaGlobal = typeof globalThis & { __KB_VOICE_QA__: QaPageApi };
@@ -77,19 +79,39 @@ export class Call {
   /**
    * Speaks into the call's fake microphone: text through the built-in TTS (Flite, English; on the
    * emulator also scripted as the words it recognizes), or a WAV file (`{ wav, transcript? }`;
-   * `transcript` is scripted on the emulator). Resolves once the audio has played; calls queue.
+   * `transcript` is scripted on the emulator). `{ noise, snrDb }` mixes a noise under the words
+   * (a kb-voice-emulator/lab fixture by name, or `{ wav }`) at `snrDb` dB below them (default 10).
+   * Resolves once the audio has played; calls queue.
    */
-  say(utterance: Utterance): Promise<void> {
+  say(utterance: Utterance, options: SayOptions = {}): Promise<void> {
     const prepared = prepareUtterance(utterance);
     const run = this.#speaking.then(async () => {
       const { wav, transcript } = await prepared;
       const sessionId = await this.#connected('say()');
+      const clip = options.noise === undefined ? { file: Buffer.from(wav).toString('base64') } : await mixUnder(wav, options, (file) => this.#decode16k(file));
       if (transcript !== undefined && this.context.emulatorUrl) await scriptTranscript(this.context.emulatorUrl, sessionId, transcript);
-      const file = Buffer.from(wav).toString('base64');
-      await this.page.evaluate((clip) => (globalThis as QaGlobal).__KB_VOICE_QA__.play(clip), file);
+      await this.page.evaluate((c) => (globalThis as QaGlobal).__KB_VOICE_QA__.play(c), clip);
     });
     this.#speaking = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Plays a noise into the call's fake microphone from now on, over whatever it sends (a question
+   * being said, or silence while an answer plays): a kb-voice-emulator/lab fixture by name
+   * (`'cough'`, `'keyboard'`, `'beeps'`, `'music'`, `'cafe'`…; `durationMs` default 2000, `snrDb`
+   * default 10 dB under the nominal speech level) or an audio file (`{ wav }`, as recorded unless
+   * `snrDb` is given). Does not wait for queued `say()`s. Resolves once it has played.
+   */
+  async noise(source: NoiseSource, options: CallNoiseOptions = {}): Promise<void> {
+    const clip = await prepareNoise(source, options, (file) => this.#decode16k(file));
+    await this.#connected('noise()');
+    await this.page.evaluate(([c, over]) => (globalThis as QaGlobal).__KB_VOICE_QA__.play(c, over), [clip, true] as const);
+  }
+
+  /** What reached the caller of `turn`'s answer: how long it was audible, and its words up to a cut. */
+  heard(turn: CallTurn): HeardAnswer {
+    return this.mirror.heard(turn);
   }
 
   /** Types a question (`VoiceSession.sendText`). */
@@ -98,15 +120,22 @@ export class Call {
     await this.#invoke('sendText', text);
   }
 
-  /** Resolves with the next finished turn not yet taken (waits up to `timeout`, default 30 s). */
-  async nextTurn(options: { timeout?: number } = {}): Promise<CallTurn> {
+  /**
+   * Resolves with the next finished turn not yet taken (waits up to `timeout`, default 30 s).
+   * A turn `toSay` heard while it was spoken is passed over, unless `heard: true` (then it is the
+   * turn returned, once finished: `toBeInterrupted` after `toSay`).
+   */
+  async nextTurn(options: { timeout?: number; heard?: boolean } = {}): Promise<CallTurn> {
     const timeout = options.timeout ?? DEFAULT_TURN_TIMEOUT_MS;
     if (this.#heard !== null) {
       // The turn toSay() took while it was spoken: wait for it to finish, then pass over it.
       const heard = this.#heard;
       await this.mirror.until(() => this.mirror.turns.length > this.#taken || this.#over(), timeout, () => `kb-voice-qa: the answer heard by toSay() did not finish within ${timeout} ms\n${this.describe()}`);
-      if (this.mirror.turns[this.#taken]?.id === heard) this.#taken++;
       this.#heard = null;
+      if (this.mirror.turns[this.#taken]?.id === heard) {
+        this.#taken++;
+        if (options.heard) return this.mirror.turns[this.#taken - 1]!;
+      }
     }
     const wanted = this.#taken + 1;
     await this.mirror.until(
@@ -138,12 +167,15 @@ export class Call {
     const look = () => {
       const finished = this.mirror.turns.slice(this.#taken).find((t) => t.id !== this.#heard);
       if (finished) {
-        if (match(finished.answer)) found = { text: finished.answer, finished: true, turnId: finished.id };
+        // A cut answer: only the words spoken before the cut (its final text holds the rest).
+        const text = this.mirror.heard(finished).text;
+        if (match(text)) found = { text, finished: true, turnId: finished.id };
         return found !== undefined;
       }
-      const live = this.mirror.snapshot?.live;
+      // While spoken: its captions as its audio plays (not its final text, sent at a cut too).
+      const live = this.mirror.caption;
       const taken = (id: number) => this.mirror.turns.slice(0, this.#taken).some((t) => t.id === id);
-      if (live && live.assistant && live.turnId !== this.#heard && !taken(live.turnId) && match(live.assistant)) found = { text: live.assistant, finished: false, turnId: live.turnId };
+      if (live && live.text && live.turnId !== this.#heard && !taken(live.turnId) && match(live.text)) found = { text: live.text, finished: false, turnId: live.turnId };
       return found !== undefined;
     };
     await this.mirror.until(() => look() || this.#over(), timeout, () => `kb-voice-qa: no answer matched within ${timeout} ms\n${this.describe()}`);
@@ -180,7 +212,8 @@ export class Call {
     }
     const { testInfo, relayUrl, emulatorUrl, network } = this.context;
     const facts = { startedAt: this.#startedAt, network: network ?? null, target: { relayUrl: relayUrl ?? new URL(this.page.url()).origin, emulator: emulatorUrl !== undefined } };
-    if (testInfo) await attachEvidence(testInfo, this.context.number, report, this.mirror.turns, problem, facts);
+    const heard = this.mirror.turns.map((t) => ({ messageId: t.messageId, turnId: t.id, ...this.mirror.heard(t) }));
+    if (testInfo) await attachEvidence(testInfo, this.context.number, report, this.mirror.turns, problem, { ...facts, heard });
     if (!report) throw new Error(`kb-voice-qa: ${problem}\n${this.describe()}`);
     return report;
   }
@@ -204,6 +237,12 @@ export class Call {
 
   #over(): boolean {
     return this.session.status === 'ended' || this.session.status === 'failed';
+  }
+
+  async #decode16k(file: Uint8Array): Promise<Int16Array> {
+    const pcm = await this.page.evaluate((f) => (globalThis as QaGlobal).__KB_VOICE_QA__.decode16k(f), Buffer.from(file).toString('base64'));
+    const bytes = Buffer.from(pcm, 'base64');
+    return new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
   }
 
   #invoke(method: 'sendText' | 'end' | 'report', arg?: unknown): Promise<unknown> {

@@ -6,6 +6,7 @@ export interface CallFacts {
   startedAt: string;
   network: string | null;
   target: { relayUrl: string; emulator: boolean };
+  heard?: VoiceCallEvidence['heard'];
 }
 
 /**

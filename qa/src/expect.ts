@@ -1,5 +1,6 @@
 import { expect as base, type ExpectMatcherState } from '@playwright/test';
 import { Call } from './call.js';
+import { checkCutBy, cutProblem, judgeCut, type CutBy } from './cut.js';
 import { heard, latencyOf, ms } from './describe.js';
 import { checkPhase, phaseMs, type TimingPhase } from './phases.js';
 import type { CallTurn, QualityLevel } from './types.js';
@@ -30,10 +31,15 @@ async function turnForLatency(call: Call, timeout: number): Promise<CallTurn> {
 /**
  * Playwright's `expect` with the voice-call matchers:
  * - `toAnswer(expected, { within })`: the next finished turn's answer matches `expected` (a RegExp,
- *   or a string it contains, ignoring case), waiting up to `within` ms (default: the expect timeout).
- * - `toSay(expected, { within })`: the next answer matches `expected` as it is heard — its captions
- *   so far while it is spoken, or the finished answer — within `within` ms: a long answer passes
- *   once its words came, before it ends. The turn counts as taken (`toAnswer` waits for the next).
+ *   or a string it contains, ignoring case), waiting up to `within` ms (default: the expect timeout),
+ *   and the caller heard it whole: an answer whose audio was cut (`Turn.interrupted`, by the
+ *   caller's speech or the app) fails, saying after how long and by whom.
+ * - `toBeInterrupted({ by, within })`: the next finished turn's answer was cut (by `'caller'` or
+ *   `'app'` when asked); after `toSay`, the turn it heard.
+ * - `toSay(expected, { within })`: the next answer matches `expected` as the caller heard it — its
+ *   captions as its audio plays, or the finished answer (of a cut answer, only the words spoken
+ *   before the cut) — within `within` ms: a long answer passes once its words were spoken, before
+ *   it ends. The turn counts as taken (`toAnswer` waits for the next).
  * - `toRespondWithin(ms, { phase })`: the last checked turn (else the next) was answered within `ms`: the
  *   perceived latency where the page measured it, else the service's first response; with `phase`
  *   (`endpointing`, `service`, `network`, `buffering`, `playback`), that phase of `Turn.timing`
@@ -54,11 +60,13 @@ export const expect = base.extend({
     } catch (error) {
       waitError = (error as Error).message.split('\n')[0];
     }
-    const pass = turn !== undefined && matches(turn.answer, expected);
+    // A QA tool must never pass a call the caller did not hear: a cut answer fails, whatever its text.
+    const cut = turn === undefined ? undefined : cutProblem(turn, call.heard(turn));
+    const pass = turn !== undefined && cut === undefined && matches(turn.answer, expected);
     const message = () =>
       header(this, 'toAnswer', wanted) +
-      `Expected: ${this.isNot ? 'an answer not matching' : 'an answer matching'} ${wanted} within ${within} ms\n` +
-      (turn ? `${heard(turn)}\n\n` : `Received: ${waitError ?? 'no answer'}\n\n`) +
+      `Expected: ${this.isNot ? 'an answer not matching' : 'an answer matching'} ${wanted} within ${within} ms, heard whole\n` +
+      (turn ? `${cut ? `Received: ${cut}\n` : ''}${heard(turn)}\n\n` : `Received: ${waitError ?? 'no answer'}\n\n`) +
       call.describe();
     return { pass, message, name: 'toAnswer', expected, actual: turn?.answer };
   },
@@ -77,10 +85,31 @@ export const expect = base.extend({
     const pass = heardText !== undefined ? !this.isNot : this.isNot;
     const message = () =>
       header(this, 'toSay', wanted) +
-      `Expected: ${this.isNot ? 'an answer not saying' : 'an answer saying'} ${wanted} within ${within} ms (as heard, finished or not)\n` +
+      `Expected: ${this.isNot ? 'an answer not saying' : 'an answer saying'} ${wanted} within ${within} ms (as heard: its words as its audio played, up to a cut; finished or not)\n` +
       (heardText ? `Heard: ${JSON.stringify(heardText.text)}${heardText.finished ? '' : ' (still speaking)'}\n\n` : `Received: ${waitError ?? 'nothing'}\n\n`) +
       call.describe();
     return { pass, message, name: 'toSay', expected, actual: heardText?.text };
+  },
+
+  async toBeInterrupted(this: ExpectMatcherState, received: Call, options: { by?: CutBy; within?: number } = {}) {
+    const call = requireCall(received, 'toBeInterrupted');
+    const by = checkCutBy(options.by);
+    const within = options.within ?? this.timeout;
+    let turn: CallTurn | undefined;
+    let waitError: string | undefined;
+    try {
+      turn = await call.nextTurn({ timeout: within, heard: true });
+    } catch (error) {
+      waitError = (error as Error).message.split('\n')[0];
+    }
+    const verdict = turn ? judgeCut(turn, call.heard(turn), by) : undefined;
+    const pass = verdict?.pass ?? false;
+    const message = () =>
+      header(this, 'toBeInterrupted', by ? `{ by: '${by}' }` : '') +
+      `Expected: the next answer ${this.isNot ? 'heard whole, not cut' : `cut${by ? ` by the ${by}` : ''}`} within ${within} ms\n` +
+      (turn ? `Received: ${verdict!.received}\n${heard(turn)}\n\n` : `Received: ${waitError ?? 'no answer'}\n\n`) +
+      call.describe();
+    return { pass, message, name: 'toBeInterrupted', expected: by ?? 'cut', actual: turn ? turn.interruptedBy ?? turn.interrupted : undefined };
   },
 
   async toRespondWithin(this: ExpectMatcherState, received: Call, limitMs: number, options: { phase?: TimingPhase } = {}) {

@@ -1,4 +1,4 @@
-import type { CallQuality, QualityLevel, QualityReport, SessionReport, Turn } from 'kb-voice';
+import type { CallQuality, QualityLevel, QualityReport, SessionReport, Turn, VoiceSessionOptions } from 'kb-voice';
 
 export type { QualityLevel, QualityReport };
 
@@ -69,7 +69,8 @@ export interface WorkerEmulatorOptions {
 /** `voiceCall.start(options)`: the `VoiceSession` options that make sense in a harness page. */
 export interface CallOptions {
   language?: string;
-  interruptions?: 'auto' | 'off';
+  /** `'auto'`, `'off'` or `{ mode, minSpeechMs, resumeAfterMs }` (CONTRACT.md "Turn-taking and noise"). */
+  interruptions?: VoiceSessionOptions['interruptions'];
   /** `false`: text questions only (no microphone is asked for); or getUserMedia audio constraints. */
   microphone?: false | MediaTrackConstraints;
   userIdentifier?: string;
@@ -80,6 +81,44 @@ export interface CallOptions {
 
 /** What `call.say()` takes: text for the built-in TTS, or a WAV file. */
 export type Utterance = string | { wav: string; transcript?: string };
+
+/**
+ * A noise for `call.noise()` and `call.say(text, { noise })`: a fixture of kb-voice-emulator/lab by
+ * name (`beeps`, `tones`, `cough`, `keyboard`, `fan`, `hum`, `music`, `babble`, `cafe`; needs
+ * kb-voice-emulator), or an audio file (`{ wav: path }`, any format Chromium decodes).
+ */
+export type NoiseSource = string | { wav: string };
+
+/** `call.noise(source, options)`. */
+export interface CallNoiseOptions {
+  /**
+   * Level in dB under the nominal speech level (-26 dBFS, ITU-T P.56): 10 is 10 dB quieter than a
+   * caller speaking normally. A named noise defaults to 10; a file plays as recorded unless given.
+   */
+  snrDb?: number;
+  /** Length of a named noise (ms; default 2000, at most 60000). A file plays whole. */
+  durationMs?: number;
+  /** Seed of a named noise (default 1): the same seed, the same sound. */
+  seed?: number;
+}
+
+/** `call.say(utterance, options)`: a noise under the words. */
+export interface SayOptions {
+  /** Played under the words, looped or cut to their length. */
+  noise?: NoiseSource;
+  /** Speech-to-noise ratio (dB) against the words' own level. Default 10. */
+  snrDb?: number;
+  /** Seed of a named noise (default 1). */
+  seed?: number;
+}
+
+/** What reached the caller of one answer, as the page measured it. */
+export interface HeardAnswer {
+  /** How long the answer was audible (ms, `assistantSpeaking`); null where not measured. */
+  ms: number | null;
+  /** Its words as they were spoken (for a cut answer, its captions up to the cut; else the answer). */
+  text: string;
+}
 
 /** The content of each `voice-call.json` attachment (what the reporter reads). */
 export interface VoiceCallEvidence {
@@ -102,6 +141,8 @@ export interface VoiceCallEvidence {
   network?: string | null;
   /** Where the call went: the relay, and whether an emulator was behind it (scripted transcripts). */
   target?: { relayUrl: string; emulator: boolean };
+  /** What the caller heard of each finished turn's answer, by message id (cut answers: up to the cut). */
+  heard?: Array<{ messageId: string; turnId: number } & HeardAnswer>;
   error?: string;
 }
 

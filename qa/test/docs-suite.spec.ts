@@ -54,8 +54,8 @@ test('the complete example suite of docs/qa.md passes as written', async () => {
   expect(audio.code, audio.output).toBe(0);
   const suite = await run([cli, 'test', '--config', 'playwright.config.ts'], { CHROMIUM_PATH: chromiumLaunchOptions().executablePath as string | undefined });
   expect(suite.code, suite.output).toBe(0);
-  expect(suite.output).toMatch(/4 passed/);
+  expect(suite.output).toMatch(/5 passed/);
   const summary = JSON.parse(await readFile(path.join(app, 'voice-report', 'summary.json'), 'utf8'));
-  expect(summary.calls).toHaveLength(4);
+  expect(summary.calls).toHaveLength(5);
   await rm(app, { recursive: true, force: true });
 });

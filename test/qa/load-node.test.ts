@@ -92,4 +92,20 @@ describe('nodeCall (kb-voice-qa/artillery)', () => {
     expect(record!.turns[0]!.answer).toMatch(/980 yen/);
     expect(record!.error).toMatch(/flux capacitor/);
   }, 60_000);
+
+  it('counts an answer cut by the next question as errors.voice_answer_cut, whatever its text', async () => {
+    const callsFile = path.join(dir, 'cut.jsonl');
+    const scenario = nodeCall(async function cut(call) {
+      await call.type('Can I descale with vinegar?');
+      await call.type('How much do replacement filters cost?'); // replaces the first answer (app)
+      await call.expectAnswer(/(?:)/, { within: 20_000 }); // any text: only the cut fails it
+    });
+    const rec = recorder();
+    const error = await scenario({ vars: vars('vu-cut', callsFile) }, rec.events).then(() => null, (e: unknown) => e as Error & { code: string });
+    expect(error?.code).toBe('voice_answer_cut');
+    expect(error?.message).toMatch(/the answer was cut by the app: the caller did not hear it whole; call\.nextTurn\(\) if the test expects that/);
+    const [record] = readFileSync(callsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LoadCallRecord);
+    expect(record!.status).toBe('voice_answer_cut');
+    expect(record!.turns[0]).toMatchObject({ interrupted: true });
+  }, 60_000);
 });

@@ -52,6 +52,8 @@ describe('summary.json', () => {
       perceivedLatencyMs: { p50: 180, p95: 180, p99: 180 },
       // Turn.timing's phases (additive): here only the service's was measured
       phasesMs: expect.objectContaining({ service: { p50: 100, p95: 300, p99: 300 }, endpointing: { p50: null, p95: null, p99: null } }),
+      // report().interruptions summed (additive)
+      interruptions: { byCaller: 0, byApp: 0, false: 0 },
     });
   });
 });

@@ -1,4 +1,5 @@
 import { heard, transcriptSoFar } from '../describe.js';
+import { cutProblem } from '../cut.js';
 import type { CallTurn, Utterance } from '../types.js';
 import { callerProcess, newCallNumber, type CallerProcess } from './caller-pool.js';
 import type { LineReport, NodeCallTarget } from './node-line.js';
@@ -131,9 +132,14 @@ export class NodeCall {
     return this.turns[wanted - 1]!;
   }
 
-  /** Like `expect(call).toAnswer()`: the next finished turn's answer matches `expected`; else a `LoadCallError` (`voice_answer_mismatch`). */
+  /**
+   * Like `expect(call).toAnswer()`: the next finished turn's answer matches `expected` and was heard
+   * whole; else a `LoadCallError` (`voice_answer_mismatch`, or `voice_answer_cut` when its audio was cut).
+   */
   async expectAnswer(expected: RegExp | string, options: { within?: number } = {}): Promise<CallTurn> {
     const turn = await this.nextTurn({ timeout: options.within ?? NODE_TURN_TIMEOUT_MS });
+    const cut = cutProblem(turn, undefined, 'call.nextTurn()');
+    if (cut) throw new LoadCallError('voice_answer_cut', `kb-voice-qa: expected an answer matching ${String(expected)}: ${cut}\n${heard(turn)}\n${this.describe()}`);
     if (!matches(turn.answer, expected)) {
       throw new LoadCallError('voice_answer_mismatch', `kb-voice-qa: expected an answer matching ${String(expected)}\n${heard(turn)}\n${this.describe()}`);
     }

@@ -52,7 +52,34 @@ export function installInPage(binding: string): void {
       const id = `${prefix}-${sessions.size + 1}`;
       sessions.set(id, session);
       send({ kind: 'registered', id });
-      session.on('turn', (turn) => send({ kind: 'turn', id, turn: plain(turn) }));
+      // What reached the caller of each answer: its audible time (assistantSpeaking) and its
+      // captions while it was spoken (the final transcript of a cut answer holds words never played).
+      let audibleMs = 0;
+      let speakingSince: number | null = null;
+      const captions = new Map<number, string>();
+      session.on('assistantSpeaking', (speaking) => {
+        const now = performance.now();
+        if (speakingSince !== null) audibleMs += now - speakingSince;
+        speakingSince = speaking ? now : null;
+      });
+      session.on('transcript', (update) => {
+        const u = update as { turnId: number; role: string; text: string; final: boolean };
+        if (u.role !== 'assistant' || u.final) return;
+        captions.set(u.turnId, u.text);
+        send({ kind: 'caption', id, turnId: u.turnId, text: u.text });
+      });
+      session.on('turn', (turn) => {
+        const t = turn as { id: number; answer: string; interrupted: boolean };
+        const now = performance.now();
+        if (speakingSince !== null) {
+          audibleMs += now - speakingSince;
+          speakingSince = now;
+        }
+        const heard = { ms: Math.round(audibleMs), text: t.interrupted ? captions.get(t.id) ?? '' : t.answer };
+        audibleMs = 0;
+        captions.delete(t.id);
+        send({ kind: 'turn', id, turn: plain(turn), heard });
+      });
       session.subscribe(() => send({ kind: 'snapshot', id, snapshot: plain(session.getSnapshot()) }));
     },
   };
@@ -91,15 +118,28 @@ export function installInPage(binding: string): void {
     return bytes;
   };
 
+  /** A clip as an AudioBuffer: a file the browser decodes (e.g. WAV), or mono PCM16 at `rate`. */
+  const bufferOf = async (ctx: BaseAudioContext, clip: { file: string } | { pcm: string; rate: number }) => {
+    if ('file' in clip) return ctx.decodeAudioData(bytesOf(clip.file).buffer as ArrayBuffer);
+    const bytes = bytesOf(clip.pcm);
+    const samples = new Int16Array(bytes.buffer, 0, bytes.length >> 1);
+    const buffer = ctx.createBuffer(1, Math.max(1, samples.length), clip.rate);
+    const data = buffer.getChannelData(0);
+    for (let i = 0; i < samples.length; i++) data[i] = samples[i]! / 32768;
+    return buffer;
+  };
+
   g.__KB_VOICE_QA__ = {
     sessions,
     /**
-     * Queues an audio file (base64; any format the browser decodes, e.g. WAV) after what is
-     * already queued; resolves with its duration in ms once it has played.
+     * Plays a clip: an audio file (base64; any format the browser decodes, e.g. WAV) or mono
+     * PCM16 (base64) at `rate`. Queued after what is already queued, or with `over` from now on,
+     * mixed over whatever plays (a noise over speech or silence). Resolves with its duration in
+     * ms once it has played.
      */
-    async play(file: string): Promise<number> {
+    async play(clip: { file: string } | { pcm: string; rate: number }, over = false): Promise<number> {
       const { context: ctx, destination: node } = audio();
-      const buffer = await ctx.decodeAudioData(bytesOf(file).buffer as ArrayBuffer);
+      const buffer = await bufferOf(ctx, clip);
       // Without a user gesture in the page, the browser may keep audio suspended: say so instead of hanging.
       const resumed = await Promise.race([ctx.resume().then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 3000))]);
       if (!resumed || ctx.state !== 'running') {
@@ -108,13 +148,27 @@ export function installInPage(binding: string): void {
       const source = ctx.createBufferSource();
       source.buffer = buffer;
       source.connect(node);
-      const at = Math.max(ctx.currentTime + 0.02, queuedUntil);
-      queuedUntil = at + buffer.duration;
+      const at = over ? ctx.currentTime + 0.02 : Math.max(ctx.currentTime + 0.02, queuedUntil);
+      if (!over) queuedUntil = at + buffer.duration;
       const ended = new Promise<void>((resolve) => source.addEventListener('ended', () => resolve(), { once: true }));
       source.start(at);
       await ended;
       source.disconnect();
       return Math.round(buffer.duration * 1000);
+    },
+    /** An audio file (base64) as mono PCM16 at 16 kHz (base64): the browser's decoder and resampler, for mixing in Node. */
+    async decode16k(file: string): Promise<string> {
+      const offline = new OfflineAudioContext(1, 1, 16000);
+      const buffer = await offline.decodeAudioData(bytesOf(file).buffer as ArrayBuffer);
+      const out = new Int16Array(buffer.length);
+      for (let c = 0; c < buffer.numberOfChannels; c++) {
+        const data = buffer.getChannelData(c);
+        for (let i = 0; i < out.length; i++) out[i]! += Math.round((Math.max(-1, Math.min(1, data[i]!)) * 32767) / buffer.numberOfChannels);
+      }
+      let text = '';
+      const bytes = new Uint8Array(out.buffer);
+      for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      return btoa(text);
     },
     /** Calls a method of a registered session (the test side's only way in). */
     async invoke(id: string, method: 'sendText' | 'end' | 'report', arg?: unknown): Promise<unknown> {

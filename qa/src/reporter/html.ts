@@ -1,4 +1,5 @@
-import type { CallTurn, QualityReport } from '../types.js';
+import { cutMark } from '../cut.js';
+import type { CallTurn, QualityReport, VoiceCallEvidence } from '../types.js';
 import { latencies, percentiles, phasePercentiles, type CollectedTest, type Percentiles, type Summary } from './summary.js';
 import { phaseLine, WATERFALL_CSS, waterfallBar } from './waterfall.js';
 
@@ -29,6 +30,7 @@ export function renderHtml(summary: Summary, tests: readonly CollectedTest[], ru
   ${metric('First response', summary.overall.firstResponseMs, 'from the end of the question to the first audio of the answer, at the service')}
   ${metric('Perceived latency', summary.overall.perceivedLatencyMs, 'from the end of the caller’s speech to the first audible answer, in the browser')}
 </section>
+${summary.overall.interruptions ? `<p class="sub cuts">Answers cut: ${summary.overall.interruptions.byCaller} by the caller · ${summary.overall.interruptions.byApp} by the app · ${summary.overall.interruptions.false} false interruptions (paused, then resumed)</p>` : ''}
 ${summary.overall.phasesMs ? `<section class="dist">${phaseLine(summary.overall.phasesMs)}</section>` : ''}
 <section class="dist">${histogram(all.firstResponseMs, scale)}</section>
 <main>
@@ -94,10 +96,16 @@ function bar(value: number | null | undefined, scale: number, cls: string, label
   return `<div class="lat ${cls}" title="${esc(label)} ${Math.round(value)} ms"><i style="width:${Math.max(1, (value / scale) * 100)}%"></i><span>${esc(label)} ${Math.round(value)} ms</span></div>`;
 }
 
-function turnRow(turn: CallTurn, scale: number): string {
-  return `<li class="turn">
+function turnRow(turn: CallTurn, scale: number, evidence: VoiceCallEvidence): string {
+  const heard = evidence.heard?.find((h) => h.messageId === turn.messageId && h.turnId === turn.id);
+  const mark = cutMark(turn, heard?.ms);
+  // A cut answer shows what the caller heard, the rest struck through.
+  const spoken = turn.interrupted && heard && turn.answer.startsWith(heard.text)
+    ? `${esc(heard.text)}<s class="unheard" title="not heard: cut">${esc(turn.answer.slice(heard.text.length))}</s>`
+    : esc(turn.answer);
+  return `<li class="turn${turn.interrupted ? ' cut' : ''}">
     <div class="q"><span class="who">caller · ${esc(turn.input)}${turn.scripted ? ' · scripted' : ''}</span>${esc(turn.question)}</div>
-    <div class="a"><span class="who">robot${turn.interrupted ? ' · interrupted' : ''}</span>${esc(turn.answer)}</div>
+    <div class="a"><span class="who">robot${mark ? ` · <span class="mark">${esc(mark)}</span>` : ''}</span>${spoken}</div>
     <div class="bars">${bar(turn.firstResponseMs, scale, 'first', 'first response')}${bar(turn.perceivedLatencyMs, scale, 'perceived', 'perceived')}${waterfallBar(turn, scale)}</div>
   </li>`;
 }
@@ -109,7 +117,7 @@ function testCard(test: CollectedTest, scale: number): string {
   const calls = test.calls
     .map(({ evidence, audio }) => `<div class="call">
       <div class="callhead"><b>Call ${evidence.call}</b>${evidence.report ? `<code>${esc(evidence.report.sessionId)}</code>` : ''}${qualityChip(evidence.quality)}${callFacts(evidence)}</div>
-      <ol class="turns">${evidence.turns.map((t) => turnRow(t, scale)).join('')}</ol>
+      <ol class="turns">${evidence.turns.map((t) => turnRow(t, scale, evidence)).join('')}</ol>
       ${evidence.turns.length === 0 ? '<p class="empty">No finished turn.</p>' : ''}
       ${audio.length ? `<div class="audio">${audio.map((a) => audioFigure(a, evidence)).join('')}</div>` : ''}
       ${evidence.error ? `<p class="note">${esc(evidence.error)}</p>` : ''}
@@ -129,6 +137,7 @@ function testCard(test: CollectedTest, scale: number): string {
 }
 
 export const CSS = WATERFALL_CSS + `
+.turn.cut .mark{color:var(--warn);font-weight:600}.unheard{color:var(--mute)}.cuts{padding:0 40px}
 :root{--bg:#0f1420;--panel:#171e2e;--line:#26304a;--text:#e7ecf5;--mute:#8d99b3;--ok:#2fbf71;--bad:#ef5d6a;--warn:#f0b429;--accent:#5b8cff;--perc:#b07cff}
 *{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:var(--bg);color:var(--text)}
 .top{display:flex;justify-content:space-between;align-items:center;padding:28px 40px;background:linear-gradient(120deg,#1b2540,#10182a);border-bottom:1px solid var(--line)}

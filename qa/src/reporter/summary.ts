@@ -1,6 +1,8 @@
 import { phaseValues, TIMING_PHASES, type TimingPhase } from '../phases.js';
 import type { CallReport, VoiceCallEvidence } from '../types.js';
 
+type Interruptions = { byCaller: number; byApp: number; false: number };
+
 /** Latency percentiles (ms, nearest rank); null when nothing was measured. */
 export interface Percentiles {
   p50: number | null;
@@ -27,6 +29,11 @@ export interface Summary {
     calls: number; turns: number; firstResponseMs: Percentiles; perceivedLatencyMs: Percentiles;
     /** Each phase of `Turn.timing` (docs/quality.md "Where the time goes") over the measured turns. */
     phasesMs: Record<TimingPhase, Percentiles>;
+    /**
+     * Answers cut, over the calls whose report says (`report().interruptions` summed): by the
+     * caller, by the app, and false interruptions (paused, then resumed).
+     */
+    interruptions?: Interruptions;
   };
 }
 
@@ -77,6 +84,19 @@ export function buildSummary(tests: readonly CollectedTest[]): Summary {
       firstResponseMs: percentiles(all.firstResponseMs),
       perceivedLatencyMs: percentiles(all.perceivedLatencyMs),
       phasesMs: phasePercentiles(evidence),
+      interruptions: sumInterruptions(evidence),
     },
   };
+}
+
+/** `report().interruptions` summed over the calls (a report from a kb-voice without them counts nothing). */
+export function sumInterruptions(evidence: readonly VoiceCallEvidence[]): Interruptions {
+  const sum: Interruptions = { byCaller: 0, byApp: 0, false: 0 };
+  for (const e of evidence) {
+    const counts = (e.report as { interruptions?: Partial<Interruptions> } | null)?.interruptions;
+    sum.byCaller += counts?.byCaller ?? 0;
+    sum.byApp += counts?.byApp ?? 0;
+    sum.false += counts?.false ?? 0;
+  }
+  return sum;
 }
