@@ -114,8 +114,10 @@ export class Microphone {
       old.stop();
     }
     current.addTrack(track);
-    if (this.stage && this.raw) this.stage.release(this.raw);
-    this.raw = this.stage ? nextRaw : current;
+    // Without processing the device's stream is the one sent (`current`, which now holds the new
+    // track): only a separate raw stream (rnnoise's input) is released, with its processing.
+    if (this.stage && this.raw && this.raw !== current) this.stage.release(this.raw);
+    this.raw = next === nextRaw ? current : nextRaw;
     this.apply();
     this.watch(nextRaw.getAudioTracks()[0]);
     return current;

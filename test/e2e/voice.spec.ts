@@ -1,6 +1,7 @@
 import { speechSentences, synthesizeFlite, synthesizeFormant } from 'kb-voice-emulator';
 import { decodeWav } from '../../emulator/src/wav.js';
 import { resample } from '../../emulator/src/realtime/pcm.js';
+import { trimLeadIn } from '../../emulator/src/realtime/speech.js';
 import { averageSpectrum, shapeCorrelation } from '../helpers/spectrum.js';
 import { expect, snap, test } from './fixtures.js';
 import { byTestId, endCall, startCall } from './qa.js';
@@ -46,8 +47,10 @@ test('a scripted spoken question gets the knowledge answer back as Flite speech'
   const segment = audio.body.segments.find((s: { segment_index: number }) => s.segment_index === 1);
   const wav = decodeWav(new Uint8Array(await (await fetch(segment.url)).arrayBuffer()));
 
-  // Flite's output for the same text, sentence by sentence as the emulator speaks it.
+  // Flite's output for the same text, sentence by sentence as the emulator speaks it: the first
+  // sentence without Flite's silent lead-in (trimmed so the answer is heard from its first word).
   const reference = await Promise.all(speechSentences(answer).map((s) => synthesizeFlite(s.trim())));
+  reference[0] = { ...reference[0]!, samples: trimLeadIn(reference[0]!.samples, reference[0]!.sampleRate) };
   const referenceMs = reference.reduce((ms, p) => ms + (p.samples.length / p.sampleRate) * 1000, 0);
   const recordedMs = (wav.samples.length / wav.sampleRate) * 1000;
   expect(Math.abs(recordedMs - referenceMs)).toBeLessThan(40);
