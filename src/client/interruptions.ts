@@ -17,22 +17,32 @@ const MAX_MARKED = 64;
  * Who interrupted which answer: the protocol says an answer was cut (`turn.completed.interrupted`)
  * but not by whom, so the session marks the turn in progress when it cuts it itself (`interrupt()`,
  * a typed question: the app; `talk(true)` over an answer: the caller); every other cut answer was
- * cut by the caller's speech.
+ * cut by the caller's speech. A cut asked for before the client has heard of the turn it cuts (a
+ * typed question right after another: the service started the first answer, its events are still
+ * on the way) applies to the next turn that completes: the service completes a turn it cut before
+ * the turn that cut it, so if that next completion was not cut, the request cut nothing.
  */
 export class InterruptionLedger {
   private readonly marked = new Map<number, 'caller' | 'app'>();
+  /** A cut asked for with no turn known to be in progress, until the next completion. */
+  private pending: 'caller' | 'app' | undefined;
 
-  /** The session cut turn `turnId`'s answer (`by`: who asked for it); no turn in progress: nothing to mark. */
+  /** The session cut turn `turnId`'s answer (`by`: who asked for it); undefined: the turn the service is on, not yet heard of. */
   cut(by: 'caller' | 'app', turnId: number | undefined): void {
-    if (turnId === undefined || this.marked.has(turnId)) return;
+    if (turnId === undefined) {
+      this.pending ??= by;
+      return;
+    }
+    if (this.marked.has(turnId)) return;
     this.marked.set(turnId, by);
     if (this.marked.size > MAX_MARKED) this.marked.delete(this.marked.keys().next().value!);
   }
 
   /** `Turn.interruptedBy` of a completed turn. */
   interruptedBy(event: ServerEventOf<'turn.completed'>): InterruptedBy {
-    const by = this.marked.get(event.turn_id);
+    const by = this.marked.get(event.turn_id) ?? this.pending;
     this.marked.delete(event.turn_id);
+    this.pending = undefined;
     return event.interrupted ? by ?? 'caller' : null;
   }
 }
