@@ -5,7 +5,7 @@ import { TIMING_PHASES } from 'kb-voice';
 // Web Audio level meters and the browser's own receiver. Which phases are measured and that they
 // add up to the perceived latency hold whatever the machine's load; the figures are the bench's.
 
-test('a spoken question in Chromium gets every network-side phase measured, adding up to the perceived latency', async ({ voiceCall }) => {
+test('a spoken question in Chromium: endpointing and service measured, the phases adding up to the perceived latency', async ({ voiceCall }) => {
   const call = await voiceCall.start();
   await call.say('How long is the warranty?');
   await expect(call).toAnswer(/two-year/i, { within: 30_000 });
@@ -14,7 +14,11 @@ test('a spoken question in Chromium gets every network-side phase measured, addi
   const t = turn.timing;
   // The service's first response is its own figure; the client's marks place the rest.
   expect(t.serviceMs).toBe(turn.firstResponseMs);
-  for (const phase of ['endpointing', 'service', 'network', 'buffering'] as const) expect(t[`${phase}Ms`], phase).not.toBeNull();
+  for (const phase of ['endpointing', 'service'] as const) expect(t[`${phase}Ms`], phase).not.toBeNull();
+  // network and buffering split the time after the service's first audio by the receiver's
+  // jitter-buffer delay, which this harness page's getStats() may not have measured by the turn's
+  // end: then bufferingMs is null (not a guess) and networkMs holds the whole delivery.
+  expect(t.networkMs).not.toBeNull();
   expect(t.speechEndAt).not.toBeNull();
   // The emulator's voice detection waits its 600 ms hangover before it calls the speech over.
   expect(t.endpointingMs!).toBeGreaterThanOrEqual(450);

@@ -64,14 +64,16 @@ export function turnTiming(m: TurnMarks): { timing: TurnTiming; perceivedLatency
   const heard = m.speechEndAt === null || m.heardAt === null || m.heardAt < start ? null : Math.round(m.heardAt - start);
   const detected = heard === null || m.detectedAt === null ? null : clamp(Math.round(m.detectedAt - start), 0, heard);
   const sent = detected === null || service === null ? null : clamp(detected + service, detected, heard!);
-  const packet = heard === null || buffering === null ? null : clamp(heard - buffering, sent ?? 0, heard);
+  // Without the jitter buffer's delay the first packet is placed at the sound: network then holds
+  // the whole delivery (buffering included, itself null), and the phases still add up.
+  const packet = heard === null ? null : buffering === null ? heard : clamp(heard - buffering, sent ?? 0, heard);
   return {
     timing: Object.freeze({
       speechEndAt: heard === null ? null : Math.round(start),
       endpointingMs: detected,
       serviceMs: sent === null ? service : sent - detected!,
       networkMs: sent === null || packet === null ? null : packet - sent,
-      bufferingMs: packet === null ? buffering : heard! - packet,
+      bufferingMs: packet === null || buffering === null ? buffering : heard! - packet,
       playbackMs: playback,
     }),
     perceivedLatencyMs: heard === null ? null : heard + (playback ?? 0),

@@ -64,7 +64,10 @@ describe('turnTiming', () => {
     const noDetection = turnTiming(marks({ detectedAt: null, playbackMs: null }));
     expect(noDetection.timing).toEqual({ speechEndAt: 1000, endpointingMs: null, serviceMs: 50, networkMs: null, bufferingMs: 40, playbackMs: null });
     expect(noDetection.perceivedLatencyMs).toBe(760); // without the output's latency: up to the sound leaving the receiver
-    expect(turnTiming(marks({ bufferingMs: null })).timing).toMatchObject({ networkMs: null, bufferingMs: null, endpointingMs: 620 });
+    // No jitter-buffer figure: network holds the whole delivery, so the phases still add up (CONTRACT).
+    const noBuffer = turnTiming(marks({ bufferingMs: null }));
+    expect(noBuffer.timing).toMatchObject({ networkMs: 90, bufferingMs: null, endpointingMs: 620 });
+    expect(TIMING_PHASES.reduce((a, p) => a + (noBuffer.timing[`${p}Ms`] ?? 0), 0)).toBe(noBuffer.perceivedLatencyMs);
   });
 });
 
@@ -137,6 +140,6 @@ describe('Turn.timing in a session (scripted service, fake time)', () => {
     expect(turns).toHaveLength(1);
     // heard on the reading at speechEnd + 720 (the first at or after the sound came)
     expect(turns[0]!.perceivedLatencyMs).toBe(720);
-    expect(turns[0]!.timing).toEqual({ speechEndAt: speechEnd, endpointingMs: 600, serviceMs: 50, networkMs: null, bufferingMs: null, playbackMs: null });
+    expect(turns[0]!.timing).toEqual({ speechEndAt: speechEnd, endpointingMs: 600, serviceMs: 50, networkMs: 70, bufferingMs: null, playbackMs: null }); // 600 + 50 + 70 = 720: network holds the delivery with no jitter-buffer figure
   });
 });
