@@ -17,20 +17,28 @@ const MAX_MARKED = 64;
  * Who interrupted which answer: the protocol says an answer was cut (`turn.completed.interrupted`)
  * but not by whom, so the session marks the turn in progress when it cuts it itself (`interrupt()`,
  * a typed question: the app; `talk(true)` over an answer: the caller); every other cut answer was
- * cut by the caller's speech. A cut asked for before the client has heard of the turn it cuts (a
- * typed question right after another: the service started the first answer, its events are still
- * on the way) applies to the next turn that completes: the service completes a turn it cut before
- * the turn that cut it, so if that next completion was not cut, the request cut nothing.
+ * cut by the caller's speech. A cut asked for while a typed question is on its way but no turn of
+ * it is known yet (a typed question right after another: the service may have started the first
+ * answer, its events still on the way) applies to the next turn that completes: the service
+ * completes a turn it cut before the turn that cut it, so if that next completion was not cut, the
+ * request cut nothing. With nothing asked and nothing known in progress, a cut marks nothing.
  */
 export class InterruptionLedger {
   private readonly marked = new Map<number, 'caller' | 'app'>();
   /** A cut asked for with no turn known to be in progress, until the next completion. */
   private pending: 'caller' | 'app' | undefined;
+  /** Typed questions sent whose turn has not completed yet. */
+  private typedInFlight = 0;
 
-  /** The session cut turn `turnId`'s answer (`by`: who asked for it); undefined: the turn the service is on, not yet heard of. */
+  /** A typed question was sent (after {@link cut} for the answer it replaces). */
+  typed(): void {
+    this.typedInFlight++;
+  }
+
+  /** The session cut turn `turnId`'s answer (`by`: who asked for it); undefined: no turn known in progress. */
   cut(by: 'caller' | 'app', turnId: number | undefined): void {
     if (turnId === undefined) {
-      this.pending ??= by;
+      if (this.typedInFlight > 0) this.pending ??= by;
       return;
     }
     if (this.marked.has(turnId)) return;
@@ -43,6 +51,7 @@ export class InterruptionLedger {
     const by = this.marked.get(event.turn_id) ?? this.pending;
     this.marked.delete(event.turn_id);
     this.pending = undefined;
+    if (event.input === 'text' && this.typedInFlight > 0) this.typedInFlight--;
     return event.interrupted ? by ?? 'caller' : null;
   }
 }

@@ -302,6 +302,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     const attempt = this.requireConnected();
     attempt.send({ v: PROTOCOL_VERSION, type: 'input.text', text });
     this.ledger.cut('app', this.tracker.live?.turnId);
+    this.ledger.typed();
   }
 
   /** Stops the assistant's current answer (`Turn.interruptedBy` `app`). */
