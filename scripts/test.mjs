@@ -130,6 +130,41 @@ function playwrightCounts() {
   };
 }
 
+/** The first line of a failure message, without terminal colours, at most 300 characters. */
+const firstLine = (message) => String(message ?? '').replace(/\u001b\[[0-9;]*m/g, '').trim().split('\n')[0].slice(0, 300);
+
+/** `file › test: message` of each failed vitest test, and of each file that failed without a test (a crash, an import error). */
+function failedVitestTests() {
+  const report = readJson(path.join(results, 'vitest.json'));
+  const lines = [];
+  for (const file of report?.testResults ?? []) {
+    const name = path.relative(root, file.name);
+    const failed = (file.assertionResults ?? []).filter((a) => a.status === 'failed');
+    for (const a of failed) lines.push(`vitest ${name} › ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`);
+    if (file.status === 'failed' && failed.length === 0) lines.push(`vitest ${name}: ${firstLine(file.message)}`);
+  }
+  return lines;
+}
+
+/** `file:line › title: message` of each Playwright test whose outcome was unexpected. */
+function failedPlaywrightTests() {
+  const report = readJson(path.join(results, 'playwright.json'));
+  const lines = [];
+  const walk = (suite) => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) {
+        if (t.status !== 'unexpected') continue;
+        const error = t.results?.find((r) => r.error)?.error;
+        lines.push(`e2e [${t.projectName}] ${spec.file}:${spec.line} › ${spec.title}: ${firstLine(error?.message)}`);
+      }
+    }
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  for (const suite of report?.suites ?? []) walk(suite);
+  for (const error of report?.errors ?? []) lines.push(`e2e: ${firstLine(error.message)}`);
+  return lines;
+}
+
 mkdirSync(results, { recursive: true });
 for (const file of ['vitest.json', 'package-checks.json', 'playwright.json', 'doc-test/report.json']) rmSync(path.join(results, file), { force: true });
 
@@ -185,6 +220,13 @@ const total = steps.reduce(
   { passed: 0, failed: 0, skipped: 0 },
 );
 const allOk = steps.every((s) => s.ok);
+// CI shows only the end of the log: the failed tests are named here, not only counted.
+const failures = [...failedVitestTests(), ...failedPlaywrightTests()];
+if (failures.length) {
+  console.log(`\n=== failed tests (${failures.length})`);
+  for (const line of failures.slice(0, 30)) console.log(`- ${line}`);
+  if (failures.length > 30) console.log(`- … and ${failures.length - 30} more (test-results/vitest.json, test-results/playwright.json)`);
+}
 console.log(`npm test took ${((Date.now() - started) / 1000).toFixed(0)} s`);
 console.log(`total: ${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`);
 process.exitCode = allOk ? 0 : 1;

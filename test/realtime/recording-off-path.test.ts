@@ -4,7 +4,16 @@ import { fixture48k, realtimeFixture, sleep } from './helpers.js';
 /** Once armed, every file write waits until released (a disk or libuv pool that is slow to answer). */
 const slowDisk = vi.hoisted(() => {
   let release!: () => void;
-  return { armed: false, held: 0, released: new Promise<void>((resolve) => { release = resolve; }), release: () => release() };
+  let onHeld!: () => void;
+  return {
+    armed: false,
+    held: 0,
+    /** Resolves when the first write is held (the write starts off the answer's path, so it may start after the answer). */
+    firstHeld: new Promise<void>((resolve) => { onHeld = resolve; }),
+    noteHeld: () => onHeld(),
+    released: new Promise<void>((resolve) => { release = resolve; }),
+    release: () => release(),
+  };
 });
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
@@ -13,6 +22,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     writeFile: async (...args: Parameters<typeof actual.writeFile>) => {
       if (slowDisk.armed) {
         slowDisk.held++;
+        slowDisk.noteHeld();
         await slowDisk.released;
       }
       return actual.writeFile(...args);
@@ -33,6 +43,9 @@ describe('the question recording is not on the way to the first answer frame', (
     await caller.say(await fixture48k('boil-time.wav'));
     const stopped = await caller.waitFor('input.speech_stopped');
     await caller.waitFor('output.speech_started', (e) => e.turn_id === stopped.turn_id, 10000);
+    // The answer speaks with the question's WAV not written: its write is held (or, on a busy
+    // machine, not even started yet: it is queued off the answer's path).
+    await slowDisk.firstHeld;
     expect(slowDisk.held).toBe(1); // the question's WAV, still being written
     caller.send({ v: 1, type: 'response.interrupt' });
     await sleep(300);
