@@ -24,6 +24,9 @@ import type { Relay, RelayOptions } from './types.js';
 import { Upstream } from './upstream.js';
 import { fromFetch, fromRequest, toResponse } from './web.js';
 
+/** Shortest `secret` accepted (characters). */
+const MIN_SECRET_LENGTH = 16;
+
 /** Defaults of the documented options (docs/relay.md). */
 export const RELAY_DEFAULTS = Object.freeze({
   prefix: '/api/voice',
@@ -86,6 +89,10 @@ export function createRelay(options: RelayOptions): Relay {
 export function createRelayWithRoutes(options: RelayOptions, routes: readonly RelayRoute[]): Relay {
   if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('Relay apiKey is required');
   const robots = robotsOf(options.robots, options.authorize !== undefined);
+  if (options.secret !== undefined && (typeof options.secret !== 'string' || options.secret.length < MIN_SECRET_LENGTH)) {
+    // Short, it is a weak grant key, and every answer is scanned for it: a secret "s" withholds every answer holding an s.
+    throw new TypeError(`Relay option secret must be a string of at least ${MIN_SECRET_LENGTH} characters (one random value per deployment)`);
+  }
   const secrets = [options.apiKey, ...(options.secret ? [options.secret] : [])];
   const logger = createLog(options.logger, secrets);
   const prefix = normalizePrefix(options.prefix ?? RELAY_DEFAULTS.prefix);

@@ -161,6 +161,8 @@ export interface RelayOptions {
    * Secret for the session grants of role `user` (see `SessionGrants`), one per deployment: two apps
    * sharing one API key must set different secrets, or a user id of one reaches the other's sessions.
    * Default: derived from `apiKey` (the relay warns at creation when `authorize` is given without it).
+   * At least 16 characters (a random value; `createRelay` throws on a shorter one): answers are
+   * scanned for it like the key, so a short common string would withhold ordinary answers.
    */
   secret?: string;
   /** Receives one entry per request (see {@link RelayLogEntry}). Default: warnings and errors to `console`, one line each. */

@@ -96,8 +96,8 @@ describe('item 2: robots and grants', () => {
   });
 
   it('a second deployment on the same key with its own secret does not accept the first one\'s alice', async () => {
-    const first = relayWith({ secret: 'deployment-1' });
-    const second = relayWith({ secret: 'deployment-2' });
+    const first = relayWith({ secret: 'deployment-one-secret' });
+    const second = relayWith({ secret: 'deployment-two-secret' });
     const { session_id } = await (await offer(first, ROBOT, { 'x-user': 'alice' })).json();
     upstream.seen.length = 0;
     expect((await get(second, `/v1/${ROBOT}/session.messages?session_id=${session_id}`, { 'x-user': 'alice' })).status).toBe(404);
@@ -109,8 +109,15 @@ describe('item 2: robots and grants', () => {
     createRelay({ upstream: upstream.url, apiKey: KEY, robots: '*', authorize: byHeader, logger: (e) => logs.push(e) });
     expect(logs).toEqual([expect.objectContaining({ level: 'warn', message: expect.stringMatching(/authorize without a secret/) })]);
     logs.length = 0;
-    createRelay({ upstream: upstream.url, apiKey: KEY, robots: '*', authorize: byHeader, secret: 'x', logger: (e) => logs.push(e) });
+    createRelay({ upstream: upstream.url, apiKey: KEY, robots: '*', authorize: byHeader, secret: 'a-deployment-secret', logger: (e) => logs.push(e) });
     expect(logs).toEqual([]);
+  });
+
+  it('refuses a secret shorter than 16 characters: a weak grant key, and a string every answer is scanned for (a secret "s" withheld every answer holding an s)', () => {
+    for (const secret of ['x', 's', 'deployment-1', '']) {
+      expect(() => createRelay({ upstream: upstream.url, apiKey: KEY, robots: '*', authorize: byHeader, secret }), JSON.stringify(secret)).toThrow(/secret must be a string of at least 16 characters/);
+    }
+    expect(() => createRelay({ upstream: upstream.url, apiKey: KEY, robots: '*', authorize: byHeader, secret: 42 as never })).toThrow(/secret must be a string/);
   });
 });
 
