@@ -22,7 +22,7 @@ const BENCHMARKS = [
   { file: 'warmup.mjs', budgetMs: 90_000 },
   { file: 'perceived-latency.mjs', budgetMs: 90_000 },
   // five targets (direct, bare, relay, users, express), 8 s warm-up each, then five paired rounds.
-  { file: 'relay-overhead.mjs', budgetMs: 200_000 },
+  { file: 'relay-overhead.mjs', budgetMs: 240_000 },
   { file: 'history.mjs', budgetMs: 60_000 },
   { file: 'report-history.mjs', budgetMs: 90_000 },
   { file: 'bundle-size.mjs', budgetMs: 150_000 },
@@ -44,8 +44,9 @@ const BENCHMARKS = [
 // showed the capacity it measures alone).
 // + 4 min for noise-barge-in (2026-11-26).
 // + 5 min for qa-load (2026-11-27).
-// + 80 s for relay-overhead's two rows as users run it (2026-11-27).
-const TOTAL_BUDGET_MS = 1_700_000;
+// + 80 s for relay-overhead's two rows as users run it (2026-11-27), + 40 s for the Express row's floor (a bare
+// proxy in Express, 2026-11-27).
+const TOTAL_BUDGET_MS = 1_740_000;
 
 async function main() {
   const started = performance.now();
