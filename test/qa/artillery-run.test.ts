@@ -6,15 +6,13 @@
 // .npmrc (ignore-scripts) never runs: the Playwright engine gets the machine's Chromium. It runs the
 // BUILT kb-voice-qa (npm test builds first). $KB_VOICE_QA_ARTILLERY may name another Artillery bin.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from 'kb-voice-emulator';
-import { createRelay, serveRelay } from 'kb-voice/relay';
 import { chromiumLaunchOptions } from '../../scripts/chromium.mjs';
+import { startLoadStack, type LoadStack } from './helpers/load-stack.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const example = path.join(root, 'qa', 'examples', 'artillery');
@@ -35,21 +33,17 @@ const built = existsSync(path.join(root, 'qa', 'dist', 'load', 'index.js'));
 // Missing pieces fail the run (a devDependency and the build are always there under npm test).
 const missing = !artillery ? 'artillery does not resolve: run npm install (it is a devDependency)' : !built ? 'qa/dist is not built: npm run build' : null;
 
-let emu: Emulator;
-let relay: { url: string; close(): Promise<void> };
+let stack: LoadStack;
 let dir: string;
 
 beforeAll(async () => {
   if (missing) throw new Error(missing);
-  emu = await startEmulator({ host: '127.0.0.1', port: 0, agentBuildMs: 200 });
-  relay = await serveRelay(createRelay({ upstream: emu.url, apiKey: emu.apiKey, prefix: '/api/voice', authorize: async () => ({ role: 'admin', userIdentifier: 'qa' }), robots: '*' }), { host: '127.0.0.1', port: 0 });
-  dir = mkdtempSync(path.join(os.tmpdir(), 'kb-voice-qa-artillery-'));
+  stack = await startLoadStack({ agentBuildMs: 200, dirPrefix: 'kb-voice-qa-artillery-' });
+  dir = stack.dir;
 }, 30_000);
 
 afterAll(async () => {
-  await relay?.close();
-  await emu?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await stack?.close();
 });
 
 /** Runs `artillery run [-e smoke] <script> --output <out>`; resolves with its exit code and output. */
@@ -59,8 +53,8 @@ function run(script: string, out: string, environment: string | null = 'smoke'):
       cwd: example,
       env: {
         ...process.env,
-        KB_VOICE_RELAY_URL: `${relay.url.replace(/\/+$/, '')}/api/voice`,
-        KB_VOICE_EMULATOR_URL: emu.url,
+        KB_VOICE_RELAY_URL: stack.target,
+        KB_VOICE_EMULATOR_URL: stack.emu.url,
         KB_VOICE_QA_CALLS: path.join(dir, `${path.basename(out, '.json')}.calls.jsonl`),
         ARTILLERY_DISABLE_TELEMETRY: 'true',
       },

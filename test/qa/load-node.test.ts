@@ -1,32 +1,27 @@
 // kb-voice-qa/artillery's Node callers against a real emulator and relay on loopback, driven as
 // Artillery drives a `function` step (a context with vars, an event emitter): four calls at once.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from 'kb-voice-emulator';
+import type { Emulator } from 'kb-voice-emulator';
 import { createApiClient } from 'kb-voice/api';
-import { createRelay, serveRelay } from 'kb-voice/relay';
+import { startLoadStack, type LoadStack } from './helpers/load-stack.js';
 import { nodeCall, type ArtilleryEvents } from '../../qa/src/load/artillery.js';
 import type { LoadCallRecord } from '../../qa/src/load/call-log.js';
 
+let stack: LoadStack;
 let emu: Emulator;
-let relay: { url: string; close(): Promise<void> };
 let dir: string;
 
 beforeAll(async () => {
   // A cold robot whose build outlasts a spoken question (the session's own warmup at connect would
   // not finish first): the first call of the run warms it (E1 through the relay) before it connects.
-  emu = await startEmulator({ host: '127.0.0.1', port: 0, agentBuildMs: 4_000 });
-  // As the demo's relay: admin role, so each call's user_identifier is its own.
-  relay = await serveRelay(createRelay({ upstream: emu.url, apiKey: emu.apiKey, prefix: '/api/voice', authorize: async () => ({ role: 'admin', userIdentifier: 'qa' }), robots: '*' }), { host: '127.0.0.1', port: 0 });
-  dir = mkdtempSync(path.join(os.tmpdir(), 'kb-voice-qa-load-'));
+  stack = await startLoadStack({ agentBuildMs: 4_000, dirPrefix: 'kb-voice-qa-load-' });
+  ({ emu, dir } = stack);
 }, 30_000);
 
 afterAll(async () => {
-  await relay?.close();
-  await emu?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await stack?.close();
 });
 
 /** Records what a scenario emits, as Artillery's per-VU emitter. */
@@ -38,7 +33,7 @@ function recorder() {
 }
 
 const vars = (uuid: string, callsFile: string) => ({
-  target: `${relay.url.replace(/\/+$/, '')}/api/voice`, emulatorUrl: emu.url, $uuid: uuid, userPrefix: 'load', callsFile,
+  target: stack.target, emulatorUrl: emu.url, $uuid: uuid, userPrefix: 'load', callsFile,
 });
 
 describe('nodeCall (kb-voice-qa/artillery)', () => {
