@@ -87,6 +87,7 @@ export const v1Protocol: RealtimeProtocol = {
       ...(request.sessionId ? { session_id: request.sessionId } : {}),
       // The object form goes as it is (a service that knows it reads its timings).
       ...(request.interruptions ? { interruptions: request.interruptions as RealtimeSessionIn['interruptions'] } : {}),
+      ...(request.turnTaking === 'push-to-talk' ? { turn_taking: request.turnTaking } : {}),
     }, { signal: request.signal });
     return { sessionId: answer.session_id, sdp: answer.sdp };
   },

@@ -35,6 +35,12 @@ export const RealtimeSessionIn = z.strictObject({
    * interruption, after which the held answer resumes once `resumeAfterMs` (default 2000) passed.
    */
   interruptions: z.optional(z.union([z.enum(['auto', 'off']), InterruptionsObject])),
+  /**
+   * Who ends the caller's utterances: `auto` (default) the service, after its end-of-speech silence;
+   * `push-to-talk` the client, with `input.commit` when the caller releases talk (a pause while the
+   * caller holds talk ends nothing).
+   */
+  turn_taking: z.optional(z.enum(['auto', 'push-to-talk'])),
 });
 export type RealtimeSessionIn = z.input<typeof RealtimeSessionIn>;
 

@@ -1,5 +1,9 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import wrtc from '@roamhq/wrtc';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { decodeWav, encodeWav } from '../../emulator/src/wav.js';
+import { FIXTURE_AUDIO } from './helpers.js';
 import { FakeMicrophone, startEmulator, type Emulator } from 'kb-voice-emulator';
 import { createApiClient } from '../../src/api/index.js';
 import { VoiceSession, type Turn } from '../../src/client/index.js';
@@ -54,5 +58,41 @@ describe('push-to-talk on the emulator', () => {
     // The service detected the end of speech from the commit, not from silence after it.
     expect(turn.timing.endpointingMs).not.toBeNull();
     expect(turn.timing.endpointingMs!).toBeLessThan(HANGOVER_MS);
+  });
+
+  it('a pause longer than the hangover while the caller holds talk ends nothing: the release does (one turn, both parts)', async () => {
+    // The emulator's default end of speech (600 ms of silence): the offer's turn_taking tells it the client ends each utterance.
+    await emu.close();
+    emu = await startEmulator({ port: 0, agentBuildMs: 10 });
+    const mic = new FakeMicrophone({ emulatorUrl: emu.url });
+    const session = new VoiceSession({
+      aiId: emu.fixtures.robotId, api: createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey }), wrtc: wrtc as never,
+      microphone: mic.open, language: 'en', levelMeter: sinkLevelMeter, turnTaking: 'push-to-talk',
+    });
+    cleanups.push(async () => {
+      await session.end({ mode: 'immediate' });
+      mic.close();
+    });
+    const order: string[] = [];
+    session.on('talking', (on) => order.push(on ? 'talk' : 'release'));
+    session.on('turn', () => order.push('turn'));
+    await session.start();
+
+    // One question said in two parts with 1.5 s between them, the talk button held throughout.
+    const part = decodeWav(new Uint8Array(await readFile(join(FIXTURE_AUDIO, 'warranty.wav'))));
+    const gap = Math.round(1.5 * part.sampleRate);
+    const both = new Int16Array(part.samples.length * 2 + gap);
+    both.set(part.samples);
+    both.set(part.samples, part.samples.length + gap);
+    const question = 'How long is the warranty? I mean the one on the kettle.';
+    const answered: Promise<Turn> = nextTurn(session, 20_000);
+    session.talk(true);
+    await mic.playWav(encodeWav(both, part.sampleRate), { transcript: question, sessionId: session.sessionId! });
+    session.talk(false);
+    const turn = await answered;
+
+    // Without turn_taking the first part was a turn of its own, answered while the caller still held talk.
+    expect(order).toEqual(['talk', 'release', 'turn']);
+    expect(turn).toMatchObject({ id: 1, input: 'voice', question, interrupted: false });
   });
 });

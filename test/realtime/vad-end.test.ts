@@ -87,6 +87,38 @@ describe('the VAD\'s end of speech', () => {
     vad.close();
   });
 
+  it('manual turns (push-to-talk signaled): a pause longer than the hangover does not end the utterance; the commit does, with both parts', async () => {
+    const speech = await speech16k('warranty.wav');
+    const gap = new Int16Array(1.5 * VAD_SAMPLE_RATE); // a 1.5 s pause while the caller holds talk
+    const held = new Int16Array(VAD_SAMPLE_RATE + speech.length * 2 + gap.length + 0.2 * VAD_SAMPLE_RATE);
+    held.set(speech, VAD_SAMPLE_RATE);
+    held.set(speech, VAD_SAMPLE_RATE + speech.length + gap.length);
+    const vad = await VoiceActivityDetector.create({ manualTurns: true });
+    const told = vad.push(held, 0).map((e) => e.type);
+    expect(told).toEqual(['start']);
+    const committed = vad.commit() as { type: 'stop'; speechMs: number; audio: Int16Array };
+    expect(committed.type).toBe('stop');
+    // Both parts and the pause between them are one utterance: its audio spans from the first part's
+    // speech to the second's (less the onset the detector needs to hear speech).
+    const firstSpeech = speech.findIndex((v) => Math.abs(v) > 300);
+    const span = speech.length + gap.length + lastSpeechSample(speech) - firstSpeech;
+    expect(committed.audio.length).toBeGreaterThan(span - 0.2 * VAD_SAMPLE_RATE);
+    // Switched back to the service's own turns (configure), the next pause ends the next utterance.
+    vad.configure({ manualTurns: false });
+    expect(vad.push(scene(speech), 0).map((e) => e.type)).toEqual(['start', 'stop']);
+    vad.close();
+  });
+
+  it('manual turns still end an utterance held open longer than maxSpeechMs (a stuck talk button)', async () => {
+    const speech = await speech16k('warranty.wav');
+    const vad = await VoiceActivityDetector.create({ manualTurns: true, maxSpeechMs: 4000 });
+    const pcm = new Int16Array(VAD_SAMPLE_RATE * 8);
+    pcm.set(speech, VAD_SAMPLE_RATE);
+    const events = vad.push(pcm, 0);
+    expect(events.map((e) => e.type)).toEqual(['start', 'stop']);
+    vad.close();
+  });
+
   it('a commit with no utterance open, or one that never held speech (a beep), tells nothing and drops it', async () => {
     const vad = await VoiceActivityDetector.create();
     expect(vad.commit()).toBeUndefined();

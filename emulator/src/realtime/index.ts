@@ -159,6 +159,8 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
     firstTurnId: number;
     protocol: ProtocolFactory;
     interruptions?: InterruptionSettings;
+    /** The client ends each utterance (push-to-talk signaled): silence ends none. */
+    manualTurns?: boolean;
   }
 
   /** kb-voice v1: continues a named session of the robot (closing its live connection first). */
@@ -187,6 +189,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
         takeScript: () => ctx.script.take(sessionId),
       }),
       interruptions: interruptionSettings(body.interruptions),
+      ...(body.turn_taking === 'push-to-talk' ? { manualTurns: true } : {}),
     };
   };
 
@@ -212,7 +215,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
     const { connection, sdp } = await RealtimeConnection.open(
       {
         ctx, brain, recorder, robotId, sessionId: p.sessionId, language: p.language, firstTurnId: p.firstTurnId, protocol: p.protocol,
-        ...(options.vad ? { vad: options.vad } : {}),
+        ...(options.vad || p.manualTurns ? { vad: { ...options.vad, ...(p.manualTurns ? { manualTurns: true } : {}) } } : {}),
         ...(p.interruptions ? { interruptions: p.interruptions } : {}),
         onClosed: (conn) => {
           nextTurn.set(conn.sessionId, conn.nextTurnId);

@@ -37,6 +37,12 @@ export interface VadOptions {
   preRollMs?: number;
   /** An utterance longer than this is cut (a stuck-open microphone must not grow one forever). Default 30000. */
   maxSpeechMs?: number;
+  /**
+   * Manual turns (the caller signaled push-to-talk): silence never ends an utterance, only a
+   * {@link VoiceActivityDetector.commit} (the release) does, or the utterance reaching `maxSpeechMs`
+   * pauses included (a stuck talk button). Default false: `stopMs` of silence ends it.
+   */
+  manualTurns?: boolean;
   /** The emulator's own output, to tell its echo from the caller. */
   echo?: EchoGuard;
   /** Every frame's verdict, in order (the barge-in judge). */
@@ -112,6 +118,7 @@ export class VoiceActivityDetector {
       stopMs: options.stopMs ?? 600,
       preRollMs: options.preRollMs ?? 300,
       maxSpeechMs: options.maxSpeechMs ?? 30000,
+      manualTurns: options.manualTurns ?? false,
     };
     this.#voice = new CallerVoice(options.echo ? { echo: options.echo } : {});
     this.#onFrame = options.onFrame;
@@ -135,8 +142,9 @@ export class VoiceActivityDetector {
    * Changes the segmentation and voice-likeness settings mid-call (OpenAI `session.update`):
    * `stopMs`, `preRollMs` and the thresholds; an utterance in progress continues under them.
    */
-  configure(options: { stopMs?: number; preRollMs?: number; thresholds?: VoiceLikenessThresholds }): void {
+  configure(options: { stopMs?: number; preRollMs?: number; thresholds?: VoiceLikenessThresholds; manualTurns?: boolean }): void {
     if (options.stopMs !== undefined) this.#opts.stopMs = options.stopMs;
+    if (options.manualTurns !== undefined) this.#opts.manualTurns = options.manualTurns;
     if (options.preRollMs !== undefined) this.#opts.preRollMs = options.preRollMs;
     if ('thresholds' in options) this.#voice.configure(options.thresholds);
   }
@@ -209,8 +217,11 @@ export class VoiceActivityDetector {
       this.#told = true;
       return { type: 'start' };
     }
-    const tooLong = this.#speechMs >= this.#opts.maxSpeechMs;
-    if (this.#unvoicedRunMs < this.#opts.stopMs && !tooLong) return undefined;
+    const { maxSpeechMs, manualTurns } = this.#opts;
+    // speechMs counts the pauses between speech; with manual turns the trailing pause counts too.
+    const tooLong = this.#speechMs >= maxSpeechMs || (manualTurns && this.#speechMs + this.#unvoicedRunMs >= maxSpeechMs);
+    // Only a told utterance is held open: a sound that never became speech still ends (unheard) after stopMs.
+    if (((manualTurns && this.#told) || this.#unvoicedRunMs < this.#opts.stopMs) && !tooLong) return undefined;
     return this.#end();
   }
 
