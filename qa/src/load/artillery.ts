@@ -7,7 +7,7 @@ import { appendCallRecord, type LoadCallRecord } from './call-log.js';
 import { callerCpuMicros } from './caller-pool.js';
 import { GeneratorCpu, ownCpuMicros } from './generator-cpu.js';
 import { processTreeCpuMicros } from './process-tree-cpu.js';
-import { emitSamples, METRICS, turnSamples, type MetricSample } from './metrics.js';
+import { callStartSamples, emitSamples, METRICS, turnSamples, type MetricSample } from './metrics.js';
 import { LoadCallError, NodeCall, type NodeCallTarget } from './node-call.js';
 
 /** Artillery's per-VU event emitter (`events.emit('histogram' | 'counter', name, value)`). */
@@ -140,8 +140,7 @@ async function measured(book: CallBookkeeping, run: (emit: (samples: MetricSampl
   };
   const progress: Progress = { turns: () => [], mos: null };
   const emit = (samples: MetricSample[]) => emitSamples(events, samples);
-  // Zero counters so that `ensure` conditions can name them in a run where nothing failed.
-  emit([{ kind: 'counter', name: METRICS.calls, value: 1 }, { kind: 'counter', name: METRICS.turnsFailed, value: 0 }, { kind: 'counter', name: METRICS.callsFailed, value: 0 }]);
+  emit(callStartSamples());
   let failure: unknown;
   try {
     await run(emit, record, progress);

@@ -41,7 +41,8 @@ export function phaseMetricName(phase: TimingPhase): string {
  * time goes"; none where the page's kb-voice has no `Turn.timing`).
  */
 export function turnSamples(turn: CallTurn, clientPerceivedMs?: number | null): MetricSample[] {
-  const out: MetricSample[] = [{ kind: 'counter', name: METRICS.turns, value: 1 }];
+  // The `_failed` twin first (see callStartSamples).
+  const out: MetricSample[] = [{ kind: 'counter', name: METRICS.turnsFailed, value: 0 }, { kind: 'counter', name: METRICS.turns, value: 1 }];
   if (finite(turn.firstResponseMs)) out.push({ kind: 'histogram', name: METRICS.firstResponseMs, value: turn.firstResponseMs });
   const perceived = finite(turn.perceivedLatencyMs) ? turn.perceivedLatencyMs : clientPerceivedMs;
   if (finite(perceived)) out.push({ kind: 'histogram', name: METRICS.perceivedLatencyMs, value: perceived });
@@ -51,6 +52,21 @@ export function turnSamples(turn: CallTurn, clientPerceivedMs?: number | null): 
     if (ms !== null) out.push({ kind: 'histogram', name: phaseMetricName(phase), value: ms });
   }
   return out;
+}
+
+/**
+ * The samples of a call's start: one call, and the failure counters at zero so that `ensure`
+ * conditions can name them in a run where nothing failed. Each `_failed` counter comes before the
+ * counter its name starts with (here and in {@link turnSamples}): Artillery's `ensure` puts metrics
+ * into a condition by substring replacement in the report's key order, so `voice.turns` reaching the
+ * report before `voice.turns_failed` breaks every condition on the latter (test/qa/ensure-order.test.ts).
+ */
+export function callStartSamples(): MetricSample[] {
+  return [
+    { kind: 'counter', name: METRICS.callsFailed, value: 0 },
+    { kind: 'counter', name: METRICS.turnsFailed, value: 0 },
+    { kind: 'counter', name: METRICS.calls, value: 1 },
+  ];
 }
 
 /** Emits `samples` on Artillery's per-VU event emitter. */
