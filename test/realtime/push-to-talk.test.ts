@@ -1,50 +1,52 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import wrtc from '@roamhq/wrtc';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { decodeWav, encodeWav } from '../../emulator/src/wav.js';
 import { FIXTURE_AUDIO } from './helpers.js';
-import { FakeMicrophone, startEmulator, type Emulator } from 'kb-voice-emulator';
+import { FakeMicrophone, startEmulator, type EmulatorOptions } from 'kb-voice-emulator';
 import { createApiClient } from '../../src/api/index.js';
 import { VoiceSession, type Turn } from '../../src/client/index.js';
 import { sinkLevelMeter } from '../client/helpers/level-meter.js';
 import { nextTurn } from '../client/helpers/turns.js';
 
 // Push-to-talk on the emulator over a real call (VoiceSession, FakeMicrophone, @roamhq/wrtc on
-// loopback): the release's `input.commit` ends the caller's utterance at once. The emulator's VAD
-// hangover is set far longer than the test waits, so an answer proves the commit ended the turn:
-// without it the question would wait out the hangover.
+// loopback): the release's `input.commit` ends the caller's utterance at once, and the offer's
+// `turn_taking` tells the emulator that silence ends none while talk is held.
 
 const HANGOVER_MS = 15_000;
 
-let emu: Emulator;
 const cleanups: Array<() => void | Promise<void>> = [];
-
-beforeEach(async () => {
-  emu = await startEmulator({ port: 0, agentBuildMs: 10, realtime: { vad: { stopMs: HANGOVER_MS } } });
-});
 
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
-  await emu.close();
 });
+
+/** An emulator (with `realtime` settings) and a connected push-to-talk call to it; `order` records talk, release and turns. */
+async function pushToTalkCall(realtime: EmulatorOptions['realtime'] = {}) {
+  const emu = await startEmulator({ port: 0, agentBuildMs: 10, realtime });
+  cleanups.push(() => emu.close());
+  const mic = new FakeMicrophone({ emulatorUrl: emu.url });
+  const session = new VoiceSession({
+    aiId: emu.fixtures.robotId, api: createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey }), wrtc: wrtc as never,
+    microphone: mic.open, language: 'en', levelMeter: sinkLevelMeter, turnTaking: 'push-to-talk',
+  });
+  cleanups.push(async () => {
+    await session.end({ mode: 'immediate' });
+    mic.close();
+  });
+  const order: string[] = [];
+  session.on('talking', (on) => order.push(on ? 'talk' : 'release'));
+  session.on('turn', () => order.push('turn'));
+  await session.start();
+  return { mic, session, order };
+}
 
 describe('push-to-talk on the emulator', () => {
   it('a released question is answered without waiting for the hangover', async () => {
-    const mic = new FakeMicrophone({ emulatorUrl: emu.url });
-    const session = new VoiceSession({
-      aiId: emu.fixtures.robotId, api: createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey }), wrtc: wrtc as never,
-      microphone: mic.open, language: 'en', levelMeter: sinkLevelMeter, turnTaking: 'push-to-talk',
-    });
-    cleanups.push(async () => {
-      await session.end({ mode: 'immediate' });
-      mic.close();
-    });
-    const order: string[] = [];
-    session.on('talking', (on) => order.push(on ? 'talk' : 'release'));
-    session.on('turn', () => order.push('turn'));
-    await session.start();
-
+    // The emulator's VAD hangover is far longer than the test waits, so an answer proves the commit
+    // ended the turn: without it the question would wait out the hangover.
+    const { mic, session, order } = await pushToTalkCall({ vad: { stopMs: HANGOVER_MS } });
     const question = 'How long is the warranty?';
     const answered: Promise<Turn> = nextTurn(session, HANGOVER_MS - 3000);
     session.talk(true);
@@ -62,22 +64,7 @@ describe('push-to-talk on the emulator', () => {
 
   it('a pause longer than the hangover while the caller holds talk ends nothing: the release does (one turn, both parts)', async () => {
     // The emulator's default end of speech (600 ms of silence): the offer's turn_taking tells it the client ends each utterance.
-    await emu.close();
-    emu = await startEmulator({ port: 0, agentBuildMs: 10 });
-    const mic = new FakeMicrophone({ emulatorUrl: emu.url });
-    const session = new VoiceSession({
-      aiId: emu.fixtures.robotId, api: createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey }), wrtc: wrtc as never,
-      microphone: mic.open, language: 'en', levelMeter: sinkLevelMeter, turnTaking: 'push-to-talk',
-    });
-    cleanups.push(async () => {
-      await session.end({ mode: 'immediate' });
-      mic.close();
-    });
-    const order: string[] = [];
-    session.on('talking', (on) => order.push(on ? 'talk' : 'release'));
-    session.on('turn', () => order.push('turn'));
-    await session.start();
-
+    const { mic, session, order } = await pushToTalkCall();
     // One question said in two parts with 1.5 s between them, the talk button held throughout.
     const part = decodeWav(new Uint8Array(await readFile(join(FIXTURE_AUDIO, 'warranty.wav'))));
     const gap = Math.round(1.5 * part.sampleRate);
