@@ -160,7 +160,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
     protocol: ProtocolFactory;
     interruptions?: InterruptionSettings;
     /** The client ends each utterance (push-to-talk signaled): silence ends none. */
-    manualTurns?: boolean;
+    manualTurns: boolean;
   }
 
   /** kb-voice v1: continues a named session of the robot (closing its live connection first). */
@@ -189,7 +189,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
         takeScript: () => ctx.script.take(sessionId),
       }),
       interruptions: interruptionSettings(body.interruptions),
-      ...(body.turn_taking === 'push-to-talk' ? { manualTurns: true } : {}),
+      manualTurns: body.turn_taking === 'push-to-talk',
     };
   };
 
@@ -203,6 +203,8 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
       userIdentifier: call.userIdentifier,
       firstTurnId: 1,
       protocol: openAIProtocol({ session: call.session, usageOf: (messageId) => ctx.store.usage.where('message_id', messageId)[0] }),
+      // `turn_detection: null` is the protocol's own: utterances join its input buffer until committed.
+      manualTurns: false,
     };
   };
 
@@ -215,7 +217,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
     const { connection, sdp } = await RealtimeConnection.open(
       {
         ctx, brain, recorder, robotId, sessionId: p.sessionId, language: p.language, firstTurnId: p.firstTurnId, protocol: p.protocol,
-        ...(options.vad || p.manualTurns ? { vad: { ...options.vad, ...(p.manualTurns ? { manualTurns: true } : {}) } } : {}),
+        vad: { ...options.vad, manualTurns: p.manualTurns },
         ...(p.interruptions ? { interruptions: p.interruptions } : {}),
         onClosed: (conn) => {
           nextTurn.set(conn.sessionId, conn.nextTurnId);

@@ -142,9 +142,8 @@ export class VoiceActivityDetector {
    * Changes the segmentation and voice-likeness settings mid-call (OpenAI `session.update`):
    * `stopMs`, `preRollMs` and the thresholds; an utterance in progress continues under them.
    */
-  configure(options: { stopMs?: number; preRollMs?: number; thresholds?: VoiceLikenessThresholds; manualTurns?: boolean }): void {
+  configure(options: { stopMs?: number; preRollMs?: number; thresholds?: VoiceLikenessThresholds }): void {
     if (options.stopMs !== undefined) this.#opts.stopMs = options.stopMs;
-    if (options.manualTurns !== undefined) this.#opts.manualTurns = options.manualTurns;
     if (options.preRollMs !== undefined) this.#opts.preRollMs = options.preRollMs;
     if ('thresholds' in options) this.#voice.configure(options.thresholds);
   }
