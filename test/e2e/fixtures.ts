@@ -103,7 +103,7 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
 
   audit: [
     async ({ page, stack }, use) => {
-      const audit = new RequestAudit(page, { emulatorUrl: stack.emulator.url, apiKey: stack.emulator.apiKey, pageUrl: stack.pageUrl });
+      const audit = await RequestAudit.attach(page, { emulatorUrl: stack.emulator.url, apiKey: stack.emulator.apiKey, pageUrl: stack.pageUrl });
       await use(audit);
       await audit.settle();
       audit.assertClean();

@@ -1,6 +1,9 @@
-import { expect, type Page, type Request, type Response } from '@playwright/test';
+import { expect, type Page, type Request } from '@playwright/test';
 
 const delay = (ms: number) => new Promise<null>((resolve) => setTimeout(() => resolve(null), ms));
+
+/** E14 through the relay, as the page calls it. */
+const E14_ROUTE = /\/api\/voice\/v1\/robots\/[^/?]+\/realtime-audio\/download(\?|$)/;
 
 /** One request the page made, as the browser sent it. */
 interface Seen {
@@ -25,11 +28,26 @@ export class RequestAudit {
   readonly #emulatorOrigin: string;
   readonly #pageOrigin: string;
 
-  constructor(page: Page, private readonly opts: { emulatorUrl: string; apiKey: string; pageUrl: string }) {
+  private constructor(page: Page, private readonly opts: { emulatorUrl: string; apiKey: string; pageUrl: string }) {
     this.#emulatorOrigin = new URL(opts.emulatorUrl).origin;
     this.#pageOrigin = new URL(opts.pageUrl).origin;
     page.on('request', (request) => this.#pending.push(this.#record(request)));
-    page.on('response', (response) => this.#pending.push(this.#collectPresigned(response)));
+  }
+
+  /**
+   * Starts watching `page` (before it loads). E14 answers pass through a route that reads them on
+   * their way to the page: a body read afterwards from the response event can be gone on a busy
+   * machine (Chromium drops it), and the audio GETs of the URLs it held then looked foreign.
+   */
+  static async attach(page: Page, opts: { emulatorUrl: string; apiKey: string; pageUrl: string }): Promise<RequestAudit> {
+    const audit = new RequestAudit(page, opts);
+    await page.route(E14_ROUTE, async (route) => {
+      const response = await route.fetch();
+      const body = await response.body();
+      if (response.ok()) audit.#collectPresigned(body.toString('utf8'));
+      await route.fulfill({ response, body });
+    });
+    return audit;
   }
 
   async #record(request: Request): Promise<void> {
@@ -45,9 +63,13 @@ export class RequestAudit {
   }
 
   /** Remembers the presigned URLs the page received from E14 (through the relay). */
-  async #collectPresigned(response: Response): Promise<void> {
-    if (!/\/api\/voice\/v1\/robots\/[^/]+\/realtime-audio\/download/.test(response.url()) || !response.ok()) return;
-    const body = (await response.json().catch(() => null)) as { segments?: { url?: string }[] } | null;
+  #collectPresigned(text: string): void {
+    let body: { segments?: { url?: string }[] } | null;
+    try {
+      body = JSON.parse(text) as { segments?: { url?: string }[] } | null;
+    } catch {
+      return;
+    }
     for (const segment of body?.segments ?? []) if (segment.url) this.presigned.add(segment.url);
   }
 
