@@ -42,10 +42,15 @@ export class RequestAudit {
   static async attach(page: Page, opts: { emulatorUrl: string; apiKey: string; pageUrl: string }): Promise<RequestAudit> {
     const audit = new RequestAudit(page, opts);
     await page.route(E14_ROUTE, async (route) => {
-      const response = await route.fetch();
-      const body = await response.body();
-      if (response.ok()) audit.#collectPresigned(body.toString('utf8'));
-      await route.fulfill({ response, body });
+      try {
+        const response = await route.fetch();
+        const body = await response.body();
+        if (response.ok()) audit.#collectPresigned(body.toString('utf8'));
+        await route.fulfill({ response, body });
+      } catch {
+        // The page closed (the test ended) or the relay went away: the request fails as it would have.
+        await route.abort().catch(() => undefined);
+      }
     });
     return audit;
   }
