@@ -12,14 +12,16 @@ const mic = (options?: ConstructorParameters<typeof FakeMicrophone>[0]) => {
 /** `ms` of speech at 48 kHz. */
 const speech = (ms: number) => new Int16Array((48 * ms)).fill(3000);
 
+// Every test runs on fake time (the microphone paces its frames with timers) and closes its microphones.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'performance'] });
+});
+afterEach(() => {
+  for (const m of mics.splice(0)) m.close();
+  vi.useRealTimers();
+});
+
 describe('FakeMicrophone pacing', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'performance'] });
-  });
-  afterEach(() => {
-    for (const m of mics.splice(0)) m.close();
-    vi.useRealTimers();
-  });
 
   it('streams silence all the time by default: 100 frames a second', async () => {
     const m = mic();
@@ -62,13 +64,6 @@ describe('FakeMicrophone pacing', () => {
 });
 
 describe('FakeMicrophone.noise pacing', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'performance'] });
-  });
-  afterEach(() => {
-    for (const m of mics.splice(0)) m.close();
-    vi.useRealTimers();
-  });
 
   it('plays over whatever goes out, in real time, also on a muted microphone (then its tail)', async () => {
     const m = mic({ sendSilence: false, silenceTailMs: 100 });
