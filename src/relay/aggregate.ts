@@ -59,7 +59,11 @@ export function ownSpan(sessions: readonly { created_at?: string | null | undefi
   return { start_time: first, end_time: last };
 }
 
-const defined = <T extends Record<string, unknown>>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+/** `o` without its undefined fields; `o` is built by the caller for this, so it is cut in place (no copy per report). */
+const defined = <T extends Record<string, unknown>>(o: T): T => {
+  for (const key in o) if (o[key] === undefined) delete o[key];
+  return o;
+};
 
 /** E12 restricted to the session records in `keep`: `session_count` and `total_cost` recomputed. */
 export function scopeSessionCosts(list: RealtimeSessionCostList, keep: ReadonlySet<object>): RealtimeSessionCostList {

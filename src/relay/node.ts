@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { jsonReply } from './errors.js';
 import { RELAY_HANDLER, type Body, type Incoming, type RelayHandler, type Reply } from './message.js';
+import { hookRequest } from './lazy-request.js';
 import { normalizePrefix, underPrefix } from './router.js';
 import type { Relay } from './types.js';
 import { iterate, toStream } from './web.js';
@@ -114,7 +115,7 @@ class NodeIncoming implements Incoming {
     const { req } = this;
     const headers = new Headers();
     for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-    return (this.web = new Request(`${this.origin || 'http://localhost'}${this.target}`, { method: this.method, headers }));
+    return (this.web = hookRequest(`${this.origin || 'http://localhost'}${this.target}`, this.method, headers));
   }
 }
 

@@ -54,6 +54,7 @@ async function ownedRecords<T extends { session_id: string; user_identifier?: st
   const user = ctx.caller.userIdentifier;
   const robot = ctx.match.params.ai_id!;
   const labelled = sessions.filter(labelledWith(user));
+  if (labelled.length === 0) return new Set();
   const checks = await Promise.all(labelled.map((s) => ctx.services.grants.verify(s.session_id, user, robot)));
   return new Set(labelled.filter((_, i) => checks[i]));
 }
@@ -151,5 +152,21 @@ export function reportWindow(ctx: Routed, now = Date.now()): Record<string, unkn
   if (!(end >= start)) throw windowError('end_time must not be before start_time', 'end_time');
   if (end - start > maxDays * DAY_MS) throw windowError(`the window is at most ${maxDays} days`, 'start_time');
   // A bound the caller gave goes up as written; a default one as UTC ISO.
-  return { ...query, start_time: query.start_time ?? new Date(start).toISOString(), end_time: query.end_time ?? new Date(end).toISOString() };
+  return { ...query, start_time: query.start_time ?? iso(start), end_time: query.end_time ?? iso(end) };
 }
+
+/** `new Date(ms).toISOString()`, remembering the last two: under load many reports share a default window's millisecond. */
+const iso = (() => {
+  let a = NaN;
+  let aText = '';
+  let b = NaN;
+  let bText = '';
+  return (ms: number): string => {
+    if (ms === a) return aText;
+    if (ms === b) return bText;
+    b = a;
+    bText = aText;
+    a = ms;
+    return (aText = new Date(ms).toISOString());
+  };
+})();
