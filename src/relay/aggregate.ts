@@ -59,10 +59,11 @@ export function ownSpan(sessions: readonly { created_at?: string | null | undefi
   return { start_time: first, end_time: last };
 }
 
-/** `o` without its undefined fields; `o` is built by the caller for this, so it is cut in place (no copy per report). */
+/** `o` without its undefined fields (a loop: no entry arrays per report, and no `delete`, which would turn the reply into a slow dictionary object). */
 const defined = <T extends Record<string, unknown>>(o: T): T => {
-  for (const key in o) if (o[key] === undefined) delete o[key];
-  return o;
+  const out: Record<string, unknown> = {};
+  for (const key in o) if (o[key] !== undefined) out[key] = o[key];
+  return out as T;
 };
 
 /** E12 restricted to the session records in `keep`: `session_count` and `total_cost` recomputed. */
