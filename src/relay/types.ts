@@ -100,6 +100,11 @@ export interface RelayOptions {
   /**
    * Identifies the caller from the incoming request (session cookie, your own token...). Return null
    * to answer 401. When omitted every caller is treated as `admin`: only for local QA.
+   *
+   * The request has the caller's method, URL and headers, no body. Served from Node (`serveRelay`,
+   * `toNodeHandler`) it is a `Request` whose real object is built only when the hook uses more than
+   * `method`, `url` and `headers` (a `new Request` costs an `AbortSignal`, the largest part of a hook's
+   * cost); it still works with `new Request(request)`, `fetch(request)` and `clone()`.
    */
   authorize?: (request: Request) => RelayCaller | null | false | Promise<RelayCaller | null | false>;
   /**
