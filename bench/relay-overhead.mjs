@@ -35,7 +35,7 @@ import { fork } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { benchDir, fmtMs, fmtPct, log, runBenchmark, runChild } from './lib/common.mjs';
-import { loadEmulator } from './lib/kb.mjs';
+import { loadEmulator, loadRelay } from './lib/kb.mjs';
 import { median, round } from './lib/stats.mjs';
 
 // Five shorter rounds rather than three longer ones: on a shared 2-core machine one target's
@@ -60,6 +60,9 @@ const CONNECTIONS = 10;
  */
 const BASELINE = process.env.BENCH_RELAY_BASELINE ? path.resolve(process.env.BENCH_RELAY_BASELINE) : undefined;
 const loadChild = path.join(benchDir, 'lib', 'load-child.mjs');
+/** The users relay's deployment secret and the bench user (bench/lib/relay-child.mjs: the cookie is the user id). */
+const USERS_SECRET = 'bench-deployment-secret';
+const BENCH_USER = 'bench-user-42';
 const relayChild = path.join(benchDir, 'lib', 'relay-child.mjs');
 const bareChild = path.join(benchDir, 'lib', 'bare-proxy-child.mjs');
 
@@ -98,24 +101,35 @@ async function load(opts) {
 }
 
 export async function main() {
-  const { startEmulator } = await loadEmulator();
-  const emulator = await startEmulator({ port: 0, host: '127.0.0.1' });
+  const { startEmulator, createMemoryStore } = await loadEmulator();
+  const store = createMemoryStore();
+  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', store });
   const robotId = emulator.fixtures.robotId;
+  // A session of the bench user (its id a grant of the users relay's secret, as signaling through it would
+  // mint) on a second robot, so that the E13 rows' robot and its report stay as they were.
+  const { SessionGrants } = await loadRelay();
+  const ownRobot = '7d3c6a52-1f0e-4b8a-9c2d-5e4f3a2b1c0f';
+  store.robots.put({ ...store.robots.get(robotId), id: ownRobot, name: 'Bench robot' });
+  const ownSession = await new SessionGrants(USERS_SECRET).mint(BENCH_USER, ownRobot);
+  const now = new Date().toISOString();
+  store.sessions.put({ id: ownSession, robot_id: ownRobot, user_identifier: BENCH_USER, language: 'en', title: 'bench', created_at: now, ended_at: now, duration_ms: 1000 });
   const relay = await startProxyProcess(relayChild, emulator.url, emulator.apiKey, 'admin');
-  const users = await startProxyProcess(relayChild, emulator.url, emulator.apiKey, 'users', robotId);
+  const users = await startProxyProcess(relayChild, emulator.url, emulator.apiKey, 'users', `${robotId},${ownRobot}`);
   const express = await startProxyProcess(relayChild, emulator.url, emulator.apiKey, 'express', robotId);
   const bare = await startProxyProcess(bareChild, emulator.url, emulator.apiKey);
   // The floor of the Express row: the same bare proxy as the last handler of an Express app with the recipe's middleware.
   const bareExpress = await startProxyProcess(bareChild, emulator.url, emulator.apiKey, 'express');
   const proxies = { relay, bare, users, express, bareExpress };
   if (BASELINE) {
-    proxies['users@base'] = await startProxyProcessWith({ BENCH_DIST: BASELINE }, relayChild, emulator.url, emulator.apiKey, 'users', robotId);
+    proxies['users@base'] = await startProxyProcessWith({ BENCH_DIST: BASELINE }, relayChild, emulator.url, emulator.apiKey, 'users', `${robotId},${ownRobot}`);
     proxies['express@base'] = await startProxyProcessWith({ BENCH_DIST: BASELINE }, relayChild, emulator.url, emulator.apiKey, 'express', robotId);
   }
   try {
     const usagePath = `/v1/robots/${robotId}/realtime-usage`;
+    // E19 of the user's own session: a grant check, then forwarded as it comes (no report to rebuild).
+    const ownPath = `/v1/${ownRobot}/session.messages?session_id=${ownSession}`;
     // A user's E13 is scoped (read whole, filtered to their sessions) and windowed by the relay.
-    const asUser = { cookie: 'sid=bench-user-42' };
+    const asUser = { cookie: `sid=${BENCH_USER}` };
     const targets = {
       direct: { url: `${emulator.url}${usagePath}`, headers: { authorization: `Bearer ${emulator.apiKey}` } },
       bare: { url: `${bare.url}${bare.prefix}${usagePath}`, headers: {} },
@@ -123,8 +137,15 @@ export async function main() {
       users: { url: `${users.url}${users.prefix}${usagePath}`, headers: asUser },
       express: { url: `${express.url}${express.prefix}${usagePath}`, headers: asUser },
       bareExpress: { url: `${bareExpress.url}${bareExpress.prefix}${usagePath}`, headers: {} },
+      bareOwn: { url: `${bare.url}${bare.prefix}${ownPath}`, headers: {} },
+      usersOwn: { url: `${users.url}${users.prefix}${ownPath}`, headers: asUser },
     };
+    const PROCESS_OF = { bareOwn: 'bare', usersOwn: 'users' };
     for (const name of ['users@base', 'express@base']) if (proxies[name]) targets[name] = { url: `${proxies[name].url}${proxies[name].prefix}${usagePath}`, headers: asUser };
+    if (proxies['users@base']) {
+      targets['usersOwn@base'] = { url: `${proxies['users@base'].url}${proxies['users@base'].prefix}${ownPath}`, headers: asUser };
+      PROCESS_OF['usersOwn@base'] = 'users@base';
+    }
     // Both paths must answer the same 200 body before any timing counts.
     const probes = await Promise.all(Object.values(targets).map((t) => fetch(t.url, { headers: t.headers })));
     const texts = await Promise.all(probes.map((p) => p.text()));
@@ -136,12 +157,12 @@ export async function main() {
     for (const t of Object.values(targets)) await load({ ...t, connections: CONNECTIONS, durationS: WARMUP_S });
 
     const runs = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
-    const ORDERS = [['direct', 'bare', 'relay', 'users', 'bareExpress', 'express'], ['express', 'bareExpress', 'users', 'relay', 'bare', 'direct'], ['bare', 'users', 'relay', 'bareExpress', 'express', 'direct']];
+    const ORDERS = [['direct', 'bare', 'relay', 'users', 'bareExpress', 'express', 'bareOwn', 'usersOwn'], ['usersOwn', 'bareOwn', 'express', 'bareExpress', 'users', 'relay', 'bare', 'direct'], ['bare', 'users', 'relay', 'bareOwn', 'usersOwn', 'bareExpress', 'express', 'direct']];
     for (let round = 0; round < ROUNDS; round++) {
       // A baseline's rows go right after (or before, every other round) the rows they compare with.
-      const order = BASELINE ? ORDERS[round % ORDERS.length].flatMap((n) => (n === 'users' || n === 'express' ? (round % 2 ? [`${n}@base`, n] : [n, `${n}@base`]) : [n])) : ORDERS[round % ORDERS.length];
+      const order = BASELINE ? ORDERS[round % ORDERS.length].flatMap((n) => (n === 'users' || n === 'express' || n === 'usersOwn' ? (round % 2 ? [`${n}@base`, n] : [n, `${n}@base`]) : [n])) : ORDERS[round % ORDERS.length];
       for (const name of order) {
-        const proxy = proxies[name];
+        const proxy = proxies[PROCESS_OF[name] ?? name];
         const cpu0 = process.cpuUsage();
         const relay0 = proxy ? await proxy.cpu() : { cpu: { user: 0, system: 0 }, requests: 0 };
         const tp = await load({ ...targets[name], connections: CONNECTIONS, durationS: THROUGHPUT_S });
@@ -176,6 +197,9 @@ export async function main() {
     // The relay as users run it, against the bare proxy of the same round (in Express: the bare proxy mounted in Express).
     const cpuVsBareOf = (name, floor = 'bare') => median(runs[name].map((y, i) => y.relayCpuUs / runs[floor][i].relayCpuUs));
     const usersCpu = cpuVsBareOf('users');
+    const ownCpu = cpuVsBareOf('usersOwn', 'bareOwn');
+    const uo = agg('usersOwn');
+    const bo = agg('bareOwn');
     const expressCpu = cpuVsBareOf('express', 'bareExpress');
     const expressVsNodeBare = cpuVsBareOf('express');
     const bareExpressVsBare = cpuVsBareOf('bareExpress');
@@ -195,14 +219,14 @@ export async function main() {
       `${ROUNDS} rounds, order alternating (AB, BA, …); throughput: ${CONNECTIONS} connections closed loop, ${THROUGHPUT_S} s; latency: ${LATENCY_RATE} req/s fixed rate, ${LATENCY_S} s; emulator, relay and autocannon each in their own process on ${os.cpus().length} cores`,
       `saturated p50 (closed loop, mostly queueing): direct ${fmtMs(d.saturatedP50, 2)}, relay ${fmtMs(r.saturatedP50, 2)}`,
     ];
-    if (d.failures || r.failures || u.failures || x.failures || bx.failures) notes.push(`non-2xx or errors: direct ${d.failures}, relay ${r.failures}, users ${u.failures}, express ${x.failures}, bare in Express ${bx.failures}`);
+    if (d.failures || r.failures || u.failures || x.failures || bx.failures || uo.failures || bo.failures) notes.push(`non-2xx or errors: direct ${d.failures}, relay ${r.failures}, users ${u.failures}, express ${x.failures}, bare in Express ${bx.failures}, users E19 ${uo.failures}, bare E19 ${bo.failures}`);
     const baseline = {};
     if (BASELINE) {
-      for (const name of ['users', 'express']) {
+      for (const name of ['users', 'express', 'usersOwn']) {
         const base = `${name}@base`;
         const now = agg(name);
         const then = agg(base);
-        const floor = name === 'express' ? 'bareExpress' : 'bare';
+        const floor = { express: 'bareExpress', usersOwn: 'bareOwn' }[name] ?? 'bare';
         baseline[name] = { then, now, thenVsBare: cpuVsBareOf(base, floor), nowVsBare: cpuVsBareOf(name, floor), nowVsThen: median(runs[name].map((y, i) => y.relayCpuUs / runs[base][i].relayCpuUs)) };
         notes.push(`baseline ${BASELINE}: ${name} ${then.relayCpuUs.toFixed(0)} -> ${now.relayCpuUs.toFixed(0)} µs per request (${baseline[name].thenVsBare.toFixed(2)}× -> ${baseline[name].nowVsBare.toFixed(2)}× the bare proxy; now / then ${baseline[name].nowVsThen.toFixed(2)}, paired rounds)`);
       }
@@ -216,6 +240,7 @@ export async function main() {
         { label: 'Throughput relay / bare node:http proxy', value: `${fmtPct(bareRatio)} (${r.rps.toFixed(0)} vs ${b.rps.toFixed(0)} req/s)`, target: '>= 90%', met: bareRatio >= 0.9 },
         { label: 'Proxy-process CPU per request, relay / bare proxy (median of paired rounds)', value: `${cpuVsBare.toFixed(2)}× (${r.relayCpuUs.toFixed(0)} vs ${b.relayCpuUs.toFixed(0)} µs)`, target: '<= 1.25×', met: cpuVsBare <= 1.25 },
         { label: 'Proxy-process CPU per request as users run it (authorize + logger + role user), node:http adapter / bare proxy', value: `${usersCpu.toFixed(2)}× (${u.relayCpuUs.toFixed(0)} vs ${b.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.users.map((y, i) => y.rps / runs.bare[i].rps)))} of its throughput)`, target: '<= 1.25×', met: usersCpu <= 1.25 },
+        { label: 'Proxy-process CPU per request as users run it, E19 of their own session (grant check, forwarded as it comes), node:http adapter / bare proxy', value: `${ownCpu.toFixed(2)}× (${uo.relayCpuUs.toFixed(0)} vs ${bo.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.usersOwn.map((y, i) => y.rps / runs.bareOwn[i].rps)))} of its throughput)`, target: '<= 1.25×', met: ownCpu <= 1.25 },
         { label: 'Proxy-process CPU per request as users run it, Express recipe / bare proxy in the same Express app', value: `${expressCpu.toFixed(2)}× (${x.relayCpuUs.toFixed(0)} vs ${bx.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.express.map((y, i) => y.rps / runs.bareExpress[i].rps)))} of its throughput)`, target: '<= 1.25×', met: expressCpu <= 1.25 },
         { label: 'Express itself (reference): bare proxy in Express / bare node:http proxy; Express recipe / bare node:http proxy', value: `${bareExpressVsBare.toFixed(2)}× (${bx.relayCpuUs.toFixed(0)} vs ${b.relayCpuUs.toFixed(0)} µs); ${expressVsNodeBare.toFixed(2)}×` },
         { label: 'Throughput relay / direct (reference)', value: `${fmtPct(ratio)} (${r.rps.toFixed(0)} vs ${d.rps.toFixed(0)} req/s; bare proxy ${fmtPct(median(runs.bare.map((x, i) => x.rps / runs.direct[i].rps)))})` },
@@ -225,7 +250,7 @@ export async function main() {
         { label: 'p99 added by relay', value: `${fmtMs(median(p99Diffs), 3)} (p99 ${fmtMs(r.p99, 3)} vs ${fmtMs(d.p99, 3)})` },
       ],
       details: {
-        direct: d, bare: b, relay: r, users: u, express: x, bareExpress: bx, baseline, loadAverage: os.loadavg(), usersCpuRatios: runs.users.map((y, i) => round(y.relayCpuUs / runs.bare[i].relayCpuUs, 4)), expressCpuRatios: runs.express.map((y, i) => round(y.relayCpuUs / runs.bareExpress[i].relayCpuUs, 4)), bareRatios: bareRatios.map((x) => round(x, 4)), cpuRatios: cpuRatios.map((x) => round(x, 4)), ratios: ratios.map((x) => round(x, 4)), p50AddedMs: p50Diffs.map((x) => round(x, 4)), p99AddedMs: p99Diffs.map((x) => round(x, 4)),
+        direct: d, bare: b, relay: r, users: u, express: x, bareExpress: bx, usersOwn: uo, bareOwn: bo, ownCpuRatios: runs.usersOwn.map((y, i) => round(y.relayCpuUs / runs.bareOwn[i].relayCpuUs, 4)), baseline, loadAverage: os.loadavg(), usersCpuRatios: runs.users.map((y, i) => round(y.relayCpuUs / runs.bare[i].relayCpuUs, 4)), expressCpuRatios: runs.express.map((y, i) => round(y.relayCpuUs / runs.bareExpress[i].relayCpuUs, 4)), bareRatios: bareRatios.map((x) => round(x, 4)), cpuRatios: cpuRatios.map((x) => round(x, 4)), ratios: ratios.map((x) => round(x, 4)), p50AddedMs: p50Diffs.map((x) => round(x, 4)), p99AddedMs: p99Diffs.map((x) => round(x, 4)),
         runs, config: { ROUNDS, THROUGHPUT_S, LATENCY_S, LATENCY_RATE, CONNECTIONS },
       },
       notes,

@@ -11,12 +11,13 @@
 // `{ cpu: process.cpuUsage(), requests }` so the parent can take this process's CPU per request.
 import { loadRelay } from './kb.mjs';
 
+// robotId: the robots a user may reach, comma-separated.
 const [upstream, apiKey, mode = 'admin', robotId = ''] = process.argv.slice(2);
 const { createRelay, serveRelay, toNodeHandler } = await loadRelay();
 
 let logged = 0;
 const asUsers = {
-  robots: [robotId],
+  robots: robotId.split(','),
   secret: 'bench-deployment-secret',
   // What an app's hook does: read its session cookie, look the user up (here: the cookie is the id).
   authorize: async (req) => {
