@@ -64,16 +64,17 @@ function fromUuid(id: string): Uint8Array | null {
 
 /** Mints and verifies session ids bound to a user identifier (see the module comment). */
 export class SessionGrants {
-  readonly #sign: Sign | Promise<Sign>;
+  readonly #sign: Promise<Sign>;
 
   /**
    * @param secret the deployment's secret (see the module comment).
-   * @param crypto `'auto'` (default): Node's HMAC where available, else WebCrypto; `'webcrypto'`: WebCrypto
-   *   only. Both give the same ids: a grant minted by one verifies with the other.
+   * @param implementation `'auto'` (default): Node's HMAC where available, else WebCrypto; `'webcrypto'`:
+   *   WebCrypto only. Both give the same ids: a grant minted by one verifies with the other.
    */
-  constructor(secret: string, crypto: 'auto' | 'webcrypto' = 'auto') {
+  constructor(secret: string, implementation: 'auto' | 'webcrypto' = 'auto') {
     if (!secret) throw new TypeError('SessionGrants needs a non-empty secret');
-    this.#sign = (crypto === 'auto' ? nodeSign(secret) : undefined) ?? webCryptoSign(secret);
+    const node = implementation === 'auto' ? nodeSign(secret) : undefined;
+    this.#sign = node ? Promise.resolve(node) : webCryptoSign(secret);
   }
 
   async #mac(nonce: Uint8Array, userIdentifier: string, robotId: string): Promise<Uint8Array> {
@@ -85,9 +86,7 @@ export class SessionGrants {
     message[nonce.length] = robot.length;
     message.set(robot, nonce.length + 1);
     message.set(user, nonce.length + 1 + robot.length);
-    const sign = this.#sign;
-    const full = typeof sign === 'function' ? await sign(message) : await (await sign)(message);
-    const mac = full.slice(0, 8);
+    const mac = (await (await this.#sign)(message)).slice(0, 8);
     mac[0] = (mac[0]! & 0x3f) | 0x80;
     return mac;
   }

@@ -22,18 +22,10 @@ const METHOD = Symbol('method');
 const HEADERS = Symbol('headers');
 const REAL = Symbol('request');
 
-interface Fields {
-  [RAW_URL]: string;
-  [HREF]: string | undefined;
-  [METHOD]: string;
-  [HEADERS]: Headers;
-  [REAL]: Request | undefined;
-}
-
-const realOf = (self: Fields): Request => (self[REAL] ??= new Request(self[RAW_URL], { method: self[METHOD], headers: self[HEADERS] }));
+const realOf = (self: LazyRequest): Request => (self[REAL] ??= new Request(self[RAW_URL], { method: self[METHOD], headers: self[HEADERS] }));
 
 /** The stand-in's class; its prototype is given `Request.prototype`'s members by `standInWorks`. */
-class LazyRequest implements Fields {
+class LazyRequest {
   [RAW_URL]: string;
   [HREF]: string | undefined = undefined;
   [METHOD]: string;
@@ -70,22 +62,21 @@ function forwardTheRest(): void {
     if (own.has(key)) continue;
     const d = Object.getOwnPropertyDescriptor(Request.prototype, key)!;
     if (typeof d.value === 'function') {
-      const name = key;
       Object.defineProperty(proto, key, {
         configurable: true,
         writable: true,
-        value(this: Fields, ...args: unknown[]) {
+        value(this: LazyRequest, ...args: unknown[]) {
           const real = realOf(this) as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>;
-          return real[name]!(...args);
+          return real[key]!(...args);
         },
       });
     } else if (d.get) {
-      Object.defineProperty(proto, key, { configurable: true, get(this: Fields) { return (realOf(this) as unknown as Record<PropertyKey, unknown>)[key]; } });
+      Object.defineProperty(proto, key, { configurable: true, get(this: LazyRequest) { return (realOf(this) as unknown as Record<PropertyKey, unknown>)[key]; } });
     }
   }
   // What `new Request(x)` and `fetch(x)` read of a request given to them (undici: its state, signal, dispatcher, headers).
   for (const key of Object.getOwnPropertySymbols(new Request('http://probe.invalid/'))) {
-    Object.defineProperty(proto, key, { configurable: true, get(this: Fields) { return (realOf(this) as unknown as Record<symbol, unknown>)[key]; } });
+    Object.defineProperty(proto, key, { configurable: true, get(this: LazyRequest) { return (realOf(this) as unknown as Record<symbol, unknown>)[key]; } });
   }
 }
 
