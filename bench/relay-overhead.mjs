@@ -140,11 +140,14 @@ export async function main() {
       bareOwn: { url: `${bare.url}${bare.prefix}${ownPath}`, headers: {} },
       usersOwn: { url: `${users.url}${users.prefix}${ownPath}`, headers: asUser },
     };
-    const PROCESS_OF = { bareOwn: 'bare', usersOwn: 'users' };
-    for (const name of ['users@base', 'express@base']) if (proxies[name]) targets[name] = { url: `${proxies[name].url}${proxies[name].prefix}${usagePath}`, headers: asUser };
-    if (proxies['users@base']) {
-      targets['usersOwn@base'] = { url: `${proxies['users@base'].url}${proxies['users@base'].prefix}${ownPath}`, headers: asUser };
-      PROCESS_OF['usersOwn@base'] = 'users@base';
+    // Targets measured on another target's process, and the user rows: their path, and the floor they are compared with.
+    const PROCESS_OF = { bareOwn: 'bare', usersOwn: 'users', 'usersOwn@base': 'users@base' };
+    const USER_ROWS = { users: { path: usagePath, floor: 'bare' }, express: { path: usagePath, floor: 'bareExpress' }, usersOwn: { path: ownPath, floor: 'bareOwn' } };
+    if (BASELINE) {
+      for (const [row, { path: rowPath }] of Object.entries(USER_ROWS)) {
+        const proxy = proxies[PROCESS_OF[`${row}@base`] ?? `${row}@base`];
+        targets[`${row}@base`] = { url: `${proxy.url}${proxy.prefix}${rowPath}`, headers: asUser };
+      }
     }
     // Both paths must answer the same 200 body before any timing counts.
     const probes = await Promise.all(Object.values(targets).map((t) => fetch(t.url, { headers: t.headers })));
@@ -160,7 +163,7 @@ export async function main() {
     const ORDERS = [['direct', 'bare', 'relay', 'users', 'bareExpress', 'express', 'bareOwn', 'usersOwn'], ['usersOwn', 'bareOwn', 'express', 'bareExpress', 'users', 'relay', 'bare', 'direct'], ['bare', 'users', 'relay', 'bareOwn', 'usersOwn', 'bareExpress', 'express', 'direct']];
     for (let round = 0; round < ROUNDS; round++) {
       // A baseline's rows go right after (or before, every other round) the rows they compare with.
-      const order = BASELINE ? ORDERS[round % ORDERS.length].flatMap((n) => (n === 'users' || n === 'express' || n === 'usersOwn' ? (round % 2 ? [`${n}@base`, n] : [n, `${n}@base`]) : [n])) : ORDERS[round % ORDERS.length];
+      const order = BASELINE ? ORDERS[round % ORDERS.length].flatMap((n) => (n in USER_ROWS ? (round % 2 ? [`${n}@base`, n] : [n, `${n}@base`]) : [n])) : ORDERS[round % ORDERS.length];
       for (const name of order) {
         const proxy = proxies[PROCESS_OF[name] ?? name];
         const cpu0 = process.cpuUsage();
@@ -197,10 +200,10 @@ export async function main() {
     // The relay as users run it, against the bare proxy of the same round (in Express: the bare proxy mounted in Express).
     const cpuVsBareOf = (name, floor = 'bare') => median(runs[name].map((y, i) => y.relayCpuUs / runs[floor][i].relayCpuUs));
     const usersCpu = cpuVsBareOf('users');
-    const ownCpu = cpuVsBareOf('usersOwn', 'bareOwn');
+    const ownCpu = cpuVsBareOf('usersOwn', USER_ROWS.usersOwn.floor);
     const uo = agg('usersOwn');
     const bo = agg('bareOwn');
-    const expressCpu = cpuVsBareOf('express', 'bareExpress');
+    const expressCpu = cpuVsBareOf('express', USER_ROWS.express.floor);
     const expressVsNodeBare = cpuVsBareOf('express');
     const bareExpressVsBare = cpuVsBareOf('bareExpress');
     const bareRatios = runs.relay.map((x, i) => x.rps / runs.bare[i].rps);
@@ -222,11 +225,10 @@ export async function main() {
     if (d.failures || r.failures || u.failures || x.failures || bx.failures || uo.failures || bo.failures) notes.push(`non-2xx or errors: direct ${d.failures}, relay ${r.failures}, users ${u.failures}, express ${x.failures}, bare in Express ${bx.failures}, users E19 ${uo.failures}, bare E19 ${bo.failures}`);
     const baseline = {};
     if (BASELINE) {
-      for (const name of ['users', 'express', 'usersOwn']) {
+      for (const [name, { floor }] of Object.entries(USER_ROWS)) {
         const base = `${name}@base`;
         const now = agg(name);
         const then = agg(base);
-        const floor = { express: 'bareExpress', usersOwn: 'bareOwn' }[name] ?? 'bare';
         baseline[name] = { then, now, thenVsBare: cpuVsBareOf(base, floor), nowVsBare: cpuVsBareOf(name, floor), nowVsThen: median(runs[name].map((y, i) => y.relayCpuUs / runs[base][i].relayCpuUs)) };
         notes.push(`baseline ${BASELINE}: ${name} ${then.relayCpuUs.toFixed(0)} -> ${now.relayCpuUs.toFixed(0)} µs per request (${baseline[name].thenVsBare.toFixed(2)}× -> ${baseline[name].nowVsBare.toFixed(2)}× the bare proxy; now / then ${baseline[name].nowVsThen.toFixed(2)}, paired rounds)`);
       }
