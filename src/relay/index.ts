@@ -4,8 +4,8 @@
  * `toNodeHandler` and `createNodeFetch` load theirs when called.
  */
 export { createRelay, RELAY_DEFAULTS } from './relay.js';
-export { serveRelay, toNodeHandler, SERVER_LIMIT_DEFAULTS, DEFAULT_MAX_DRAIN_BYTES, type NodeHandler, type NodeHandlerOptions, type RelayServer, type RelayServerLimits } from './node.js';
-export { createNodeFetch } from './node-fetch.js';
+export { serveRelay, toNodeHandler, SERVER_LIMIT_DEFAULTS, DEFAULT_MAX_DRAIN_BYTES, type NodeHandler, type NodeHandlerOptions, type RelayServer, type RelayServerLimits } from './node/node.js';
+export { createNodeFetch } from './node/node-fetch.js';
 export { SessionGrants } from './grant.js';
 export { RELAY_ENDPOINT_IDS } from './routes.js';
 export { RelayError } from './errors.js';

@@ -1,6 +1,6 @@
 /**
  * The relay's internal request and reply: the one shape the pipeline works on, whatever runtime
- * carries it. Adapters convert at the edge (web.ts: `Request`/`Response`; node.ts:
+ * carries it. Adapters convert at the edge (web.ts: `Request`/`Response`; node/node.ts:
  * `IncomingMessage`/`ServerResponse`), upstream clients (web.ts: a `fetch`; node-fetch.ts: `node:http`)
  * return the same upstream reply. Bodies are one type: `AsyncIterable<Uint8Array>`.
  */
@@ -64,7 +64,7 @@ export interface UpstreamRequest {
 export type UpstreamClient = (request: UpstreamRequest, control: { abort?: () => void }) => Promise<UpstreamReply>;
 
 /**
- * Where a relay made by `createRelay` keeps its own request handler, for runtime adapters (node.ts)
+ * Where a relay made by `createRelay` keeps its own request handler, for runtime adapters (node/node.ts)
  * that hand requests over without web objects. A registered symbol: two copies of the module agree.
  */
 export const RELAY_HANDLER: unique symbol = Symbol.for('kb-voice.relay.handler') as never;

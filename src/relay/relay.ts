@@ -4,7 +4,7 @@ import { RelayContext } from './context.js';
 import { SessionGrants } from './grant.js';
 import { createLog, requestIdOf } from './log-format.js';
 import { RELAY_HANDLER, type Incoming, type Reply } from './message.js';
-import { isNode, nodeUpstreamClient } from './node-fetch.js';
+import { isNode, nodeUpstreamClient } from './node/node-fetch.js';
 import { openaiSessionPaths } from './policies/openai.js';
 import type { RelayRoute, RelayServices } from './route-types.js';
 import { compileRoutes, normalizePrefix } from './router.js';
@@ -151,7 +151,7 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
     async fetch(request: Request, env?: unknown): Promise<Response> {
       return toResponse(await handle(fromRequest(request, env)));
     },
-    // Runtime adapters (node.ts) hand requests over without web objects.
+    // Runtime adapters (node/node.ts) hand requests over without web objects.
     [RELAY_HANDLER]: handle,
   } as Relay;
 }

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createNodeFetch } from '../../src/relay/node-fetch.js';
+import { createNodeFetch } from '../../src/relay/node/node-fetch.js';
 
 // A kept-alive upstream connection closed as idle just as the relay reuses it: the request fails
 // with ECONNRESET / "socket hang up" before any answer (seen as a 502 "upstream unreachable" in

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRelay, serveRelay, type RelayCaller } from '../../src/relay/index.js';
-import { hookRequest } from '../../src/relay/lazy-request.js';
+import { hookRequest } from '../../src/relay/node/lazy-request.js';
 import { defaultHandler, KEY, ROBOT, startFakeUpstream, type FakeUpstream } from './helpers.js';
 
 // The Request the Node adapter hands to hooks is built for real only when a hook uses more than its
@@ -85,7 +85,7 @@ describe('hookRequest', () => {
     }
     vi.stubGlobal('Request', PrivateRequest);
     vi.resetModules();
-    const fresh = await import('../../src/relay/lazy-request.js');
+    const fresh = await import('../../src/relay/node/lazy-request.js');
     const req = fresh.hookRequest('http://relay.test/x', 'GET', headersOf([['cookie', 'sid=1']]));
     expect(Object.getPrototypeOf(req)).toBe(PrivateRequest.prototype);
     expect(req.headers.get('cookie')).toBe('sid=1');

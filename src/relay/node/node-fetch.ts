@@ -1,10 +1,10 @@
 import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import type * as Zlib from 'node:zlib';
-import { BodyFailed } from './body-failed.js';
-import { mergeHeaders, type HeaderList, type UpstreamClient, type UpstreamReply, type UpstreamRequest } from './message.js';
-import type { UpstreamFetch } from './types.js';
-import { toFetch } from './web.js';
+import { BodyFailed } from '../body-failed.js';
+import { mergeHeaders, type HeaderList, type UpstreamClient, type UpstreamReply, type UpstreamRequest } from '../message.js';
+import type { UpstreamFetch } from '../types.js';
+import { toFetch } from '../web.js';
 
 interface NodeModules {
   http: typeof Http;

@@ -1,10 +1,10 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { jsonReply } from './errors.js';
-import { RELAY_HANDLER, type Body, type Incoming, type RelayHandler, type Reply } from './message.js';
+import { jsonReply } from '../errors.js';
+import { RELAY_HANDLER, type Body, type Incoming, type RelayHandler, type Reply } from '../message.js';
 import { hookRequest } from './lazy-request.js';
-import { normalizePrefix, underPrefix } from './router.js';
-import type { Relay } from './types.js';
-import { iterate, toStream } from './web.js';
+import { normalizePrefix, underPrefix } from '../router.js';
+import type { Relay } from '../types.js';
+import { iterate, toStream } from '../web.js';
 
 /**
  * A Node request listener for `node:http`, Express (`app.use(handler)`; requests outside the
