@@ -70,9 +70,11 @@ export function distIsStale() {
     }
     return t;
   };
-  const emulatorMarker = path.join(root, 'emulator', 'dist', 'index.js');
-  if (!existsSync(emulatorMarker)) return true;
-  return Math.max(newest(path.join(root, 'src')), newest(path.join(root, 'emulator', 'src'))) > Math.min(builtAt, statSync(emulatorMarker).mtimeMs);
+  // The workspace packages' dist/ too: bench/ imports kb-voice-emulator and kb-voice-qa (its /load tools).
+  const markers = [path.join(root, 'emulator', 'dist', 'index.js'), path.join(root, 'qa', 'dist', 'load', 'measure.js')];
+  if (!markers.every((m) => existsSync(m))) return true;
+  const sources = ['src', 'emulator/src', 'qa/src'].map((d) => newest(path.join(root, d)));
+  return Math.max(...sources) > Math.min(builtAt, ...markers.map((m) => statSync(m).mtimeMs));
 }
 
 /** Builds the package (npm run build) when dist/ is missing or stale. */

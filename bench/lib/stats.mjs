@@ -1,19 +1,19 @@
-// Small, dependency-free statistics used by every benchmark.
+// Small statistics used by every benchmark. The percentile is kb-voice-qa's (kb-voice-qa/load):
+// nearest rank, as the QA reports and the client's report().quality compute it, so a bench p50
+// and a QA p50 of the same data are the same number (a measured value, never an interpolation).
+import { ensureBuilt } from './common.mjs';
+
+ensureBuilt();
+const { percentile: nearestRank } = await import('kb-voice-qa/load');
 
 /** Sorted copy (ascending) of the finite numbers in `xs`. */
 export function sorted(xs) {
   return xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
 }
 
-/** Percentile by linear interpolation between closest ranks (p in 0..100). NaN for no data. */
+/** Percentile `p` (0..100) of the finite numbers in `xs`, nearest rank (kb-voice-qa's). NaN for no data. */
 export function percentile(xs, p) {
-  const s = sorted(xs);
-  if (s.length === 0) return Number.NaN;
-  if (s.length === 1) return s[0];
-  const rank = (p / 100) * (s.length - 1);
-  const lo = Math.floor(rank);
-  const hi = Math.ceil(rank);
-  return s[lo] + (s[hi] - s[lo]) * (rank - lo);
+  return nearestRank(sorted(xs), p) ?? Number.NaN;
 }
 
 export const median = (xs) => percentile(xs, 50);

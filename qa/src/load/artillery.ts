@@ -6,7 +6,7 @@ import type { CallOptions, CallTurn } from '../types.js';
 import { appendCallRecord, type LoadCallRecord } from './call-log.js';
 import { callerCpuMicros } from './caller-pool.js';
 import { GeneratorCpu, ownCpuMicros } from './generator-cpu.js';
-import { processTreeCpuMicros } from './process-tree-cpu.js';
+import { processTreeCpuMicros } from './proc-cpu.js';
 import { callStartSamples, emitSamples, METRICS, turnSamples, type MetricSample } from './metrics.js';
 import { LoadCallError, NodeCall, type NodeCallTarget } from './node-call.js';
 

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { METRICS, type MetricSample } from './metrics.js';
+import { machineCpuMicros } from './proc-cpu.js';
 
 /** Above this share of the machine's CPU, the load generator (not the service) may be what was measured. */
 export const SATURATED_CPU_PCT = 85;
@@ -13,18 +14,6 @@ export function ownCpuMicros(): number {
   return user + system;
 }
 
-function machineTimes(): { busy: number; total: number } {
-  let busy = 0;
-  let total = 0;
-  for (const cpu of os.cpus()) {
-    const t = cpu.times;
-    const all = t.user + t.nice + t.sys + t.idle + t.irq;
-    total += all;
-    busy += all - t.idle;
-  }
-  return { busy, total };
-}
-
 /**
  * Samples the generator's CPU (by default this process's; see the constructor) as a share
  * of the whole machine (all cores: 100 % = every core busy), and the machine's busy share (os.cpus),
@@ -34,7 +23,7 @@ function machineTimes(): { busy: number; total: number } {
 export class GeneratorCpu {
   #active = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
-  #last = { cpu: 0, at: performance.now(), machine: machineTimes() };
+  #last = { cpu: 0, at: performance.now(), machine: machineCpuMicros() };
   readonly #cores = os.availableParallelism?.() ?? os.cpus().length;
 
   /**
@@ -54,7 +43,7 @@ export class GeneratorCpu {
   /** A call started: sampling runs while any call does. */
   enter(): void {
     if (this.#active++ === 0) {
-      this.#last = { cpu: this.#cpuMicros(), at: performance.now(), machine: machineTimes() };
+      this.#last = { cpu: this.#cpuMicros(), at: performance.now(), machine: machineCpuMicros() };
       this.#timer = setInterval(() => this.sample(), this.intervalMs);
       this.#timer.unref();
     }
@@ -81,7 +70,7 @@ export class GeneratorCpu {
     const wallMs = now - this.#last.at;
     if (wallMs < 100) return;
     const cpu = this.#cpuMicros();
-    const machine = machineTimes();
+    const machine = machineCpuMicros();
     const busy = machine.busy - this.#last.machine.busy;
     const total = machine.total - this.#last.machine.total;
     // A descendant that exited since the last sample leaves the sum until it is waited for: never below 0.

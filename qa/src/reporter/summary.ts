@@ -1,4 +1,5 @@
 import { phaseValues, TIMING_PHASES, type TimingPhase } from '../phases.js';
+import { percentile } from '../stats.js';
 import type { CallReport, VoiceCallEvidence } from '../types.js';
 
 type Interruptions = { byCaller: number; byApp: number; false: number };
@@ -50,9 +51,10 @@ export interface CollectedTest {
 
 /** Nearest-rank percentiles of `values` (ms, rounded). */
 export function percentiles(values: readonly number[]): Percentiles {
-  if (values.length === 0) return { p50: null, p95: null, p99: null };
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number) => Math.round(sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!);
+  const at = (p: number) => {
+    const v = percentile(values, p);
+    return v === null ? null : Math.round(v);
+  };
   return { p50: at(50), p95: at(95), p99: at(99) };
 }
 
