@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { choiceOption, integerOption, parseCommandArgs, UsageError, withUsage } from 'kb-voice/cli';
 import {
   DEFAULT_AGENT_BUILD_MS, DEFAULT_API_KEY, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REALTIME_SESSIONS, DEFAULT_RESUME_WINDOW_MS, FLITE_VOICES, VOICE_CHOICES, startEmulator,
   type FliteVoice, type VoiceChoice,
@@ -22,28 +22,6 @@ Options:
   -h, --help           show this help
 `;
 
-/**
- * Thrown for bad command-line arguments; the message is meant for the user. `kb-voice relay`
- * (src/cli/relay-command.ts) parses the same way (`parseArgs` strict, `UsageError`, digits-only
- * integers in a range); no published `kb-voice` entry is a home for a shared CLI helper.
- */
-export class UsageError extends Error {
-  readonly code = 'usage';
-}
-
-function integer(name: string, value: string | undefined, fallback: number, max: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n > max) throw new UsageError(`--${name} must be an integer from 0 to ${max}, got '${value}'`);
-  return n;
-}
-
-function oneOf<T extends string>(name: string, value: string | undefined, choices: readonly T[]): T | undefined {
-  if (value === undefined) return undefined;
-  if (!(choices as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${value}'`);
-  return value as T;
-}
-
 function atLeastOne(name: string, n: number): number {
   if (n < 1) throw new UsageError(`--${name} must be at least 1, got ${n}`);
   return n;
@@ -51,59 +29,44 @@ function atLeastOne(name: string, n: number): number {
 
 /** Parses the emulator command's arguments. */
 export function parseEmulatorArgs(argv: string[]) {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'api-key': { type: 'string' },
-        'agent-build-ms': { type: 'string' },
-        'max-body-bytes': { type: 'string' },
-        'max-sessions': { type: 'string' },
-        'resume-window-ms': { type: 'string' },
-        voice: { type: 'string' },
-        'flite-voice': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const { values } = parseCommandArgs(argv, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'api-key': { type: 'string' },
+    'agent-build-ms': { type: 'string' },
+    'max-body-bytes': { type: 'string' },
+    'max-sessions': { type: 'string' },
+    'resume-window-ms': { type: 'string' },
+    voice: { type: 'string' },
+    'flite-voice': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values['api-key'] !== undefined && values['api-key'].trim() === '') throw new UsageError('--api-key must not be empty');
   return {
     help: values.help === true,
-    port: integer('port', values.port, 8787, 65535),
+    port: integerOption('port', values.port, 8787, 0, 65535),
     host: values.host ?? '127.0.0.1',
     apiKey: values['api-key'] ?? DEFAULT_API_KEY,
-    agentBuildMs: integer('agent-build-ms', values['agent-build-ms'], DEFAULT_AGENT_BUILD_MS, 600_000),
-    maxBodyBytes: atLeastOne('max-body-bytes', integer('max-body-bytes', values['max-body-bytes'], DEFAULT_MAX_BODY_BYTES, 2 ** 31)),
-    maxRealtimeSessions: atLeastOne('max-sessions', integer('max-sessions', values['max-sessions'], DEFAULT_MAX_REALTIME_SESSIONS, 10_000)),
-    resumeWindowMs: integer('resume-window-ms', values['resume-window-ms'], DEFAULT_RESUME_WINDOW_MS, 86_400_000),
-    voice: oneOf<VoiceChoice>('voice', values.voice, VOICE_CHOICES) ?? 'auto',
-    fliteVoice: oneOf<FliteVoice>('flite-voice', values['flite-voice'], FLITE_VOICES) ?? 'kal16',
+    agentBuildMs: integerOption('agent-build-ms', values['agent-build-ms'], DEFAULT_AGENT_BUILD_MS, 0, 600_000),
+    maxBodyBytes: atLeastOne('max-body-bytes', integerOption('max-body-bytes', values['max-body-bytes'], DEFAULT_MAX_BODY_BYTES, 0, 2 ** 31)),
+    maxRealtimeSessions: atLeastOne('max-sessions', integerOption('max-sessions', values['max-sessions'], DEFAULT_MAX_REALTIME_SESSIONS, 0, 10_000)),
+    resumeWindowMs: integerOption('resume-window-ms', values['resume-window-ms'], DEFAULT_RESUME_WINDOW_MS, 0, 86_400_000),
+    voice: choiceOption<VoiceChoice>('voice', values.voice, VOICE_CHOICES) ?? 'auto',
+    fliteVoice: choiceOption<FliteVoice>('flite-voice', values['flite-voice'], FLITE_VOICES) ?? 'kal16',
   };
 }
 
 /**
  * `kb-voice emulator`: starts the emulator, prints its URL and API key once it accepts requests,
  * and closes it cleanly on SIGINT/SIGTERM. Resolves once listening (the server keeps the process
- * alive); resolves to exit code 2 on bad arguments.
+ * alive); resolves to exit code 2 (`USAGE_EXIT_CODE` of kb-voice/cli) on bad arguments.
  */
-export async function runEmulatorCommand(argv: string[]): Promise<number | void> {
-  let args: ReturnType<typeof parseEmulatorArgs>;
-  try {
-    args = parseEmulatorArgs(argv);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`kb-voice emulator: ${error.message}\n\n${HELP}`);
-      return 2;
-    }
-    throw error;
-  }
+export function runEmulatorCommand(argv: string[]): Promise<number | void> {
+  return withUsage('kb-voice emulator', HELP, () => emulatorCommand(argv));
+}
+
+async function emulatorCommand(argv: string[]): Promise<number | void> {
+  const args = parseEmulatorArgs(argv);
   if (args.help) {
     process.stdout.write(HELP);
     return 0;

@@ -1,48 +1,35 @@
 #!/usr/bin/env node
 /**
  * `kb-voice-qa report <artillery.json> [--calls calls.jsonl] [--output folder] [--worst N]`:
- * the load report of an Artillery run (docs/qa.md "Load tests").
+ * the load report of an Artillery run (docs/qa.md "Load tests"). Usage errors exit with 2, as
+ * kb-voice's and kb-voice-emulator's commands do (kb-voice/cli).
  */
-import { parseArgs } from 'node:util';
+import { integerOption, parseCommandArgs, UsageError, withUsage } from 'kb-voice/cli';
 import { generatorSaturated, writeLoadReport } from './reporter/load-report.js';
 
-const USAGE = 'usage: kb-voice-qa report <artillery-output.json> [--calls calls.jsonl] [--output voice-load-report] [--worst 10]';
+const USAGE = 'Usage: kb-voice-qa report <artillery-output.json> [--calls calls.jsonl] [--output voice-load-report] [--worst 10]';
 
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[]): Promise<number | void> {
   const [command, ...rest] = argv;
-  if (command === '--help' || command === '-h' || command === undefined) {
+  if (command === '--help' || command === '-h') {
     console.log(USAGE);
-    return command === undefined ? 2 : 0;
+    return 0;
   }
-  if (command !== 'report') {
-    console.error(`kb-voice-qa: unknown command "${command}"\n${USAGE}`);
-    return 2;
-  }
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: { calls: { type: 'string' }, output: { type: 'string', short: 'o' }, worst: { type: 'string' } },
-  });
-  if (positionals.length !== 1) {
-    console.error(USAGE);
-    return 2;
-  }
-  const worst = values.worst === undefined ? undefined : Number(values.worst);
-  if (worst !== undefined && !(Number.isInteger(worst) && worst >= 0 && worst <= 1000)) {
-    console.error(`kb-voice-qa: --worst must be an integer 0..1000, got "${values.worst}"`);
-    return 2;
-  }
+  if (command === undefined) throw new UsageError('a command is required');
+  if (command !== 'report') throw new UsageError(`unknown command "${command}"`);
+  const { values, positionals } = parseCommandArgs(rest, { calls: { type: 'string' }, output: { type: 'string', short: 'o' }, worst: { type: 'string' } }, { positionals: true });
+  if (positionals.length !== 1) throw new UsageError(`report takes one Artillery output file, got ${positionals.length}`);
+  const worst = values.worst === undefined ? undefined : integerOption('worst', values.worst, 0, 0, 1000);
   const calls = values.calls ?? process.env.KB_VOICE_QA_CALLS;
   const report = await writeLoadReport(positionals[0]!, {
     ...(calls ? { calls } : {}), ...(values.output ? { output: values.output } : {}), ...(worst !== undefined ? { worst } : {}),
   });
   console.log(`kb-voice-qa: ${report.folder}/index.html (${report.counters['voice.calls'] ?? 0} calls, ${report.errors.length} error codes)`);
   if (generatorSaturated(report)) console.log('kb-voice-qa: the load generator was saturated: the percentiles measure it, not the service (see the report)');
-  return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+withUsage('kb-voice-qa', USAGE, () => main(process.argv.slice(2))).then(
+  (code) => process.exit(code ?? 0),
   (error: unknown) => {
     console.error((error as Error).message ?? error);
     process.exit(1);

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRelayArgs, UsageError } from '../../src/cli/relay-command.js';
+import { USAGE_EXIT_CODE, UsageError } from '../../src/cli/index.js';
+import { parseRelayArgs } from '../../src/cli/relay-command.js';
 import { KEY, rawGet, ROBOT, startFakeUpstream, type FakeUpstream } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -54,17 +55,20 @@ describe('kb-voice relay arguments', () => {
 describe('kb-voice relay', () => {
   it('refuses to start without KB_VOICE_API_KEY (exit code 1, clear message)', async () => {
     const r = run(['--upstream', upstream.url, '--port', '0'], {});
+    // Not a usage error: the call was right, the environment lacks the key.
     expect(await r.exit).toBe(1);
     expect(r.stderr()).toContain('KB_VOICE_API_KEY');
     expect(r.stdout()).not.toContain('http://');
   });
 
-  it('refuses bad usage with exit code 1', async () => {
+  it('refuses bad usage with exit code 2, as kb-voice-emulator and kb-voice-qa do, and says how to call it', async () => {
+    expect(USAGE_EXIT_CODE).toBe(2);
     const cases = [['--port', '0'], ['--upstream', upstream.url, '--port', 'eighty'], ['--upstream', 'ftp://x', '--port', '0'], ['--bogus']];
     const runs = cases.map((args) => run(args, { KB_VOICE_API_KEY: KEY }));
     for (const [i, r] of runs.entries()) {
-      expect(await r.exit, cases[i]!.join(' ')).toBe(1);
+      expect(await r.exit, cases[i]!.join(' ')).toBe(2);
       expect(r.stderr()).toMatch(/kb-voice relay: /);
+      expect(r.stderr()).toContain('Usage: kb-voice relay');
       expect(r.stderr()).not.toContain(KEY);
     }
   });
