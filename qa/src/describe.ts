@@ -36,7 +36,7 @@ export function transcriptSoFar(turns: readonly CallTurn[], snapshot: CallSnapsh
     lines.push(`  in progress: caller ${quote(live.user)}, robot ${quote(live.assistant)}`);
   }
   if (snapshot) {
-    const reason = snapshot.state.reason ? ` (${snapshot.state.reason})` : '';
+    const reason = 'reason' in snapshot.state ? ` (${snapshot.state.reason})` : '';
     lines.push(`Call: ${snapshot.status}${reason}${snapshot.sessionId ? `, session ${snapshot.sessionId}` : ''}`);
     if (snapshot.error) lines.push(`Last error: ${snapshot.error.code ?? 'error'}: ${snapshot.error.message}`);
   }

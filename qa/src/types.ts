@@ -1,4 +1,4 @@
-import type { CallQuality, QualityLevel, QualityReport, SessionReport, Turn, VoiceSessionOptions } from 'kb-voice';
+import type { CallQuality, QualityLevel, QualityReport, SessionReport, SessionSnapshot, Turn, VoiceSessionOptions } from 'kb-voice';
 
 export type { QualityLevel, QualityReport };
 
@@ -14,21 +14,32 @@ export type CallTurn = Turn;
 /** What `call.end()` resolves with: `VoiceSession.report()`, `quality` null where the page's kb-voice does not measure it. */
 export type CallReport = Omit<SessionReport, 'quality'> & { quality: QualityReport | null };
 
-/** `call.session`: the session's latest snapshot, as JSON (errors as `{ code, message }`). */
-export interface CallSnapshot {
-  status: 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'ended' | 'failed';
-  state: { status: string; sessionId?: string; reason?: string; error?: { code?: string; message: string } };
-  warmup: 'idle' | 'pending' | 'ok' | 'failed';
-  muted: boolean;
-  sessionId?: string;
-  turns: CallTurn[];
-  live: { turnId: number; user: string; assistant: string } | null;
-  userSpeaking: boolean;
-  assistantSpeaking: boolean;
-  playbackBlocked: boolean;
-  error?: { code?: string; message: string };
-  quality?: Quality | null;
+/** An error as the page sends it (JSON): its name, stable `code` and message. */
+export interface PlainError {
+  name?: string;
+  code?: string;
+  message: string;
 }
+
+/** A value as JSON from the page: errors become `PlainError`, functions are dropped. */
+export type Plain<T> = T extends Error
+  ? PlainError
+  : T extends (...args: never[]) => unknown
+    ? never
+    : T extends readonly (infer U)[]
+      ? Plain<U>[]
+      : T extends object
+        ? { [K in keyof T]: Plain<T[K]> }
+        : T;
+
+/** The fields every page's kb-voice sends; the others may be absent (a page built with an older kb-voice). */
+type CoreSnapshotField = 'status' | 'state' | 'warmup' | 'muted' | 'turns' | 'live' | 'userSpeaking' | 'assistantSpeaking' | 'playbackBlocked';
+
+/**
+ * `call.session`: the session's latest snapshot, as JSON: kb-voice's `SessionSnapshot` (derived
+ * from it, so a status or field added there is here too), errors as `{ code, message }`.
+ */
+export type CallSnapshot = Plain<Pick<SessionSnapshot, CoreSnapshotField>> & Partial<Plain<Omit<SessionSnapshot, CoreSnapshotField>>>;
 
 /** The `voice` fixture option. */
 export type VoiceOptions =

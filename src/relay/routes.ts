@@ -1,43 +1,43 @@
-import { endpoints, openaiRelayEndpoints, type Endpoint } from '../schemas/index.js';
+import { endpoints } from '../schemas/index.js';
+import { RELAY_ENDPOINTS, type RelayEndpointId } from './allowlist.js';
 import { openaiCall, openaiClientSecret } from './policies/openai.js';
 import { signalingAsAdmin, signalingAsUser } from './policies/realtime.js';
 import { forUser } from './policies/scope.js';
-import type { Policy, RelayRoute } from './route-types.js';
+import type { RelayRoute } from './route-types.js';
 import { compileRoutes } from './router.js';
-import type { RelayEndpointId } from './types.js';
+
+/** What a route adds to its endpoint: its policies and, for a non-JSON body, its content types. */
+type RoutePolicies = Omit<RelayRoute, 'endpoint'>;
 
 /**
- * One entry per path the relay lets through; everything else answers 404 without reaching the
- * upstream. An entry names its endpoint in the shared table and its policies (see `RelayRoute`).
- * Adding a route is one entry here (and its id in `RelayEndpointId`); a route's own rewrites live
- * in its policies.
+ * Each allowed endpoint's policies (see `RelayRoute`), keyed by its id: an endpoint added to the
+ * allowlist (allowlist.ts) does not compile until it has its entry here. A route's own rewrites
+ * live in its policies.
  */
-const route = <const E extends Endpoint & { id: RelayEndpointId }>(endpoint: E, user: Policy, more: Pick<RelayRoute, 'admin' | 'textBody'> = {}): RelayRoute<E> => ({ endpoint, user, ...more });
+const POLICIES: { readonly [Id in RelayEndpointId]: RoutePolicies } = {
+  RS: { user: signalingAsUser, admin: signalingAsAdmin },
+  RT: { user: forUser.sessionInPath, textBody: { contentTypes: [endpoints.RT.contentType] } },
+  E1: { user: forUser.warmup },
+  E11: { user: forUser.costSummary },
+  E12: { user: forUser.sessionCosts },
+  E13: { user: forUser.usage },
+  E14: { user: forUser.sessionInQuery },
+  E17: { user: forUser.message },
+  E19: { user: forUser.sessionInQuery },
+  E6: { user: forUser.rating },
+  E15: { user: forUser.deleteSession },
+  OAI_SECRET: { user: openaiClientSecret, admin: openaiClientSecret },
+  OAI_CALL: { user: openaiCall, admin: openaiCall, textBody: { contentTypes: ['application/sdp', 'multipart/form-data'] } },
+};
 
-/** The allowlist, written once: `RELAY_ENDPOINT_IDS` and the matcher come from it. */
-export const RELAY_ROUTES = [
-  route(endpoints.RS, signalingAsUser, { admin: signalingAsAdmin }),
-  route(endpoints.RT, forUser.sessionInPath, { textBody: { contentTypes: [endpoints.RT.contentType] } }),
-  route(endpoints.E1, forUser.warmup),
-  route(endpoints.E11, forUser.costSummary),
-  route(endpoints.E12, forUser.sessionCosts),
-  route(endpoints.E13, forUser.usage),
-  route(endpoints.E14, forUser.sessionInQuery),
-  route(endpoints.E17, forUser.message),
-  route(endpoints.E19, forUser.sessionInQuery),
-  route(endpoints.E6, forUser.rating),
-  route(endpoints.E15, forUser.deleteSession),
-  route(openaiRelayEndpoints.OAI_SECRET, openaiClientSecret, { admin: openaiClientSecret }),
-  route(openaiRelayEndpoints.OAI_CALL, openaiCall, { admin: openaiCall, textBody: { contentTypes: ['application/sdp', 'multipart/form-data'] } }),
-] as const;
-
-// The public id type is written out in types.ts; the table must name each id exactly once.
-type TableIds = (typeof RELAY_ROUTES)[number]['endpoint']['id'];
-const everyIdRouted: [RelayEndpointId] extends [TableIds] ? true : never = true;
-void everyIdRouted;
+/**
+ * The route table: one entry per path the relay lets through, in the allowlist's order; everything
+ * else answers 404 without reaching the upstream.
+ */
+export const RELAY_ROUTES: readonly RelayRoute[] = RELAY_ENDPOINTS.map((endpoint) => ({ endpoint, ...POLICIES[endpoint.id] }));
 
 /** The endpoints the relay lets through, in table order. */
-export const RELAY_ENDPOINT_IDS: readonly RelayEndpointId[] = RELAY_ROUTES.map((r) => r.endpoint.id);
+export const RELAY_ENDPOINT_IDS: readonly RelayEndpointId[] = RELAY_ENDPOINTS.map((e) => e.id);
 
 /** The relay's own table, compiled once: every `createRelay` matches against it (matches depend on the prefix, which their cache keys carry). */
 export const RELAY_TABLE = compileRoutes(RELAY_ROUTES);

@@ -1,14 +1,11 @@
 /**
  * Public types of the relay: options, the caller identity returned by `authorize`, hooks, an app's
- * own stages and the handler object. A leaf module (it imports nothing), written out rather than
- * derived from the route table, and free of Node types so the relay mounts in any fetch runtime.
+ * own stages and the handler object. Near a leaf (it imports only the allowlist's id type, from a
+ * leaf), and free of Node types so the relay mounts in any fetch runtime.
  */
+import type { RelayEndpointId } from './allowlist.js';
 
-/**
- * The endpoints the relay lets through (see `RELAY_ENDPOINT_IDS`): realtime signaling and its session
- * resource, E1, the reports E11–E13, E14, E17, E19, E6, E15, and the OpenAI-compatible routes.
- */
-export type RelayEndpointId = 'RS' | 'RT' | 'E1' | 'E11' | 'E12' | 'E13' | 'E14' | 'E17' | 'E19' | 'E6' | 'E15' | 'OAI_SECRET' | 'OAI_CALL';
+export type { RelayEndpointId };
 
 /** How the relay reaches the upstream when given a `fetch`: the standard `fetch(url, init)` signature (the global `fetch` fits). */
 export type UpstreamFetch = (url: string, init: RequestInit) => Promise<Response>;

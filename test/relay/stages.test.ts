@@ -170,7 +170,7 @@ describe('match stage', () => {
 describe('authorize stage', () => {
   const routed = (s: ReturnType<typeof setup>) => {
     const ctx = s.context(usage);
-    ctx.match = { id: 'E13', route: RELAY_ROUTES[5], params: { ai_id: ROBOT } };
+    ctx.match = { id: 'E13', route: RELAY_ROUTES[5]!, params: { ai_id: ROBOT } };
     return ctx;
   };
 
@@ -210,7 +210,7 @@ describe('authorize stage', () => {
 describe('rateLimit stage', () => {
   const routed = (s: ReturnType<typeof setup>) => {
     const ctx = s.context(usage);
-    ctx.match = { id: 'E13', route: RELAY_ROUTES[5], params: { ai_id: ROBOT } };
+    ctx.match = { id: 'E13', route: RELAY_ROUTES[5]!, params: { ai_id: ROBOT } };
     ctx.caller = { userIdentifier: 'alice', role: 'user' };
     return ctx;
   };
@@ -294,7 +294,7 @@ describe('policy, forward and guard stages', () => {
   it('a user gets the route user policy; the route admin policy serves admins when it has one', async () => {
     const user = vi.fn(async (ctx: Routed) => forward(ctx, { query: new URLSearchParams({ a: '1' }) }));
     const admin = vi.fn(async () => OK);
-    const routes: RelayRoute[] = [{ endpoint: RELAY_ROUTES[5].endpoint, user, admin }];
+    const routes: RelayRoute[] = [{ endpoint: RELAY_ROUTES[5]!.endpoint, user, admin }];
     const s = setup({ routes });
     await s.st.policy(await routedCtx(s, 'user'), async () => OK);
     expect(user).toHaveBeenCalledOnce();
