@@ -41,19 +41,18 @@ describe('Flite (WASI) in worker threads', () => {
     expect(shapeCorrelation(spectrum(synthesizeFormant(WARRANTY)), other)).toBeLessThan(0.9);
   });
 
-  it('runs off the main thread: the event loop keeps turning while sentences are synthesized', async () => {
+  it('runs off the main thread: the event loop stays idle while sentences are synthesized', async () => {
     const pool = await sharedFlitePool();
     await pool.warm();
-    let ticks = 0;
-    const timer = setInterval(() => ticks++, 2);
-    const started = performance.now();
+    // The main thread's own busy share over the synthesis (event-loop utilization: busy / (busy +
+    // idle), a ratio of this thread's time, whatever else the machine runs). Synthesizing here would
+    // keep it busy throughout (~1); in workers it only takes their messages.
+    const before = performance.eventLoopUtilization();
     // slt: ~40 ms a sentence, long enough that a blocked loop would show (kal16 takes ~5 ms).
-    await Promise.all(Array.from({ length: 6 }, (_, i) => synthesizeFlite(`${WARRANTY} Number ${i}.`, { voice: 'slt' })));
-    const elapsed = performance.now() - started;
-    clearInterval(timer);
-    // Synthesizing on this thread would leave the interval ~1 tick; in workers it keeps ticking.
-    expect(elapsed).toBeGreaterThan(50);
-    expect(ticks).toBeGreaterThan(elapsed / 20);
+    const pcm = await Promise.all(Array.from({ length: 6 }, (_, i) => synthesizeFlite(`${WARRANTY} Number ${i}.`, { voice: 'slt' })));
+    const used = performance.eventLoopUtilization(before);
+    expect(pcm.every((p) => p.samples.length > 0)).toBe(true);
+    expect(used.utilization).toBeLessThan(0.5);
   });
 
   it('serves an answer\'s first sentence before the next sentences of other answers', async () => {
@@ -132,6 +131,10 @@ describe('sentence-by-sentence speech', () => {
   const calls: Array<{ text: string; at: number }> = [];
   const SLOW_MS = 400;
 
+  /** Opened once the first test hears speech start: its third sentence waits for it (a voice that waited for all three would never start). */
+  let speaking: () => void = () => {};
+  const speechStarted = new Promise<void>((resolve) => (speaking = resolve));
+
   beforeAll(async () => {
     env = await makeContext(0);
     const brain: Partial<Brain> = {
@@ -144,6 +147,7 @@ describe('sentence-by-sentence speech', () => {
       },
       async synthesize(input) {
         calls.push({ text: input.text, at: performance.now() });
+        if (input.text === 'Third and last.') await speechStarted;
         await new Promise((r) => setTimeout(r, SLOW_MS));
         if (input.text === 'Broken second.') throw new Error('synthesizer broke');
         return synthesizeFormant(input.text);
@@ -164,13 +168,14 @@ describe('sentence-by-sentence speech', () => {
     caller.send({ v: 1, type: 'input.text', text: 'Tell me three things.' });
     await caller.waitFor('output.speech_started');
     const callsWhenSpeaking = calls.length;
+    speaking();
     const done = await caller.waitFor('turn.completed', () => true, 20000);
     expect(calls.map((c) => c.text)).toEqual(['First sentence here.', 'Second one follows.', 'Third and last.']);
     // Speaking began as soon as sentence 1 was ready, never waiting for sentence 3 (sentence 1 is
     // shorter than the 1.5 s lead, so sentence 2 may already be under way).
     expect(callsWhenSpeaking).toBeLessThanOrEqual(2);
+    // Sentence 3's synthesis waited for the speech to start: reaching here at all shows speaking did not wait for it.
     expect(done.first_response_ms).toBeGreaterThanOrEqual(SLOW_MS);
-    expect(done.first_response_ms).toBeLessThan(3 * SLOW_MS);
     expect(caller.of('output.speech_stopped')).toEqual([expect.objectContaining({ reason: 'completed' })]);
     expect(caller.of('transcript.delta').map((d) => d.delta).join('')).toBe(done.answer);
   });
