@@ -26,16 +26,21 @@
 // the same rounds as the physical floor of any relay process on this machine: the targets compare
 // the relay with it (throughput >= 90% of the bare proxy's, relay-process CPU per request <= 1.25x
 // the bare proxy's); direct-to-emulator stays as a reference row (relay p50 - direct p50 < 1 ms).
-// The Express row's floor is the same bare proxy mounted in an Express app with the recipe's
-// middleware (bare-proxy-child.mjs `express`): Express's own cost per request (measured ~2-3x the
-// bare node:http proxy's whole CPU) is the app's choice of framework, the same with or without the
-// relay, so the target compares the relay with what a proxy costs in that framework; the ratio to the
-// plain node:http proxy stays as a reference row.
+// The user rows (a user's E13, their own session's E19, the Express recipe) are compared with a floor
+// that does the same job by hand (bare-proxy-child.mjs `users`, `express-users`): the same
+// `authorize` hook and logger (bench-users.mjs), and for E13 the window, the upstream JSON parsed,
+// filtered to the user's granted sessions, recomputed and serialised again, without validation; for
+// E19 the same grant check (node:crypto HMAC), then piped. The relay's target is <= 1.25x that
+// floor: what it costs beyond the job itself (routing, validation, header allowlists, the secret
+// scan, request ids, the hooks' Request). The plain pipe (no checks) stays a reference row. The
+// Express rows' floor runs in the same kind of Express app (the recipe's middleware): Express's own
+// cost per request is the app's choice of framework, the same with or without the relay.
 import { fork } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { benchDir, fmtMs, fmtPct, log, runBenchmark, runChild } from './lib/common.mjs';
 import { loadEmulator, loadRelay } from './lib/kb.mjs';
+import { BENCH_USER, USERS_SECRET } from './lib/bench-users.mjs';
 import { median, round } from './lib/stats.mjs';
 
 // Five shorter rounds rather than three longer ones: on a shared 2-core machine one target's
@@ -60,9 +65,6 @@ const CONNECTIONS = 10;
  */
 const BASELINE = process.env.BENCH_RELAY_BASELINE ? path.resolve(process.env.BENCH_RELAY_BASELINE) : undefined;
 const loadChild = path.join(benchDir, 'lib', 'load-child.mjs');
-/** The users relay's deployment secret and the bench user (bench/lib/relay-child.mjs: the cookie is the user id). */
-const USERS_SECRET = 'bench-deployment-secret';
-const BENCH_USER = 'bench-user-42';
 const relayChild = path.join(benchDir, 'lib', 'relay-child.mjs');
 const bareChild = path.join(benchDir, 'lib', 'bare-proxy-child.mjs');
 
@@ -119,7 +121,10 @@ export async function main() {
   const bare = await startProxyProcess(bareChild, emulator.url, emulator.apiKey);
   // The floor of the Express row: the same bare proxy as the last handler of an Express app with the recipe's middleware.
   const bareExpress = await startProxyProcess(bareChild, emulator.url, emulator.apiKey, 'express');
-  const proxies = { relay, bare, users, express, bareExpress };
+  // The user rows' floors: the same job by hand (authorize, E13 filtered and re-serialised, E19's grant check).
+  const floorUsers = await startProxyProcess(bareChild, emulator.url, emulator.apiKey, 'users', `${robotId},${ownRobot}`);
+  const floorExpress = await startProxyProcess(bareChild, emulator.url, emulator.apiKey, 'express-users', robotId);
+  const proxies = { relay, bare, users, express, bareExpress, floorUsers, floorExpress };
   if (BASELINE) {
     proxies['users@base'] = await startProxyProcessWith({ BENCH_DIST: BASELINE }, relayChild, emulator.url, emulator.apiKey, 'users', `${robotId},${ownRobot}`);
     proxies['express@base'] = await startProxyProcessWith({ BENCH_DIST: BASELINE }, relayChild, emulator.url, emulator.apiKey, 'express', robotId);
@@ -139,10 +144,18 @@ export async function main() {
       bareExpress: { url: `${bareExpress.url}${bareExpress.prefix}${usagePath}`, headers: {} },
       bareOwn: { url: `${bare.url}${bare.prefix}${ownPath}`, headers: {} },
       usersOwn: { url: `${users.url}${users.prefix}${ownPath}`, headers: asUser },
+      floorUsers: { url: `${floorUsers.url}${floorUsers.prefix}${usagePath}`, headers: asUser },
+      floorExpress: { url: `${floorExpress.url}${floorExpress.prefix}${usagePath}`, headers: asUser },
+      floorOwn: { url: `${floorUsers.url}${floorUsers.prefix}${ownPath}`, headers: asUser },
     };
     // Targets measured on another target's process, and the user rows: their path, and the floor they are compared with.
-    const PROCESS_OF = { bareOwn: 'bare', usersOwn: 'users', 'usersOwn@base': 'users@base' };
-    const USER_ROWS = { users: { path: usagePath, floor: 'bare' }, express: { path: usagePath, floor: 'bareExpress' }, usersOwn: { path: ownPath, floor: 'bareOwn' } };
+    const PROCESS_OF = { bareOwn: 'bare', usersOwn: 'users', 'usersOwn@base': 'users@base', floorOwn: 'floorUsers' };
+    // `floor`: the same job by hand (the target's base); `pipe`: the plain pipe on the same request (a reference).
+    const USER_ROWS = {
+      users: { path: usagePath, floor: 'floorUsers', pipe: 'bare' },
+      express: { path: usagePath, floor: 'floorExpress', pipe: 'bareExpress' },
+      usersOwn: { path: ownPath, floor: 'floorOwn', pipe: 'bareOwn' },
+    };
     if (BASELINE) {
       for (const [row, { path: rowPath }] of Object.entries(USER_ROWS)) {
         const proxy = proxies[PROCESS_OF[`${row}@base`] ?? `${row}@base`];
@@ -153,14 +166,27 @@ export async function main() {
     const probes = await Promise.all(Object.values(targets).map((t) => fetch(t.url, { headers: t.headers })));
     const texts = await Promise.all(probes.map((p) => p.text()));
     if (probes.some((p) => p.status !== 200)) throw new Error(`E13 probe: ${probes.map((p) => p.status).join(', ')}: ${texts.find((_, i) => probes[i].status !== 200).slice(0, 200)}`);
-    // The admin paths answer the upstream's body; a user's is their scoped report.
+    // The admin paths answer the upstream's body; a user's is their scoped report, the floor's the same one.
     if (new Set(texts.slice(0, 3)).size !== 1) log('note: direct and proxied E13 bodies differ', ...texts.map((t) => t.slice(0, 120)));
+    const body = (name) => texts[Object.keys(targets).indexOf(name)];
+    const sameReport = (a, b) => {
+      const [x, y] = [JSON.parse(body(a)), JSON.parse(body(b))];
+      return x.session_count === y.session_count && JSON.stringify(x.sessions) === JSON.stringify(y.sessions) && JSON.stringify(x.totals) === JSON.stringify(y.totals);
+    };
+    // The floor must do the relay's job: the same scoped report, the same session's messages.
+    if (!sameReport('users', 'floorUsers') || !sameReport('express', 'floorExpress') || body('usersOwn') !== body('floorOwn')) {
+      throw new Error(`the same-work floor answers differently from the relay: ${['users', 'floorUsers', 'usersOwn', 'floorOwn'].map((n) => `${n} ${body(n).slice(0, 160)}`).join(' | ')}`);
+    }
 
     // Warm both paths (JIT, keep-alive pools) before measuring.
     for (const t of Object.values(targets)) await load({ ...t, connections: CONNECTIONS, durationS: WARMUP_S });
 
     const runs = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
-    const ORDERS = [['direct', 'bare', 'relay', 'users', 'bareExpress', 'express', 'bareOwn', 'usersOwn'], ['usersOwn', 'bareOwn', 'express', 'bareExpress', 'users', 'relay', 'bare', 'direct'], ['bare', 'users', 'relay', 'bareOwn', 'usersOwn', 'bareExpress', 'express', 'direct']];
+    const ORDERS = [
+      ['direct', 'bare', 'relay', 'floorUsers', 'users', 'bareExpress', 'floorExpress', 'express', 'bareOwn', 'floorOwn', 'usersOwn'],
+      ['usersOwn', 'floorOwn', 'bareOwn', 'express', 'floorExpress', 'bareExpress', 'users', 'floorUsers', 'relay', 'bare', 'direct'],
+      ['bare', 'floorUsers', 'users', 'relay', 'bareOwn', 'usersOwn', 'floorOwn', 'bareExpress', 'express', 'floorExpress', 'direct'],
+    ];
     for (let round = 0; round < ROUNDS; round++) {
       // A baseline's rows go right after (or before, every other round) the rows they compare with.
       const order = BASELINE ? ORDERS[round % ORDERS.length].flatMap((n) => (n in USER_ROWS ? (round % 2 ? [`${n}@base`, n] : [n, `${n}@base`]) : [n])) : ORDERS[round % ORDERS.length];
@@ -199,13 +225,18 @@ export async function main() {
     const bx = agg('bareExpress');
     // The relay as users run it, against the bare proxy of the same round (in Express: the bare proxy mounted in Express).
     const cpuVsBareOf = (name, floor = 'bare') => median(runs[name].map((y, i) => y.relayCpuUs / runs[floor][i].relayCpuUs));
-    const usersCpu = cpuVsBareOf('users');
+    const usersCpu = cpuVsBareOf('users', USER_ROWS.users.floor);
     const ownCpu = cpuVsBareOf('usersOwn', USER_ROWS.usersOwn.floor);
     const uo = agg('usersOwn');
     const bo = agg('bareOwn');
+    const fu = agg('floorUsers');
+    const fx = agg('floorExpress');
+    const fo = agg('floorOwn');
     const expressCpu = cpuVsBareOf('express', USER_ROWS.express.floor);
     const expressVsNodeBare = cpuVsBareOf('express');
     const bareExpressVsBare = cpuVsBareOf('bareExpress');
+    // Against the plain pipe on the same request (reference): what the job itself and the relay cost together.
+    const vsPipe = (name) => cpuVsBareOf(name, USER_ROWS[name].pipe);
     const bareRatios = runs.relay.map((x, i) => x.rps / runs.bare[i].rps);
     const bareRatio = median(bareRatios);
     // Paired per round (relay and bare proxy measured back to back in the same round), then the
@@ -222,7 +253,8 @@ export async function main() {
       `${ROUNDS} rounds, order alternating (AB, BA, …); throughput: ${CONNECTIONS} connections closed loop, ${THROUGHPUT_S} s; latency: ${LATENCY_RATE} req/s fixed rate, ${LATENCY_S} s; emulator, relay and autocannon each in their own process on ${os.cpus().length} cores`,
       `saturated p50 (closed loop, mostly queueing): direct ${fmtMs(d.saturatedP50, 2)}, relay ${fmtMs(r.saturatedP50, 2)}`,
     ];
-    if (d.failures || r.failures || u.failures || x.failures || bx.failures || uo.failures || bo.failures) notes.push(`non-2xx or errors: direct ${d.failures}, relay ${r.failures}, users ${u.failures}, express ${x.failures}, bare in Express ${bx.failures}, users E19 ${uo.failures}, bare E19 ${bo.failures}`);
+    const failures = Object.keys(targets).map((n) => [n, agg(n).failures]).filter(([, f]) => f > 0);
+    if (failures.length) notes.push(`non-2xx or errors: ${failures.map(([n, f]) => `${n} ${f}`).join(', ')}`);
     const baseline = {};
     if (BASELINE) {
       for (const [name, { floor }] of Object.entries(USER_ROWS)) {
@@ -230,7 +262,7 @@ export async function main() {
         const now = agg(name);
         const then = agg(base);
         baseline[name] = { then, now, thenVsBare: cpuVsBareOf(base, floor), nowVsBare: cpuVsBareOf(name, floor), nowVsThen: median(runs[name].map((y, i) => y.relayCpuUs / runs[base][i].relayCpuUs)) };
-        notes.push(`baseline ${BASELINE}: ${name} ${then.relayCpuUs.toFixed(0)} -> ${now.relayCpuUs.toFixed(0)} µs per request (${baseline[name].thenVsBare.toFixed(2)}× -> ${baseline[name].nowVsBare.toFixed(2)}× the bare proxy; now / then ${baseline[name].nowVsThen.toFixed(2)}, paired rounds)`);
+        notes.push(`baseline ${BASELINE}: ${name} ${then.relayCpuUs.toFixed(0)} -> ${now.relayCpuUs.toFixed(0)} µs per request (${baseline[name].thenVsBare.toFixed(2)}× -> ${baseline[name].nowVsBare.toFixed(2)}× its floor; now / then ${baseline[name].nowVsThen.toFixed(2)}, paired rounds)`);
       }
     }
     notes.push(`load average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')}`);
@@ -241,9 +273,9 @@ export async function main() {
       figures: [
         { label: 'Throughput relay / bare node:http proxy', value: `${fmtPct(bareRatio)} (${r.rps.toFixed(0)} vs ${b.rps.toFixed(0)} req/s)`, target: '>= 90%', met: bareRatio >= 0.9 },
         { label: 'Proxy-process CPU per request, relay / bare proxy (median of paired rounds)', value: `${cpuVsBare.toFixed(2)}× (${r.relayCpuUs.toFixed(0)} vs ${b.relayCpuUs.toFixed(0)} µs)`, target: '<= 1.25×', met: cpuVsBare <= 1.25 },
-        { label: 'Proxy-process CPU per request as users run it (authorize + logger + role user), node:http adapter / bare proxy', value: `${usersCpu.toFixed(2)}× (${u.relayCpuUs.toFixed(0)} vs ${b.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.users.map((y, i) => y.rps / runs.bare[i].rps)))} of its throughput)`, target: '<= 1.25×', met: usersCpu <= 1.25 },
-        { label: 'Proxy-process CPU per request as users run it, E19 of their own session (grant check, forwarded as it comes), node:http adapter / bare proxy', value: `${ownCpu.toFixed(2)}× (${uo.relayCpuUs.toFixed(0)} vs ${bo.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.usersOwn.map((y, i) => y.rps / runs.bareOwn[i].rps)))} of its throughput)`, target: '<= 1.25×', met: ownCpu <= 1.25 },
-        { label: 'Proxy-process CPU per request as users run it, Express recipe / bare proxy in the same Express app', value: `${expressCpu.toFixed(2)}× (${x.relayCpuUs.toFixed(0)} vs ${bx.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.express.map((y, i) => y.rps / runs.bareExpress[i].rps)))} of its throughput)`, target: '<= 1.25×', met: expressCpu <= 1.25 },
+        { label: 'Proxy-process CPU per request as users run it (authorize + logger + role user, E13), node:http adapter / the same job by hand', value: `${usersCpu.toFixed(2)}× (${u.relayCpuUs.toFixed(0)} vs ${fu.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.users.map((y, i) => y.rps / runs.floorUsers[i].rps)))} of its throughput; plain pipe reference ${vsPipe('users').toFixed(2)}×, ${b.relayCpuUs.toFixed(0)} µs)`, target: '<= 1.25×', met: usersCpu <= 1.25 },
+        { label: 'Proxy-process CPU per request as users run it, E19 of their own session (grant check, forwarded as it comes), node:http adapter / the same job by hand', value: `${ownCpu.toFixed(2)}× (${uo.relayCpuUs.toFixed(0)} vs ${fo.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.usersOwn.map((y, i) => y.rps / runs.floorOwn[i].rps)))} of its throughput; plain pipe reference ${vsPipe('usersOwn').toFixed(2)}×, ${bo.relayCpuUs.toFixed(0)} µs)`, target: '<= 1.25×', met: ownCpu <= 1.25 },
+        { label: 'Proxy-process CPU per request as users run it, Express recipe / the same job by hand in the same Express app', value: `${expressCpu.toFixed(2)}× (${x.relayCpuUs.toFixed(0)} vs ${fx.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.express.map((y, i) => y.rps / runs.floorExpress[i].rps)))} of its throughput; plain pipe in Express reference ${vsPipe('express').toFixed(2)}×, ${bx.relayCpuUs.toFixed(0)} µs)`, target: '<= 1.25×', met: expressCpu <= 1.25 },
         { label: 'Express itself (reference): bare proxy in Express / bare node:http proxy; Express recipe / bare node:http proxy', value: `${bareExpressVsBare.toFixed(2)}× (${bx.relayCpuUs.toFixed(0)} vs ${b.relayCpuUs.toFixed(0)} µs); ${expressVsNodeBare.toFixed(2)}×` },
         { label: 'Throughput relay / direct (reference)', value: `${fmtPct(ratio)} (${r.rps.toFixed(0)} vs ${d.rps.toFixed(0)} req/s; bare proxy ${fmtPct(median(runs.bare.map((x, i) => x.rps / runs.direct[i].rps)))})` },
         { label: 'p50 added by relay', value: `${fmtMs(p50Added, 3)} (p50 ${fmtMs(r.p50, 3)} vs ${fmtMs(d.p50, 3)})`, target: '< 1 ms', met: p50Added < 1 },
@@ -252,7 +284,7 @@ export async function main() {
         { label: 'p99 added by relay', value: `${fmtMs(median(p99Diffs), 3)} (p99 ${fmtMs(r.p99, 3)} vs ${fmtMs(d.p99, 3)})` },
       ],
       details: {
-        direct: d, bare: b, relay: r, users: u, express: x, bareExpress: bx, usersOwn: uo, bareOwn: bo, ownCpuRatios: runs.usersOwn.map((y, i) => round(y.relayCpuUs / runs.bareOwn[i].relayCpuUs, 4)), baseline, loadAverage: os.loadavg(), usersCpuRatios: runs.users.map((y, i) => round(y.relayCpuUs / runs.bare[i].relayCpuUs, 4)), expressCpuRatios: runs.express.map((y, i) => round(y.relayCpuUs / runs.bareExpress[i].relayCpuUs, 4)), bareRatios: bareRatios.map((x) => round(x, 4)), cpuRatios: cpuRatios.map((x) => round(x, 4)), ratios: ratios.map((x) => round(x, 4)), p50AddedMs: p50Diffs.map((x) => round(x, 4)), p99AddedMs: p99Diffs.map((x) => round(x, 4)),
+        direct: d, bare: b, relay: r, users: u, express: x, bareExpress: bx, usersOwn: uo, bareOwn: bo, floorUsers: fu, floorExpress: fx, floorOwn: fo, ownCpuRatios: runs.usersOwn.map((y, i) => round(y.relayCpuUs / runs.floorOwn[i].relayCpuUs, 4)), baseline, loadAverage: os.loadavg(), usersCpuRatios: runs.users.map((y, i) => round(y.relayCpuUs / runs.floorUsers[i].relayCpuUs, 4)), expressCpuRatios: runs.express.map((y, i) => round(y.relayCpuUs / runs.floorExpress[i].relayCpuUs, 4)), bareRatios: bareRatios.map((x) => round(x, 4)), cpuRatios: cpuRatios.map((x) => round(x, 4)), ratios: ratios.map((x) => round(x, 4)), p50AddedMs: p50Diffs.map((x) => round(x, 4)), p99AddedMs: p99Diffs.map((x) => round(x, 4)),
         runs, config: { ROUNDS, THROUGHPUT_S, LATENCY_S, LATENCY_RATE, CONNECTIONS },
       },
       notes,
@@ -264,6 +296,8 @@ export async function main() {
     for (const name of ['users@base', 'express@base']) await proxies[name]?.close().catch(() => {});
     await bare.close().catch(() => {});
     await bareExpress.close().catch(() => {});
+    await floorUsers.close().catch(() => {});
+    await floorExpress.close().catch(() => {});
     await emulator.close().catch(() => {});
   }
 }

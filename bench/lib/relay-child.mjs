@@ -4,31 +4,20 @@
 // - `admin` (default): `createRelay` + `serveRelay`, no authorize hook (= admin), the bare library;
 // - `users`: as apps run it for their users: an async `authorize` hook (reads the caller's cookie)
 //   giving role `user`, a logger (entries built for every request), `robots`, a `secret`, served by
-//   `serveRelay` (the node:http adapter);
+//   `serveRelay` (the node:http adapter); hook, logger and secret from bench-users.mjs, which the
+//   same-work floor (bare-proxy-child.mjs `users`) runs too;
 // - `express`: the same relay mounted with the Express recipe (docs/relay.md: express.json(), then
 //   `toNodeHandler(relay)`).
 // Run with fork(): sends `{ url, prefix }` once listening; answers each `'cpu'` message with
 // `{ cpu: process.cpuUsage(), requests }` so the parent can take this process's CPU per request.
+import { authorize, logger, logs, USERS_SECRET } from './bench-users.mjs';
 import { loadRelay } from './kb.mjs';
 
 // robotId: the robots a user may reach, comma-separated.
 const [upstream, apiKey, mode = 'admin', robotId = ''] = process.argv.slice(2);
 const { createRelay, serveRelay, toNodeHandler } = await loadRelay();
 
-let logged = 0;
-const asUsers = {
-  robots: robotId.split(','),
-  secret: 'bench-deployment-secret',
-  // What an app's hook does: read its session cookie, look the user up (here: the cookie is the id).
-  authorize: async (req) => {
-    const id = /(?:^|;\s*)sid=([^;]+)/.exec(req.headers.get('cookie') ?? '')?.[1];
-    return id ? { userIdentifier: id, role: 'user' } : null;
-  },
-  // A logger that takes every entry (info included), as an app's structured logger would.
-  logger: () => {
-    logged++;
-  },
-};
+const asUsers = { robots: robotId.split(','), secret: USERS_SECRET, authorize, logger };
 const relay = createRelay({ upstream, apiKey, ...(mode === 'admin' ? {} : asUsers) });
 
 let requests = 0;
@@ -56,7 +45,7 @@ if (mode === 'express') {
   stop = () => server.close();
 }
 process.on('message', async (m) => {
-  if (m === 'cpu') process.send({ cpu: process.cpuUsage(), requests, logged });
+  if (m === 'cpu') process.send({ cpu: process.cpuUsage(), requests, logged: logs.count });
   if (m === 'close') {
     await stop();
     process.exit(0);
