@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { distDir, ensureBuilt, fmtPct, root, runBenchmark } from './lib/common.mjs';
+import { loadLab } from './lib/kb.mjs';
 
 const SECONDS = Number(process.env.BENCH_NOISE_SECONDS ?? 60);
 const RATE = 48000;
@@ -57,9 +58,10 @@ async function main() {
 
   // 1. CPU: speech and a seeded noise bed, looped to SECONDS of audio.
   const speech = readWav(path.join(root, 'test/fixtures/audio', FIXTURES[0]));
-  let seed = 11;
+  const { seededRandom } = await loadLab();
+  const bed = seededRandom(11);
   const input = new Float32Array(RATE * SECONDS);
-  for (let i = 0; i < input.length; i++) input[i] = speech[i % speech.length] + 0.01 * ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5);
+  for (let i = 0; i < input.length; i++) input[i] = speech[i % speech.length] + 0.01 * (bed() - 0.5);
   const rnnoise = await noise.instantiateRnnoise(module);
   const gated = new noise.FrameProcessor(rnnoise.denoise, {});
   const cpuBefore = process.cpuUsage();
@@ -85,8 +87,8 @@ async function main() {
   for (const name of FIXTURES) {
     const voice = readWav(path.join(root, 'test/fixtures/audio', name));
     const audio = new Float32Array(voice.length + 2 * RATE);
-    let s = 5;
-    for (let i = 0; i < audio.length; i++) audio[i] = 0.003 * ((s = (s * 16807) % 2147483647) / 2147483647 - 0.5);
+    const hiss = seededRandom(5);
+    for (let i = 0; i < audio.length; i++) audio[i] = 0.003 * (hiss() - 0.5);
     audio.set(voice.map((x, i) => x + audio[RATE + i]), RATE);
     const a = await noise.instantiateRnnoise(module);
     const b = await noise.instantiateRnnoise(module);

@@ -2,8 +2,9 @@
 export type Random = () => number;
 
 /**
- * mulberry32: a small, fast 32-bit generator, plenty for packet fates and the benchmarks' bootstrap
- * resamples (bench/lib/stats.mjs takes this one; not for cryptography).
+ * mulberry32: a small, fast 32-bit generator, plenty for packet fates, the formant voice's breath
+ * noise and the noise beds of tests and benchmarks (the repository's one PRNG: bench/ and test/ take
+ * it from here, kb-voice-emulator/lab; not for cryptography).
  * The same seed gives the same sequence, so a test's losses and delays repeat exactly.
  */
 export function seededRandom(seed: number): Random {

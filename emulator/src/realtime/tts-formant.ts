@@ -1,3 +1,4 @@
+import { seededRandom } from '../lab/random.js';
 import type { Pcm } from './pcm.js';
 
 /**
@@ -100,11 +101,9 @@ export function synthesizeFormant(text: string): Pcm {
   const out = new Float32Array(total);
   const res = [new Resonator(), new Resonator(), new Resonator()];
   const gains = [1, 0.6, 0.3];
-  let seed = 0x2545f491;
-  const noise = () => {
-    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-    return seed / 2147483648 - 1;
-  };
+  // The emulator's one PRNG (lab/random.ts), seeded: the same text gives the same samples.
+  const random = seededRandom(0x2545f491);
+  const noise = () => random() * 2 - 1;
 
   // Phrase boundaries give each syllable its position in the phrase for the pitch contour.
   const phraseOf: { index: number; count: number; question: boolean }[] = [];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VoiceGate, voiceGateSettings } from '../../../src/client/noise/voice-gate.js';
 import { FRAME_SAMPLES, FrameProcessor } from '../../../src/noise/frame-processor.js';
+import { seededRandom } from '../../../emulator/src/lab/random.js';
 
 // The client voice gate (issue 35) on fake frames: what it sends is exactly the voice with its
 // pre-roll and hangover, nothing of a click or of noise, and through the frame processor no sample
@@ -127,8 +128,8 @@ describe('tonality (tones are not voice)', () => {
     // Voice-like: harmonics of a gliding pitch with a formant near 700 Hz.
     const pitch = (t: number) => 120 + 200 * t;
     expect(verdicts(frames((t) => Array.from({ length: 25 }, (_, h) => Math.sin(2 * Math.PI * pitch(t) * (h + 1) * t) / (1 + Math.abs(h + 1 - 5))).reduce((a, b) => a + b, 0) * 0.05, 40)).some(Boolean)).toBe(false);
-    let seed = 1;
-    expect(verdicts(frames(() => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 0.2, 40)).some(Boolean)).toBe(false);
+    const random = seededRandom(1);
+    expect(verdicts(frames(() => (random() - 0.5) * 0.2, 40)).some(Boolean)).toBe(false);
   });
 
   it('through the frame processor a loud beep never opens the gate', () => {

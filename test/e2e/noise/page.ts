@@ -4,6 +4,7 @@
 // app's bundler does), so `import('kb-voice/noise')` is a chunk of its own.
 import { VoiceSession, type NoiseSuppressionMode } from 'kb-voice';
 import { ScriptedService } from 'kb-voice/testing';
+import { seededRandom } from '../../../emulator/src/lab/random.js';
 
 /** Where the test serves rnnoise's worklet and WebAssembly (esbuild does not follow `new URL(…, import.meta.url)`). */
 const assets = { workletUrl: '/noise/rnnoise-worklet.js', wasmUrl: '/noise/rnnoise_simd.wasm' };
@@ -34,8 +35,8 @@ async function sound(context: AudioContext, kind: Sound): Promise<AudioBuffer> {
   const rate = context.sampleRate;
   const buffer = context.createBuffer(1, rate * 4, rate);
   const data = buffer.getChannelData(0);
-  let seed = 7;
-  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+  const uniform = seededRandom(7);
+  const random = () => uniform() * 2 - 1;
   let lowpass = 0;
   for (let i = 0; i < data.length; i++) {
     const t = i / rate;
