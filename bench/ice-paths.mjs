@@ -12,7 +12,7 @@
 // - recovery after the network path is cut: time from the cut to `connected` again, by ICE restart
 //   in place vs by a new offer (restart disabled), with a 250 ms heartbeat (detection ~0.75-1 s,
 //   reported apart). The path is a UDP relay the bench cuts (bench/lib/ice-path.mjs).
-import { chromiumPath, fmtMs, log, runBenchmark, withTimeout } from './lib/common.mjs';
+import { chromiumPath, fmtMs, log, runBenchmark, sleep, withTimeout } from './lib/common.mjs';
 import { relayedSignaling, startCoturn, startSilentStun, TURNSERVER } from './lib/ice-path.mjs';
 import { loadClient, loadEmulator, loadWrtc } from './lib/kb.mjs';
 import { median, round, summarize } from './lib/stats.mjs';
@@ -58,7 +58,7 @@ export async function main() {
     const q = new URLSearchParams({ ai_id: emulator.fixtures.robotId, api_key: emulator.apiKey });
     await page.goto(`${site.url}/?${q}`);
     await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready', null, { timeout: 15000 });
-    const pause = () => new Promise((r) => setTimeout(r, PAUSE_MS));
+    const pause = () => sleep(PAUSE_MS);
     const call = async (opts) => {
       const r = await withTimeout(page.evaluate((o) => window.bench.run('library', o), opts), 30000, 'library call');
       await pause();
@@ -203,7 +203,7 @@ async function nodeCalls(emulator, stunUrl) {
       } finally {
         await session.end({ mode: 'immediate' });
         mic.close();
-        await new Promise((r) => setTimeout(r, PAUSE_MS));
+        await sleep(PAUSE_MS);
       }
     }
   }

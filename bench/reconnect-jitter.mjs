@@ -6,7 +6,7 @@
 // lockstep policy (the old backoff: at once, then 250 ms doubling to 2 s, no jitter).
 // Reported per policy: the most offers in any 100 ms (over the whole recovery, and from the
 // restart on) and the p10-p90 spread of the moments the clients were connected again.
-import { fmtMs, log, runBenchmark, withTimeout } from './lib/common.mjs';
+import { fmtMs, log, runBenchmark, sleep, withTimeout } from './lib/common.mjs';
 import { startEmulatorProcess } from './lib/emulator-process.mjs';
 import { loadClient, loadEmulator, loadWrtc } from './lib/kb.mjs';
 import { percentile } from './lib/stats.mjs';
@@ -76,7 +76,7 @@ async function round(name, policy) {
     }));
     crashAt = performance.now();
     process.kill(emulator.pid, 'SIGKILL');
-    await new Promise((r) => setTimeout(r, DOWN_MS));
+    await sleep(DOWN_MS);
     emulator = await startEmulatorProcess({ agentBuildMs: 0, port });
     const restartedAt = performance.now() - crashAt;
     const results = await withTimeout(Promise.all(back), 45_000, 'reconnect');

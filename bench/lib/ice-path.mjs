@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
+import { sleep } from './common.mjs';
 import { loadLab } from './kb.mjs';
 
 /** A UDP socket on loopback that receives STUN requests and never answers (a firewall that drops UDP). */
@@ -40,7 +41,7 @@ export async function startCoturn() {
       child.kill('SIGKILL');
       throw new Error(`coturn did not start: ${output.slice(-500)}`);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   return {
     iceServer: { urls: `turn:127.0.0.1:${port}?transport=tcp`, username: 'bench', credential: 'bench' },

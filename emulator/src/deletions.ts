@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import type { Collection, Store } from './store.js';
+import { sleep } from './time.js';
 
 /**
  * E15's background hard delete. Accepting a deletion marks the session `deleting` (every read then
@@ -45,7 +46,7 @@ export class DeletionQueue {
 
   async #work(): Promise<void> {
     const size = this.opts.batchSize ?? 50;
-    const pause = () => new Promise<void>((r) => setTimeout(r, this.opts.pauseMs ?? 1));
+    const pause = () => sleep(this.opts.pauseMs ?? 1);
     while (this.#queue.length > 0) {
       const sessionId = this.#queue[0]!;
       const { messages, usage, audio, sessions } = this.store;

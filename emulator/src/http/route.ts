@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import { parseJsonText, parseRequest, queryFromUrl, type Endpoint } from 'kb-voice/schemas';
 import { HttpError } from './errors.js';
 import type { ServerContext } from './server-context.js';
+import { sleep } from '../time.js';
 
 /** A handler's answer: a JSON body (validated against the endpoint's response schema) or a raw Response. */
 export type Reply = Response | { status?: number; json: unknown };
@@ -19,8 +20,6 @@ export interface RouteInput<E extends Endpoint> {
 
 /** Hono path (`:name`) of a spec path template (`{name}`). */
 export const honoPath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Checks `Authorization: Bearer <key>`; throws 401 `{ detail }` otherwise. */
 export function requireBearer(c: Context, apiKey: string): void {

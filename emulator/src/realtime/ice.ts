@@ -2,6 +2,7 @@ import type Peer from 'simple-peer';
 import { applyIceRestart, formatSdpFragment, iceCredentials, sdpMedia, type SdpFragment } from 'kb-voice/schemas';
 import { invalid } from '../http/errors.js';
 import { RealtimeOfferError } from './errors.js';
+import { sleep } from '../time.js';
 
 /** How long after its first ICE candidate the emulator stops gathering for an answer (ms). */
 export const ANSWER_GATHER_MS = 10;
@@ -85,7 +86,7 @@ export class SessionIce {
     for (let waited = 0; pc && pc.iceGatheringState !== 'complete' && waited < 2000; waited += 5) {
       if (firstAt === undefined && hasCandidate()) firstAt = waited;
       if (firstAt !== undefined && waited - firstAt >= ANSWER_GATHER_MS) break;
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5);
     }
     const local = pc?.localDescription?.sdp ?? answer;
     const credentials = iceCredentials(local);

@@ -1,3 +1,4 @@
+import { settleWithin } from '../time.js';
 import type { StreamingPlayback } from './audio-out.js';
 
 /**
@@ -176,15 +177,10 @@ export class TurnController {
       turn.abort.abort();
       turn.playback?.stop('ended');
     }
-    await settleWithin([...this.#running], settleMs);
+    // A turn stuck in a slow brain must not block closing.
+    await settleWithin(Promise.allSettled([...this.#running]), settleMs);
     for (const resolve of this.#idle.splice(0)) resolve();
   }
 }
 
-/** Waits for `promises` to settle, at most `ms` (a turn stuck in a slow brain must not block closing). */
-async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
-  if (promises.length === 0) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.allSettled(promises), new Promise((r) => { timer = setTimeout(r, ms); })]);
-  clearTimeout(timer);
-}
+

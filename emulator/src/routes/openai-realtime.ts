@@ -5,6 +5,7 @@ import { OaiClientSecretIn, OaiClientSecretOut, OaiSessionConfigIn, OfferBodyErr
 import type { ServerContext } from '../http/server-context.js';
 import { RealtimeOfferError } from '../realtime/index.js';
 import { ClientSecretStore } from '../realtime/openai/secrets.js';
+import { sleep } from '../time.js';
 import { applySessionConfig, defaultSessionState, describeSession, UnsupportedConfigError, type SessionState } from '../realtime/openai/session-config.js';
 
 /** Largest body `POST /v1/realtime/calls` reads (an SDP offer is a few KB). */
@@ -110,7 +111,6 @@ async function readCallBody(c: Context): Promise<{ sdp: string; session: Session
  */
 export function registerOpenAIRealtimeRoutes(app: Hono, sc: ServerContext): ClientSecretStore {
   const secrets = new ClientSecretStore();
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const robotOrThrow = (robotId: string | undefined, param: string) => {
     if (!robotId) throw new OaiRequestError(400, 'missing_required_parameter', `${param} must name the robot (its ai_id)`, param);
     if (!sc.store.robots.get(robotId)) throw new OaiRequestError(404, 'model_not_found', `the robot ${robotId} does not exist`, param);
