@@ -36,6 +36,7 @@ export const loadLab = () => {
   return import('kb-voice-emulator/lab');
 };
 export const loadRelay = () => load('relay');
+export const loadSchemas = () => load('schemas');
 export const loadClient = () => load('');
 
 /** Node WebRTC for VoiceSession's `wrtc` option. */

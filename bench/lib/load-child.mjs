@@ -6,7 +6,10 @@
 // overhead, so every response's time (fractional ms, from its 'response' event) is kept here and
 // the percentiles are computed from those.
 import autocannon from 'autocannon';
+import { loadSchemas } from './kb.mjs';
 import { summarize } from './stats.mjs';
+
+const { statusClass } = await loadSchemas();
 
 const opts = JSON.parse(process.argv[2] ?? '{}');
 if (!opts.url || !/^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])[:/]/.test(opts.url)) {
@@ -52,6 +55,6 @@ const instance = autocannon(
   },
 );
 instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-  if (statusCode >= 200 && statusCode < 300) times.push(responseTime);
+  if (statusClass(statusCode) === 'success') times.push(responseTime);
   else non2xx++;
 });

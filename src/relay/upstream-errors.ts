@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { HTTPValidationError } from '../schemas/index.js';
+import { HTTPValidationError, statusClass } from '../schemas/index.js';
 import { RelayError } from './errors.js';
 import type { UpstreamReply } from './message.js';
 import { parseBody } from '../api/body.js';
@@ -41,7 +41,7 @@ export async function upstreamError(reply: UpstreamReply, unsafe: (text: string)
     const headers: Record<string, string> = retryAfter && RETRY_AFTER.test(retryAfter) ? { 'retry-after': retryAfter } : {};
     return discard(reply, new RelayError(status, status === 503 ? 'Service unavailable, try again later' : 'Upstream rate limit reached, try again later', reason, headers));
   }
-  if (status < 400 || status >= 500) return discard(reply, new RelayError(502, `Upstream error (status ${status})`, reason));
+  if (statusClass(status) !== 'client_error') return discard(reply, new RelayError(502, `Upstream error (status ${status})`, reason));
   const declared = Number(reply.headers.get('content-length') ?? 0);
   if (declared > MAX_ERROR_BODY) return discard(reply, new RelayError(status, `Upstream error (status ${status})`, `${reason} with a body over ${MAX_ERROR_BODY} bytes`));
   const text = await readText(reply, MAX_ERROR_BODY).catch(() => '');

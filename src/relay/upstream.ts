@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { RelayError } from './errors.js';
 import { parseBody } from '../api/body.js';
+import { statusClass } from '../schemas/index.js';
 import { readText, TooLarge } from './reply-text.js';
 import { timedOut, upstreamError } from './upstream-errors.js';
 import { containsSecret, guardBody, SecretScanner, Secrets, SecretWithheld } from './secret-scan.js';
@@ -120,7 +121,7 @@ export class Upstream {
         throw new RelayError(499, 'Client closed request', 'the caller went away before the upstream answered');
       }
       // Fields, not a WeakMap keyed by short-lived replies (ephemerons make every GC slower).
-      if (reply.status >= 200 && reply.status < 300) return { status: reply.status, headers: reply.headers, body: reply.body, cancel: () => reply.cancel(), settle: () => this.#deadlines.clear(limit), requestId: call.requestId };
+      if (statusClass(reply.status) === 'success') return { status: reply.status, headers: reply.headers, body: reply.body, cancel: () => reply.cancel(), settle: () => this.#deadlines.clear(limit), requestId: call.requestId };
       done();
       return this.#errorOf(reply).then((error) => Promise.reject(error));
     };

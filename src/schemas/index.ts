@@ -18,3 +18,4 @@ export * from './chat.js';
 export * from './endpoints.js';
 export * from './sdpfrag.js';
 export * from './offer-form.js';
+export * from './http-status.js';

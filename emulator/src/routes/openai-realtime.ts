@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import * as z from 'zod/mini';
-import { OaiClientSecretIn, OaiClientSecretOut, OaiSessionConfigIn, OfferBodyError, openaiEndpoints, readOfferBody, type OaiSessionConfigIn as SessionConfigIn } from 'kb-voice/schemas';
+import { OaiClientSecretIn, OaiClientSecretOut, OaiSessionConfigIn, OfferBodyError, openaiEndpoints, readOfferBody, statusClass, type OaiSessionConfigIn as SessionConfigIn } from 'kb-voice/schemas';
 import type { ServerContext } from '../http/server-context.js';
 import { RealtimeOfferError } from '../realtime/index.js';
 import { ClientSecretStore } from '../realtime/openai/secrets.js';
@@ -193,7 +193,7 @@ export function registerOpenAIRealtimeRoutes(app: Hono, sc: ServerContext): Clie
         answer = await sc.realtime.handleOffer(robotId, { type: 'oai-call', sdp: body.sdp, session: state, userIdentifier });
       } catch (err) {
         if (!(err instanceof RealtimeOfferError)) throw err;
-        const failure = new OaiRequestError(err.status === 422 ? 400 : err.status, err.code, err.message, err.status === 422 ? 'sdp' : null, err.status >= 500 ? 'server_error' : 'invalid_request_error');
+        const failure = new OaiRequestError(err.status === 422 ? 400 : err.status, err.code, err.message, err.status === 422 ? 'sdp' : null, statusClass(err.status) === 'server_error' ? 'server_error' : 'invalid_request_error');
         failure.retryAfterSeconds = err.retryAfterSeconds;
         throw failure;
       }

@@ -6,6 +6,7 @@ import type { RouteTable } from '../route-types.js';
 import { matchRoute } from '../router.js';
 import type { RelayLogEntry, RelayLogger } from '../types.js';
 import { describe } from '../upstream.js';
+import { statusClass } from '../../schemas/index.js';
 
 export interface LogStageOptions {
   log: RelayLogger;
@@ -28,14 +29,16 @@ export function logStage(o: LogStageOptions): Stage {
   const logged = (ctx: RelayContext, started: number, reply: Reply, reason: string | undefined): Reply => {
     const { status } = reply;
     const { request } = ctx;
-    if (status < 400 && !o.logsInfo) return reply;
+    const kind = statusClass(status);
+    const fault = kind === 'client_error' || kind === 'server_error';
+    if (!fault && !o.logsInfo) return reply;
     // A refusal before the match stage (CORS) still names the endpoint the request was for.
-    const endpoint = ctx.match?.id ?? (status >= 400 ? matchRoute(request.method, ctx.rawPath, o.prefix, o.table)?.id : undefined);
+    const endpoint = ctx.match?.id ?? (fault ? matchRoute(request.method, ctx.rawPath, o.prefix, o.table)?.id : undefined);
     // Built field by field in the documented order, absent fields left out: a spread of `{}` or
     // `{ endpoint }` into a literal gives the entry a hidden class off the literal's, per request.
     const entry: RelayLogEntry = {
-      level: status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info',
-      message: status >= 500 ? 'failed' : status >= 400 ? 'refused' : 'request',
+      level: kind === 'server_error' ? 'error' : kind === 'client_error' ? 'warn' : 'info',
+      message: kind === 'server_error' ? 'failed' : kind === 'client_error' ? 'refused' : 'request',
       requestId: ctx.requestId,
       method: request.method,
     };
