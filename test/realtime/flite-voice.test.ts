@@ -6,6 +6,7 @@ import { FliteError, FlitePool, sharedFlitePool, synthesizeFlite } from '../../e
 import { synthesizeFormant } from '../../emulator/src/realtime/tts-formant.js';
 import { decodeWav } from '../../emulator/src/wav.js';
 import { readFileSync } from 'node:fs';
+import { performance as nodePerformance } from 'node:perf_hooks';
 import { averageSpectrum, shapeCorrelation } from '../helpers/spectrum.js';
 import { Caller, fixture48k, makeContext, realtimeFixture } from './helpers.js';
 
@@ -47,10 +48,10 @@ describe('Flite (WASI) in worker threads', () => {
     // The main thread's own busy share over the synthesis (event-loop utilization: busy / (busy +
     // idle), a ratio of this thread's time, whatever else the machine runs). Synthesizing here would
     // keep it busy throughout (~1); in workers it only takes their messages.
-    const before = performance.eventLoopUtilization();
+    const before = nodePerformance.eventLoopUtilization();
     // slt: ~40 ms a sentence, long enough that a blocked loop would show (kal16 takes ~5 ms).
     const pcm = await Promise.all(Array.from({ length: 6 }, (_, i) => synthesizeFlite(`${WARRANTY} Number ${i}.`, { voice: 'slt' })));
-    const used = performance.eventLoopUtilization(before);
+    const used = nodePerformance.eventLoopUtilization(before);
     expect(pcm.every((p) => p.samples.length > 0)).toBe(true);
     expect(used.utilization).toBeLessThan(0.5);
   });
