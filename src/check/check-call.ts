@@ -20,10 +20,12 @@ export interface CheckCallOptions {
   /** The microphone as `VoiceSession` takes it; `false` skips that part (text-only calls). */
   microphone?: MicrophoneSource | false;
   /**
-   * A short test call after the other parts (it opens a service session: billed like any call).
-   * `true`, or `{ sampleMs }` (default 3000): how long quality is measured once connected.
+   * A short test call after the other parts (it opens a service session: billed like any call, and
+   * its one typed question is in the robot's history). `true`, or `{ sampleMs, question }`: how long
+   * quality is measured while the answer plays (default 3000 ms) and what is asked (default
+   * `Hello`: the answer's audio is what is measured).
    */
-  connection?: boolean | { sampleMs?: number };
+  connection?: boolean | { sampleMs?: number; question?: string };
   /** The whole check's time limit (ms); default 10000, at most 60000. Parts still running then are graded by what they found. */
   timeoutMs?: number;
   /** Aborting it ends the check at once: it resolves with what was found, `cancelled: true`. */
@@ -111,7 +113,8 @@ async function runCheck(options: CheckCallOptions, timeoutMs: number): Promise<C
 
     let connection: ConnectionCheck | undefined;
     if (options.connection) {
-      const sampleMs = typeof options.connection === 'object' ? options.connection.sampleMs ?? 3000 : 3000;
+      const asked = typeof options.connection === 'object' ? options.connection : {};
+      const sampleMs = asked.sampleMs ?? 3000;
       const budgetMs = timeoutMs - (clock.now() - started);
       const none = { rttMs: null, jitterMs: null, lossPct: null, mos: null, path: null };
       if (stop.signal.aborted || budgetMs <= sampleMs) {
@@ -125,7 +128,7 @@ async function runCheck(options: CheckCallOptions, timeoutMs: number): Promise<C
             api: options.api, aiId: options.aiId, iceServers: options.iceServers, wrtc: options.wrtc, language: options.language,
             microphone: ownStream ? async () => ownStream.clone() : false,
           },
-          clock, sampleMs, budgetMs, signal: stop.signal,
+          clock, sampleMs, budgetMs, signal: stop.signal, question: asked.question ?? 'Hello',
         });
       }
     }

@@ -11,8 +11,10 @@ export interface ConnectionCheckOptions {
   /** The options of the test call (api, aiId, iceServers, wrtc, language…); `microphone` is the checked stream or false. */
   session: VoiceSessionOptions;
   clock: Clock;
-  /** How long quality is sampled once connected (ms). */
+  /** How long quality is sampled once the answer's audio flows (ms). */
   sampleMs: number;
+  /** The typed question the test call asks, so that the service's audio flows and can be measured. */
+  question: string;
   /** The time left for the whole part (ms): connecting included. */
   budgetMs: number;
   signal?: AbortSignal;
@@ -67,8 +69,8 @@ export function gradeQuality(q: CallQuality, path: Path | null): ConnectionCheck
 
 /**
  * A short real call (it opens a service session, so it is billed like any call): connects with
- * the checked microphone, samples quality for `sampleMs` through the session's own sampler, reads
- * the path the connection chose, and ends at once.
+ * the checked microphone, asks `question` (typed), samples quality for `sampleMs` while the answer
+ * plays through the session's own sampler, reads the path the connection chose, and ends at once.
  */
 export async function checkConnection(options: ConnectionCheckOptions): Promise<ConnectionCheck> {
   const { clock, signal } = options;
@@ -85,18 +87,36 @@ export async function checkConnection(options: ConnectionCheckOptions): Promise<
     return part('bad', 'connect_failed', `The test call could not be made: ${(err as Error)?.message ?? String(err)}`);
   }
   let timer: unknown;
+  // the latest measured value (a sample without a MOS, between two answers, does not replace one)
   let last: CallQuality | undefined;
-  session.on('quality', (q) => (last = q));
+  session.on('quality', (q) => {
+    if (q.mos !== null || !last) last = q;
+  });
   const stop = () => void session.end({ mode: 'immediate' });
   signal?.addEventListener('abort', stop, { once: true });
   try {
     const outcome = await new Promise<'sampled' | 'failed' | 'timeout' | 'cancelled'>((resolve) => {
       timer = clock.setTimeout(() => resolve('timeout'), options.budgetMs);
       signal?.addEventListener('abort', () => resolve('cancelled'), { once: true });
+      let sampling = false;
+      const sample = () => {
+        if (sampling) return;
+        sampling = true;
+        clock.setTimeout(() => resolve('sampled'), options.sampleMs);
+      };
       session.on('state', (state) => {
         if (state.status === 'failed' || state.status === 'ended') resolve('failed');
-        if (state.status === 'connected') clock.setTimeout(() => resolve('sampled'), options.sampleMs);
+        // Between answers nothing flows (a quiet caller's Opus sends a few packets a second): ask
+        // one short question and measure while its answer plays.
+        if (state.status === 'connected') {
+          try {
+            session.sendText(options.question);
+          } catch {
+            sample();
+          }
+        }
       });
+      session.on('assistantSpeaking', (speaking) => speaking && sample());
       session.start().catch(() => resolve('failed'));
     });
     if (outcome === 'cancelled') return part('skipped', 'cancelled', 'The check was cancelled.');
