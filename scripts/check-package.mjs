@@ -59,7 +59,7 @@ const OPENAI_DIALECT_LIMIT_BYTES = 6_000;
 /** Packages the browser entry may pull into a consumer's bundle (everything else is a leak). */
 const BROWSER_PACKAGES = ['kb-voice', 'zod', 'eventemitter3'];
 /** What kb-voice/react and kb-voice/testing (and the widget's one-file build) may add to an app's bundle beyond the browser entry (min+gzip bytes). */
-const EXTRA_LIMIT_BYTES = { 'kb-voice/react': 2_000, 'kb-voice/testing': 4_000, 'kb-voice/widget': 12_000 };
+const EXTRA_LIMIT_BYTES = { 'kb-voice/react': 2_000, 'kb-voice/testing': 4_000, 'kb-voice/widget': 22_000 };
 
 const results = [];
 const keep = process.argv.includes('--keep');
