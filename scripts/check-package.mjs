@@ -59,7 +59,7 @@ const OPENAI_DIALECT_LIMIT_BYTES = 6_000;
 /** Packages the browser entry may pull into a consumer's bundle (everything else is a leak). */
 const BROWSER_PACKAGES = ['kb-voice', 'zod', 'eventemitter3'];
 /** What kb-voice/react and kb-voice/testing (and the widget's one-file build) may add to an app's bundle beyond the browser entry (min+gzip bytes). */
-const EXTRA_LIMIT_BYTES = { 'kb-voice/react': 2_000, 'kb-voice/testing': 4_000, 'kb-voice/widget': 12_000 };
+const EXTRA_LIMIT_BYTES = { 'kb-voice/react': 2_000, 'kb-voice/testing': 4_000, 'kb-voice/widget': 22_000 };
 
 const results = [];
 const keep = process.argv.includes('--keep');
@@ -102,6 +102,8 @@ function kb(bytes) {
  * serves from node:http alone).
  */
 const INSTALL_LIMITS = { diskBytes: 13_000_000, packages: ['eventemitter3', 'kb-voice', 'zod'], nativeBinaries: 0, installScripts: 0 };
+/** What kb-voice/check may add to the browser entry's min+gzip size (bytes): it reuses the session for its test call. */
+const CHECK_LIMIT_BYTES = 5120;
 /** How far README's "about N MB" may be from the measured size on disk (it states whole MB). */
 const README_MB_TOLERANCE = 1;
 /** npm lifecycle scripts: a published manifest has none (npm runs or warns about them on install; the build is not a consumer's business). */
@@ -123,6 +125,7 @@ const ENTRIES = [
   { name: 'kb-voice/noise', file: 'dist/noise/index.js', keys: ['processMicrophone', 'VoiceGate', 'instantiateRnnoise'] },
   { name: 'kb-voice/otel', file: 'dist/otel/index.js', keys: ['voiceTelemetry', 'relayTracing'] },
   { name: 'kb-voice/cli', file: 'dist/cli/index.js', keys: ['parseCommandArgs', 'UsageError', 'USAGE_EXIT_CODE'] },
+  { name: 'kb-voice/check', file: 'dist/check/index.js', keys: ['checkCall', 'gradeNetwork'] },
 ];
 
 async function main() {
@@ -355,6 +358,20 @@ async function main() {
       await writeFile(noiseEntry, "import * as noise from 'kb-voice/noise';\nglobalThis.noise = noise;\n");
       const { gzipped } = await bundleForBrowser(consumer, noiseEntry, [], { text: true });
       return `default app free of it; kb-voice/noise alone ${kb(gzipped)} min+gzip (its worklet and WebAssembly are fetched by URL)`;
+    });
+
+    // Issue 48: the pre-call check is its own entry (`await import('kb-voice/check')`): the core holds
+    // none of it, and what it adds on top of the core is bounded.
+    await check(`kb-voice/check: absent from the browser entry; adds <= ${kb(CHECK_LIMIT_BYTES)} min+gzip to it (esbuild)`, async () => {
+      const plain = await bundleForBrowser(consumer, entry, [], { text: true });
+      const markers = ['kb-voice-check', 'needs_turn_tcp'].filter((m) => plain.text.includes(m));
+      if (markers.length > 0) throw new Error(`an app that never checks a call ships the check (found ${markers.join(', ')})`);
+      const checkEntry = path.join(consumer, 'check-app.js');
+      await writeFile(checkEntry, "import { VoiceSession, createApiClient } from 'kb-voice';\nimport { checkCall } from 'kb-voice/check';\nglobalThis.kbVoice = { VoiceSession, createApiClient, checkCall };\n");
+      const withCheck = await bundleForBrowser(consumer, checkEntry);
+      const added = withCheck.gzipped - plain.gzipped;
+      if (added > CHECK_LIMIT_BYTES) throw new Error(`kb-voice/check adds ${kb(added)} min+gzip, over its ${kb(CHECK_LIMIT_BYTES)} budget`);
+      return `default app free of it; checkCall adds ${kb(added)} (${added} bytes) min+gzip to the core, budget ${kb(CHECK_LIMIT_BYTES)}`;
     });
 
     await check('browser bundle of kb-voice/schemas (esbuild, no shims)', async () => {

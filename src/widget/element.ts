@@ -1,4 +1,5 @@
 import { createApiClient } from '../api/client.js';
+import type { CallCheckResult } from '../check/types.js';
 import type { VoiceSessionError } from '../client/errors.js';
 import type { AudioLevels, SessionEvents, TranscriptUpdate, Turn } from '../client/events.js';
 import { SessionHolder } from '../client/holder.js';
@@ -27,6 +28,8 @@ export interface KbVoiceWidgetEventMap {
   /** Push-to-talk: the visitor started (true) or stopped (false) talking. */
   talking: CustomEvent<boolean>;
   error: CustomEvent<VoiceSessionError>;
+  /** "Test my setup" finished: `detail` is the check's result (kb-voice/check's `CallCheckResult`). */
+  check: CustomEvent<CallCheckResult>;
   /** For developers: where each finished turn's latency went (`Turn.timing`, docs/quality.md "Where the time goes"). */
   timing: CustomEvent<Pick<Turn, 'id' | 'input' | 'firstResponseMs' | 'perceivedLatencyMs' | 'timing'>>;
 }
@@ -130,6 +133,7 @@ export class KbVoiceWidget extends Base {
         setOutput: (id) => void this.#holder.setOutputDevice(id).catch((error: unknown) => this.#fail(error)),
         typeInstead: () => void this.#start(true),
         talk: (on) => this.#talk(on),
+        check: () => void this.check(),
       });
       // The holder tells of every change of the current call's snapshot, and of a mute chosen before a call.
       this.#holder.subscribe(() => this.#render());
@@ -175,17 +179,9 @@ export class KbVoiceWidget extends Base {
   /** `textOnly`: a call without the microphone ("Continue by typing" after it was refused). */
   async #start(textOnly: boolean): Promise<void> {
     if (this.#holder.busy) return this.#holder.start();
-    const aiId = this.getAttribute('ai-id')?.trim();
-    if (!aiId) {
-      this.#fail({ code: 'no_ai_id' } satisfies WidgetProblem);
-      return;
-    }
-    const relayUrl = this.getAttribute('relay-url')?.trim() || '/api/voice';
-    const baseUrl = resolveUrl(relayUrl);
-    if (!baseUrl) {
-      this.#fail({ code: 'bad_relay_url', url: relayUrl } satisfies WidgetProblem);
-      return;
-    }
+    const target = this.#target();
+    if (!target) return;
+    const { aiId, api } = target;
     const turnTakingAttribute = this.getAttribute('turn-taking')?.trim();
     if (turnTakingAttribute && turnTakingAttribute !== this.turnTaking) {
       this.#fail({ code: 'bad_turn_taking', value: turnTakingAttribute } satisfies WidgetProblem);
@@ -194,12 +190,57 @@ export class KbVoiceWidget extends Base {
     const turnTaking = this.turnTaking;
     const language = this.getAttribute('language')?.trim() || document.documentElement.lang || undefined;
     this.#next = {
-      ...this.sessionOptions, aiId, api: this.sessionOptions.api ?? createApiClient({ baseUrl }), turnTaking,
+      ...this.sessionOptions, aiId, api, turnTaking,
       ...(language ? { language } : {}), ...(textOnly ? { microphone: false } : {}),
     };
     this.#textOnly = textOnly;
     this.#callPushToTalk = turnTaking === 'push-to-talk';
     await this.#holder.start();
+  }
+
+  /** The robot and the API from the attributes; undefined (and the problem shown) when they are wrong. */
+  #target(): { aiId: string; api: VoiceSessionOptions['api'] } | undefined {
+    const aiId = this.getAttribute('ai-id')?.trim();
+    if (!aiId) {
+      this.#fail({ code: 'no_ai_id' } satisfies WidgetProblem);
+      return undefined;
+    }
+    const relayUrl = this.getAttribute('relay-url')?.trim() || '/api/voice';
+    const baseUrl = resolveUrl(relayUrl);
+    if (!baseUrl) {
+      this.#fail({ code: 'bad_relay_url', url: relayUrl } satisfies WidgetProblem);
+      return undefined;
+    }
+    return { aiId, api: this.sessionOptions.api ?? createApiClient({ baseUrl }) };
+  }
+
+  /**
+   * "Test my setup" (what its button does): runs `checkCall()` (kb-voice/check, loaded now) with
+   * this widget's relay, robot, microphone and ICE servers, and shows the graded result in the
+   * `check-result` panel (`data-grade`: the overall grade). No test call is made (nothing billed).
+   * Resolves with the result (undefined when the attributes are wrong or a call is up); never rejects.
+   */
+  async check(): Promise<CallCheckResult | undefined> {
+    if (this.#holder.busy || !this.#view) return undefined;
+    const target = this.#target();
+    if (!target) return undefined;
+    const panel = this.#view.checking(true);
+    try {
+      const [{ checkCall }, { renderCheck }] = await Promise.all([import('../check/check-call.js'), import('./check-panel.js')]);
+      const { microphone, iceServers, wrtc } = this.sessionOptions;
+      const result = await checkCall({ ...target, microphone, iceServers, wrtc });
+      renderCheck(panel, result, this.uiLanguage);
+      this.dispatchEvent(new CustomEvent('check', { detail: result }));
+      return result;
+    } catch (error) {
+      // only a chunk that failed to load gets here (checkCall itself never rejects)
+      panel.hidden = true;
+      this.#fail(error);
+      return undefined;
+    } finally {
+      this.#view.checking(false);
+      this.#render();
+    }
   }
 
   /** Ends the call (what the End button does); never rejects. */

@@ -18,6 +18,8 @@ export const JAPANESE: WidgetMessageTable = {
   'button.typeInstead': '文字入力で続ける',
   'button.send': '送信',
   'button.talk': '押して話す',
+  'button.check': '接続をテスト',
+  'check.running': 'マイク、ネットワーク、音声サービスを確認しています\u2026',
   'talk.hint': 'ボタン（またはスペースキー）を押している間だけ話せます。話し終えたら離してください。',
   'level.microphone': 'マイク',
   'level.microphoneMuted': 'マイク（ミュート中）',

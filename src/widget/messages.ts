@@ -31,6 +31,9 @@ export interface WidgetMessages {
   /** Push-to-talk (`turn-taking="push-to-talk"`): the hold-to-talk button, and how to use it (shown under the controls). */
   'button.talk': string;
   'talk.hint': string;
+  /** "Test my setup" (the pre-call check), and its panel while it runs (its results are in check-panel.ts). */
+  'button.check': string;
+  'check.running': string;
   /** The level meter's label, the same while muted, and while the caller holds talk. */
   'level.microphone': string;
   'level.microphoneMuted': string;
@@ -91,6 +94,8 @@ export const ENGLISH: WidgetMessageTable = {
   'button.typeInstead': 'Continue by typing',
   'button.send': 'Send',
   'button.talk': 'Hold to talk',
+  'button.check': 'Test my setup',
+  'check.running': 'Testing your microphone, network and the voice service\u2026',
   'talk.hint': 'Hold the button (or Space) while you speak; release it when you are done.',
   'level.microphone': 'Microphone',
   'level.microphoneMuted': 'Microphone muted',
@@ -148,7 +153,7 @@ export const LABEL_COLUMNS: Partial<Record<keyof WidgetMessageTable, number>> = 
   'status.idle': 12, 'status.connecting': 12, 'status.connected': 12, 'status.ended': 12, 'status.failed': 12,
   'quality.poor': 18,
   'button.start': 14, 'button.end': 14, 'button.ending': 14, 'button.mute': 14,
-  'button.sound': 20, 'button.typeInstead': 20, 'button.send': 10, 'button.talk': 14,
+  'button.sound': 20, 'button.typeInstead': 20, 'button.send': 10, 'button.talk': 14, 'button.check': 20,
   'level.microphone': 20, 'level.microphoneMuted': 20, 'level.talking': 20,
   'devices.microphone': 14, 'devices.speaker': 14,
   'captions.you': 14, 'captions.assistant': 14,

@@ -61,6 +61,13 @@ button[aria-pressed="true"] { border-color: var(--kbv-fg); box-shadow: inset 0 0
 /* Held, not clicked: no text selection, callout or scrolling under a finger. */
 button.talk { touch-action: none; user-select: none; -webkit-user-select: none; -webkit-touch-callout: none; }
 button.talk[aria-pressed="true"] { background: var(--kbv-accent); border-color: var(--kbv-accent); color: var(--kbv-accent-fg); }
+.check { font-size: .9rem; border: 1px solid var(--kbv-border); border-radius: calc(var(--kbv-radius) / 1.5); padding: .5rem .75rem; }
+.check[data-grade="good"] { border-color: #1d7a3a; }
+.check[data-grade="warning"] { border-color: #9a6700; }
+.check[data-grade="bad"] { border-color: var(--kbv-error); }
+.check ul { margin: .25rem 0 0; padding-inline-start: 1.1rem; }
+.check li[data-grade="bad"] strong { color: var(--kbv-error); }
+.check-heading { margin: 0; font-weight: 600; }
 .hint { margin: 0; font-size: .85rem; color: var(--kbv-muted); }
 :focus-visible { outline: 3px solid var(--kbv-focus); outline-offset: 2px; }
 .level { display: flex; align-items: center; gap: .5rem; font-size: .85rem; color: var(--kbv-muted); }

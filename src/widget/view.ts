@@ -37,7 +37,9 @@ const TEMPLATE = `
     <button type="button" part="button sound-button" data-testid="playback-resume" hidden></button>
     <button type="button" part="button type-button" data-testid="type-instead" hidden></button>
     <button type="button" class="talk" part="button talk-button" data-testid="talk" aria-pressed="false" aria-describedby="kbv-talk-hint" disabled hidden></button>
+    <button type="button" part="button check-button" data-testid="check-start" aria-controls="kbv-check"></button>
   </div>
+  <div class="check" part="check-result" id="kbv-check" data-testid="check-result" role="status" aria-live="polite" hidden></div>
   <p class="hint" part="talk-hint" id="kbv-talk-hint" hidden></p>
   <div class="level" part="level">
     <span id="kbv-level-label" data-testid="mic-status"></span>
@@ -69,6 +71,8 @@ export interface ViewActions {
   typeInstead(): void;
   /** Push-to-talk: the talk button (or Space) is held down (true) or let go (false). */
   talk(on: boolean): void;
+  /** "Test my setup": the pre-call check (kb-voice/check), shown in the `check-result` panel. */
+  check(): void;
 }
 
 /** How the view shows a call: `textOnly` (no microphone), `pushToTalk` (the talk button is offered). */
@@ -87,7 +91,7 @@ export class WidgetView {
     meter: HTMLElement; micLabel: HTMLElement; quality: HTMLElement; bar: HTMLElement; captions: HTMLElement; latency: HTMLElement; form: HTMLFormElement;
     input: HTMLInputElement; send: HTMLButtonElement; error: HTMLElement; typeInstead: HTMLButtonElement;
     devices: HTMLElement; mic: HTMLSelectElement; speaker: HTMLSelectElement; micName: HTMLElement; speakerName: HTMLElement;
-    talk: HTMLButtonElement; hint: HTMLElement;
+    talk: HTMLButtonElement; hint: HTMLElement; check: HTMLButtonElement; checkResult: HTMLElement;
   };
   private readonly talkControl: TalkControl;
   private readonly visualizer: VoiceVisualizer;
@@ -108,6 +112,7 @@ export class WidgetView {
       input: q('[data-testid="text-input"]'), send: q('[data-testid="text-send"]'), error: q('[data-testid="error"]'),
       typeInstead: q('[data-testid="type-instead"]'), devices: q('.devices'), mic: q('[data-testid="mic-select"]'), speaker: q('[data-testid="speaker-select"]'),
       micName: q('[data-label="mic"]'), speakerName: q('[data-label="speaker"]'), talk: q('[data-testid="talk"]'), hint: q('.hint'),
+      check: q('[data-testid="check-start"]'), checkResult: q('[data-testid="check-result"]'),
     };
     this.talkControl = new TalkControl(this.el.talk, root, (on) => actions.talk(on));
     this.visualizer = new VoiceVisualizer(q('.visualizer'));
@@ -117,6 +122,7 @@ export class WidgetView {
     this.el.mic.addEventListener('change', () => actions.setInput(this.el.mic.value));
     this.el.speaker.addEventListener('change', () => actions.setOutput(this.el.speaker.value));
     this.el.start.addEventListener('click', () => actions.start());
+    this.el.check.addEventListener('click', () => actions.check());
     this.el.end.addEventListener('click', () => actions.end());
     this.el.mute.addEventListener('click', () => actions.toggleMute());
     this.el.sound.addEventListener('click', () => actions.resumePlayback());
@@ -145,6 +151,7 @@ export class WidgetView {
     set(el.typeInstead, 'button.typeInstead');
     set(el.send, 'button.send');
     set(el.talk, 'button.talk');
+    set(el.check, 'button.check');
     set(el.hint, 'talk.hint');
     set(el.micName, 'devices.microphone');
     set(el.speakerName, 'devices.speaker');
@@ -175,6 +182,8 @@ export class WidgetView {
     if (el.status.textContent !== statusWords) el.status.textContent = statusWords;
     const ending = status === 'ending';
     el.start.disabled = live || ending;
+    // The check opens the microphone and may make a test call: not during a call, nor twice at once.
+    el.check.disabled = live || ending || el.checkResult.getAttribute('aria-busy') === 'true';
     el.end.disabled = !live;
     const endWords = this.text.t(ending ? 'button.ending' : 'button.end');
     if (el.end.textContent !== endWords) el.end.textContent = endWords;
@@ -252,6 +261,22 @@ export class WidgetView {
     if ((this.el.error.textContent ?? '') === (text ?? '') && this.el.error.hidden === !text) return;
     this.el.error.textContent = text ?? '';
     this.el.error.hidden = !text;
+  }
+
+  /**
+   * The check panel: `running` (the button disabled, the panel says so), or done (the panel was
+   * filled by check-panel.ts's renderCheck). Returns the panel for that.
+   */
+  checking(running: boolean): HTMLElement {
+    const panel = this.el.checkResult;
+    panel.setAttribute('aria-busy', String(running));
+    this.el.check.disabled = running;
+    if (running) {
+      panel.hidden = false;
+      delete panel.dataset.grade;
+      panel.textContent = this.text.t('check.running');
+    }
+    return panel;
   }
 
   /** Empties the question box once it was sent. */
