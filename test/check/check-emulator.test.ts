@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import wrtc from '@roamhq/wrtc';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
@@ -7,6 +6,7 @@ import { startEmulator } from 'kb-voice-emulator';
 import { LabRoute } from 'kb-voice-emulator/lab';
 import { sinkLevelMeter } from '../client/helpers/level-meter.js';
 import { FakeMicrophone } from '../client/helpers/microphone.js';
+import { freeLoopbackPort } from '../helpers/free-port.js';
 
 // checkCall against the real emulator over real WebRTC (@roamhq/wrtc on loopback), and through the
 // network lab: what a visitor's "Test my setup" does, end to end.
@@ -29,15 +29,6 @@ function microphone() {
   return mic;
 }
 
-/** A loopback port nobody listens on: a relay that is down. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe('checkCall against the emulator', () => {
   it('a test connection on loopback: connected over UDP, measured, good', async () => {
     const emu = await emulator();
@@ -54,7 +45,7 @@ describe('checkCall against the emulator', () => {
   }, 60_000);
 
   it('relay down: the service part is bad and says the relay could not be reached', async () => {
-    const port = await closedPort();
+    const port = await freeLoopbackPort(); // a relay that is down
     const r = await checkCall({
       api: createApiClient({ baseUrl: `http://127.0.0.1:${port}/api/voice`, retry: 0 }), aiId: '00000000-0000-4000-8000-000000000000',
       wrtc: wrtc as never, microphone: false, connection: true,

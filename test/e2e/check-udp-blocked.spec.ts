@@ -1,8 +1,8 @@
-import { createServer as createNetServer } from 'node:net';
 import type { KbVoiceWidget } from 'kb-voice/widget';
 import { createServer as createTurnServer } from 'turn-server';
 import { chromiumLaunchOptions } from '../../scripts/chromium.mjs';
 import { AUDIO_DIR, expect, test } from './fixtures.js';
+import { freeLoopbackPort } from '../helpers/free-port.js';
 import { openWidgetPage } from './widget-page.js';
 
 // "Test my setup" on a network that blocks UDP (issue 48): Chromium told to send no UDP but through
@@ -16,20 +16,11 @@ test.use({
   ]),
 });
 
-/** A loopback TCP port free now (turn-server reports the port it was given, so it gets a real one). */
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 const CREDENTIALS = { username: 'check', credential: 'check-secret-1' };
 
 test('UDP blocked: bad "needs TURN over TCP"; good through a TURN server over TCP', async ({ page, stack }) => {
   const turn = createTurnServer({ auth: { mechanism: 'long-term', realm: 'kb-voice.test', credentials: { [CREDENTIALS.username]: CREDENTIALS.credential } }, relay: { ip: '127.0.0.1' } });
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   await new Promise<void>((resolve) => {
     turn.on('listening', () => resolve());
     turn.listen([{ port, transport: 'tcp', address: '127.0.0.1' }]);
