@@ -5,6 +5,7 @@ import { SessionGrants } from './grant.js';
 import { createLog, requestIdOf } from './log-format.js';
 import { RELAY_HANDLER, type Incoming, type Reply } from './message.js';
 import { isNode, nodeUpstreamClient } from './node-fetch.js';
+import { checkRelayOptions } from './options-check.js';
 import { openaiSessionPaths } from './policies/openai.js';
 import type { RelayRoute, RelayServices } from './route-types.js';
 import { compileRoutes, normalizePrefix } from './router.js';
@@ -87,6 +88,7 @@ export function createRelay(options: RelayOptions): Relay {
 
 /** `createRelay` over another route table (tests of route kinds the table does not have yet). Not public. */
 export function createRelayWithRoutes(options: RelayOptions, routes: readonly RelayRoute[]): Relay {
+  checkRelayOptions(options);
   if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('Relay apiKey is required');
   const robots = robotsOf(options.robots, options.authorize !== undefined);
   if (options.secret !== undefined && (typeof options.secret !== 'string' || options.secret.length < MIN_SECRET_LENGTH)) {
