@@ -1,7 +1,8 @@
-import { endpoints, openaiRelayEndpoints, type Endpoint } from '../schemas/index.js';
+import { endpoints, openaiRelayEndpoints, sourcesRelayEndpoints, type Endpoint } from '../schemas/index.js';
 import { openaiCall, openaiClientSecret } from './policies/openai.js';
 import { signalingAsAdmin, signalingAsUser } from './policies/realtime.js';
 import { forUser } from './policies/scope.js';
+import { forUserSources, highlightAsAdmin } from './policies/sources.js';
 import type { Policy, RelayRoute } from './route-types.js';
 import { compileRoutes } from './router.js';
 import type { RelayEndpointId } from './types.js';
@@ -23,9 +24,11 @@ export const RELAY_ROUTES = [
   route(endpoints.E12, forUser.sessionCosts),
   route(endpoints.E13, forUser.usage),
   route(endpoints.E14, forUser.sessionInQuery),
-  route(endpoints.E17, forUser.message),
+  route(endpoints.E17, forUserSources.message),
+  route(endpoints.E18, forUserSources.references),
   route(endpoints.E19, forUser.sessionInQuery),
-  route(endpoints.E6, forUser.rating),
+  route(endpoints.E6, forUserSources.rating),
+  route(sourcesRelayEndpoints.E9, forUserSources.highlight, { admin: highlightAsAdmin }),
   route(endpoints.E15, forUser.deleteSession),
   route(openaiRelayEndpoints.OAI_SECRET, openaiClientSecret, { admin: openaiClientSecret }),
   route(openaiRelayEndpoints.OAI_CALL, openaiCall, { admin: openaiCall, textBody: { contentTypes: ['application/sdp', 'multipart/form-data'] } }),
