@@ -28,7 +28,7 @@ export const RELAY_ROUTES = [
   route(endpoints.E18, forUserSources.references),
   route(endpoints.E19, forUser.sessionInQuery),
   route(endpoints.E6, forUserSources.rating),
-  route(sourcesRelayEndpoints.E9, forUserSources.highlight, { admin: highlightAsAdmin }),
+  route({ ...sourcesRelayEndpoints.E9, upstream: endpoints.E9 }, forUserSources.highlight, { admin: highlightAsAdmin }),
   route(endpoints.E15, forUser.deleteSession),
   route(openaiRelayEndpoints.OAI_SECRET, openaiClientSecret, { admin: openaiClientSecret }),
   route(openaiRelayEndpoints.OAI_CALL, openaiCall, { admin: openaiCall, textBody: { contentTypes: ['application/sdp', 'multipart/form-data'] } }),

@@ -14,7 +14,7 @@ export type PdfHighlightIn = z.input<typeof PdfHighlightIn>;
  * cite the file. Required of a relay `user` (the relay checks the message is theirs and cites the
  * file); never sent to the service.
  */
-export const PdfHighlightRelayQuery = z.strictObject({ message_id: z.optional(Uuid) });
+export const PdfHighlightRelayQuery = /* @__PURE__ */ z.strictObject({ message_id: /* @__PURE__ */ z.optional(Uuid) });
 export type PdfHighlightRelayQuery = z.input<typeof PdfHighlightRelayQuery>;
 
 /**

@@ -123,13 +123,14 @@ export const openaiRelayEndpoints = {
 
 /**
  * The relay's route to E9 (CONTRACT.md, "Sources and ratings"): the robot in the path (the relay
- * scopes every route to a robot) and the message citing the file in the query, mapped to the
- * service's E9 with the body only.
+ * scopes every route to a robot) and the message citing the file in the query; the relay forwards
+ * it to the service's E9 with the body only (its route table sets `upstream`, so this table stays
+ * free of reads of `endpoints` and bundlers drop it from apps that do not use it).
  */
 export const sourcesRelayEndpoints = {
   E9: {
     id: 'E9', method: 'POST', path: '/v1/robots/{ai_id}/pdf/highlight', summary: 'PDF highlight positions of a file a message cites, through the relay',
-    params: robot, query: documents.PdfHighlightRelayQuery, body: documents.PdfHighlightIn, response: documents.PdfHighlightOut, status: 200, auth: true, upstream: endpoints.E9,
+    params: robot, query: documents.PdfHighlightRelayQuery, body: documents.PdfHighlightIn, response: documents.PdfHighlightOut, status: 200, auth: true,
   },
 } as const satisfies Record<string, Endpoint>;
 
