@@ -1,4 +1,4 @@
-import { endpoints, openaiRelayEndpoints } from '../schemas/index.js';
+import { endpoints, openaiRelayEndpoints, sourcesRelayEndpoints } from '../schemas/index.js';
 
 /**
  * The endpoints the relay lets through, in table order: the one list `RelayEndpointId`,
@@ -15,8 +15,11 @@ export const RELAY_ENDPOINTS = [
   endpoints.E13,
   endpoints.E14,
   endpoints.E17,
+  endpoints.E18,
   endpoints.E19,
   endpoints.E6,
+  // E9 under the robot (every relayed path names one); upstream the service's own /pdf/highlight
+  { ...sourcesRelayEndpoints.E9, upstream: endpoints.E9 },
   endpoints.E15,
   openaiRelayEndpoints.OAI_SECRET,
   openaiRelayEndpoints.OAI_CALL,
@@ -24,6 +27,7 @@ export const RELAY_ENDPOINTS = [
 
 /**
  * The endpoints the relay lets through (see `RELAY_ENDPOINT_IDS`): realtime signaling and its session
- * resource, E1, the reports E11–E13, E14, E17, E19, E6, E15, and the OpenAI-compatible routes.
+ * resource, E1, the reports E11–E13, E14, E17, E18, E19, E6, E9 (under the robot: see
+ * `sourcesRelayEndpoints`), E15, and the OpenAI-compatible routes.
  */
 export type RelayEndpointId = (typeof RELAY_ENDPOINTS)[number]['id'];

@@ -23,6 +23,29 @@ export class RelayError extends Error {
   }
 }
 
+/** Most items of a 422 `detail` the relay answers with: past it, the last item says how many were left out. */
+export const MAX_DETAIL_ITEMS = 20;
+/** Longest `loc` segment or `msg` of a 422 item the relay answers with (longer ones end in `…`). */
+export const MAX_DETAIL_TEXT = 300;
+
+const cut = <T>(v: T): T => (typeof v === 'string' && v.length > MAX_DETAIL_TEXT ? (`${v.slice(0, MAX_DETAIL_TEXT - 1)}…` as T) : v);
+
+/**
+ * A 422 `detail` of bounded size, in the spec's `{ loc, msg, type }` shape: at most
+ * {@link MAX_DETAIL_ITEMS} items, each text at most {@link MAX_DETAIL_TEXT} characters; when items
+ * were left out, the last one says how many (`type: 'too_many_errors'`, at the location of the first
+ * left out). A query of thousands of unknown keys answers a few KB, not a copy of itself.
+ */
+export function boundedDetail(detail: readonly ValidationErrorItem[]): ValidationErrorItem[] {
+  const all = detail.length <= MAX_DETAIL_ITEMS;
+  const out = (all ? detail : detail.slice(0, MAX_DETAIL_ITEMS - 1)).map((d) => ({ loc: d.loc.map(cut), msg: cut(d.msg), type: cut(d.type) }));
+  if (!all) {
+    const left = detail.length - out.length;
+    out.push({ loc: [detail[out.length]!.loc[0] ?? 'request'], msg: `${left} more error${left === 1 ? '' : 's'} not shown (at most ${MAX_DETAIL_ITEMS} are listed)`, type: 'too_many_errors' });
+  }
+  return out;
+}
+
 /** `422 at body.sdp (missing), path.ai_id (uuid_parsing)`: the locations and types of a 422. */
 export function describeDetail(detail: readonly ValidationErrorItem[]): string {
   return `invalid request at ${detail.map((d) => `${d.loc.join('.')} (${d.type})`).join(', ')}`;

@@ -1,4 +1,5 @@
 import { containsSecret, type Secrets } from './secret-scan.js';
+import { isTraceparent, isTracestate } from './trace-context.js';
 
 /**
  * What crosses the relay in headers. Both directions use allowlists, so credentials (`Authorization`,
@@ -11,9 +12,13 @@ type HeaderGetter = (name: string) => string | null;
 
 /**
  * Caller headers passed to the upstream (unless the caller's `Connection` header names them). `x-request-id` is the relay's request id;
- * `traceparent`/`tracestate` (W3C Trace Context) carry the caller's trace on (the relay's trace stage puts its own span in between).
+ * `traceparent`/`tracestate` (W3C Trace Context) carry the caller's trace on when valid (trace-context.ts; the relay's trace stage
+ * puts its own span in between).
  */
 export const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'user-agent', 'x-request-id', 'traceparent', 'tracestate'] as const;
+
+/** The headers of `FORWARDED_REQUEST_HEADERS` copied as they are; the trace headers are checked first. */
+const COPIED_REQUEST_HEADERS = FORWARDED_REQUEST_HEADERS.filter((h) => h !== 'traceparent' && h !== 'tracestate');
 
 /**
  * Upstream response headers returned to the caller. `content-encoding` is not (the body is never
@@ -30,9 +35,16 @@ export function upstreamRequestHeaders(incoming: { header: HeaderGetter }, autho
   const connection = incoming.header('connection')?.toLowerCase();
   const hopByHop = connection?.split(',').map((t) => t.trim());
   const out: Record<string, string> = {};
-  for (const name of FORWARDED_REQUEST_HEADERS) {
+  for (const name of COPIED_REQUEST_HEADERS) {
     const value = incoming.header(name);
     if (value !== null && !hopByHop?.includes(name)) out[name] = value;
+  }
+  // A tracestate only with a valid traceparent (W3C Trace Context), each within the spec's limits.
+  const traceparent = incoming.header('traceparent');
+  if (traceparent !== null && !hopByHop?.includes('traceparent') && isTraceparent(traceparent)) {
+    out.traceparent = traceparent;
+    const tracestate = incoming.header('tracestate');
+    if (tracestate !== null && !hopByHop?.includes('tracestate') && isTracestate(tracestate)) out.tracestate = tracestate;
   }
   out['x-request-id'] = requestId;
   out['accept-encoding'] = 'identity';

@@ -5,11 +5,13 @@ import { SessionGrants } from './grant.js';
 import { createLog, requestIdOf } from './log-format.js';
 import { RELAY_HANDLER, type Incoming, type Reply } from './message.js';
 import { isNode, nodeUpstreamClient } from './node/node-fetch.js';
+import { checkRelayOptions } from './options-check.js';
 import { openaiSessionPaths } from './policies/openai.js';
 import type { RelayRoute, RelayServices } from './route-types.js';
 import { compileRoutes, normalizePrefix } from './router.js';
 import { RELAY_ROUTES, RELAY_TABLE } from './routes.js';
 import { SessionSlots } from './session-slots.js';
+import { appStages } from './stages/app.js';
 import { authorizeStage } from './stages/authorize.js';
 import { corsStage } from './stages/cors.js';
 import { guardStage } from './stages/guard.js';
@@ -87,6 +89,7 @@ export function createRelay(options: RelayOptions): Relay {
 
 /** `createRelay` over another route table (tests of route kinds the table does not have yet). Not public. */
 export function createRelayWithRoutes(options: RelayOptions, routes: readonly RelayRoute[]): Relay {
+  checkRelayOptions(options);
   if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('Relay apiKey is required');
   const robots = robotsOf(options.robots, options.authorize !== undefined);
   if (options.secret !== undefined && (typeof options.secret !== 'string' || options.secret.length < MIN_SECRET_LENGTH)) {
@@ -122,22 +125,16 @@ export function createRelayWithRoutes(options: RelayOptions, routes: readonly Re
   if (!options.authorize) logger({ level: 'warn', message: 'no authorize hook: every caller is treated as admin (local QA only); pass authorize in production' });
   else if (!options.secret) logger({ level: 'warn', message: 'authorize without a secret: session grants are keyed by the API key, so another deployment on the same key accepts them; set a secret per deployment' });
 
-  // App stages see the request through `RelayStageContext`, which the context implements; they
-  // hand back what `next()` gave them (an outcome of the relay's own).
-  const own = (list: readonly unknown[] | undefined, name: string) => {
-    if (list !== undefined && (!Array.isArray(list) || !list.every((f) => typeof f === 'function'))) throw new TypeError(`Relay option stages.${name} must be an array of stage functions`);
-    return (list ?? []) as readonly Stage[];
-  };
   const stages: Stage[] = [
     logStage({ log: logger, logsInfo: options.logger !== undefined, prefix, table }),
     // Right after log, so the span sees every reply (refusals included) and the upstream call is its child.
     ...(options.tracing ? [traceStage({ tracer: options.tracing, prefix, table })] : []),
-    ...own(options.stages?.before, 'before'),
+    ...appStages(options.stages?.before, 'before'),
     ...(options.allowedHosts ? [hostStage(options.allowedHosts)] : []),
     corsStage({ origins: new AllowedOrigins(options.allowedOrigins ?? []), prefix, table }),
     matchStage({ prefix, table }),
     authorizeStage({ authorize: options.authorize, robots, timeoutMs: positive('authorizeTimeoutMs', options.authorizeTimeoutMs ?? RELAY_DEFAULTS.authorizeTimeoutMs) }),
-    ...own(options.stages?.afterAuthorize, 'afterAuthorize'),
+    ...appStages(options.stages?.afterAuthorize, 'afterAuthorize'),
     ...(options.rateLimit ? [rateLimitStage(options.rateLimit)] : []),
     parseStage({ maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes ?? RELAY_DEFAULTS.maxBodyBytes) }),
     guardStage(upstream),

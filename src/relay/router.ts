@@ -1,4 +1,4 @@
-import { endpoints, openaiEndpoints, openaiRelayEndpoints } from '../schemas/index.js';
+import { endpoints, openaiEndpoints, openaiRelayEndpoints, sourcesRelayEndpoints } from '../schemas/index.js';
 import type { CompiledRoute, RelayRoute, RouteMatch, RouteTable, Segment } from './route-types.js';
 import type { RelayEndpointId } from './types.js';
 
@@ -38,7 +38,7 @@ export function compileRoutes(routes: readonly RelayRoute[]): RouteTable {
  * values, so a path like `/v1/robots/session.messages` can never be read by the upstream as another
  * endpoint than the one the relay matched.
  */
-const RESERVED = new Set([...Object.values(endpoints), ...Object.values(openaiEndpoints), ...Object.values(openaiRelayEndpoints)].flatMap((e) => compile(e.path).flatMap((s) => (s.literal !== null ? [s.literal.toLowerCase()] : []))));
+const RESERVED = new Set([...Object.values(endpoints), ...Object.values(openaiEndpoints), ...Object.values(openaiRelayEndpoints), ...Object.values(sourcesRelayEndpoints)].flatMap((e) => compile(e.path).flatMap((s) => (s.literal !== null ? [s.literal.toLowerCase()] : []))));
 
 /**
  * Characters a decoded path segment may hold. Anything else (`/`, `\`, `%`, NUL, spaces...) means the

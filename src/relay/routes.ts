@@ -3,6 +3,7 @@ import { RELAY_ENDPOINTS, type RelayEndpointId } from './allowlist.js';
 import { openaiCall, openaiClientSecret } from './policies/openai.js';
 import { signalingAsAdmin, signalingAsUser } from './policies/realtime.js';
 import { forUser } from './policies/scope.js';
+import { forUserSources, highlightAsAdmin } from './policies/sources.js';
 import type { RelayRoute } from './route-types.js';
 import { compileRoutes } from './router.js';
 
@@ -22,9 +23,11 @@ const POLICIES: { readonly [Id in RelayEndpointId]: RoutePolicies } = {
   E12: { user: forUser.sessionCosts },
   E13: { user: forUser.usage },
   E14: { user: forUser.sessionInQuery },
-  E17: { user: forUser.message },
+  E17: { user: forUserSources.message },
+  E18: { user: forUserSources.references },
   E19: { user: forUser.sessionInQuery },
-  E6: { user: forUser.rating },
+  E6: { user: forUserSources.rating },
+  E9: { user: forUserSources.highlight, admin: highlightAsAdmin },
   E15: { user: forUser.deleteSession },
   OAI_SECRET: { user: openaiClientSecret, admin: openaiClientSecret },
   OAI_CALL: { user: openaiCall, admin: openaiCall, textBody: { contentTypes: ['application/sdp', 'multipart/form-data'] } },

@@ -1,4 +1,5 @@
 import type { ValidationErrorItem } from '../schemas/index.js';
+import { boundedDetail, MAX_DETAIL_ITEMS } from './errors.js';
 
 /** Longest `detail` text (or 422 `msg`) passed on from the upstream. */
 export const MAX_DETAIL_CHARS = 300;
@@ -43,12 +44,14 @@ function safeText(text: string, unsafe: (text: string) => boolean): string | und
 export function safeDetail(detail: string | readonly ValidationErrorItem[], unsafe: (text: string) => boolean): string | ValidationErrorItem[] | undefined {
   if (typeof detail === 'string') return safeText(detail, unsafe);
   const items: ValidationErrorItem[] = [];
-  for (const item of detail.slice(0, 50)) {
+  // Checked as received (a cut text could hide what the filter looks for), then bounded: the items
+  // past the first MAX_DETAIL_ITEMS are only counted.
+  for (const item of detail.slice(0, MAX_DETAIL_ITEMS)) {
     const msg = safeText(item.msg, unsafe);
     const type = safeText(item.type, unsafe);
     const loc = item.loc.map((l) => (typeof l === 'number' ? l : safeText(l, unsafe)));
     if (msg === undefined || type === undefined || loc.some((l) => l === undefined)) return undefined;
     items.push({ loc: loc as (string | number)[], msg, type });
   }
-  return items;
+  return boundedDetail(detail.length > MAX_DETAIL_ITEMS ? [...items, ...detail.slice(MAX_DETAIL_ITEMS)] : items);
 }

@@ -1,7 +1,11 @@
 import { RelayError } from './errors.js';
 
-/** Past this many users held, expired entries are swept on the next `take` (memory stays bounded by active users). */
-const SWEEP_AT = 10_000;
+/**
+ * Users looked at per `take` by the background sweep (see `SessionSlots`): a constant, so the cost
+ * of a new session does not grow with the number of users held, and the map of users still shrinks
+ * faster than new users can grow it (at most one new user per `take`).
+ */
+export const SWEEP_STEP = 2;
 
 /** One session held by a user: until when, and under which id once the upstream created it. */
 export interface SessionHold {
@@ -15,9 +19,14 @@ export interface SessionHold {
  * session holds its slot for `holdMs` from its creation, or until its signaling fails or the user
  * deletes it (E15). One more session than the limit answers 429 with `Retry-After`: the seconds
  * until the user's oldest slot frees. `now` is injected for tests.
+ *
+ * Work per call is bounded by the user's own slots (at most `max`) plus {@link SWEEP_STEP} other
+ * users: users whose slots all expired are dropped by a sweep that resumes where the last `take`
+ * stopped, never by a scan of every holder.
  */
 export class SessionSlots {
   readonly #held = new Map<string, SessionHold[]>();
+  #sweep: Iterator<[string, SessionHold[]]> | undefined;
 
   constructor(
     readonly max: number,
@@ -25,19 +34,28 @@ export class SessionSlots {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Takes a slot for `user` (429 `RelayError` when all are held); `release(hold)` gives it back. */
-  take(user: string): SessionHold {
+  /**
+   * Takes a slot for `user` (429 `RelayError` when all are held); `release(hold)` gives it back.
+   * `sessionId`: the session it is for when already known (a signaling under a granted id).
+   */
+  take(user: string, sessionId?: string): SessionHold {
     const now = this.now();
-    if (this.#held.size > SWEEP_AT) for (const [u, list] of this.#held) if (this.#live(u, list, now).length === 0) this.#held.delete(u);
+    this.#sweepSome(now);
     const live = this.#live(user, this.#held.get(user) ?? [], now);
     if (live.length >= this.max) {
       const seconds = Math.max(1, Math.ceil((live[0]!.until - now) / 1000));
       throw new RelayError(429, `Too many concurrent sessions for this user (at most ${this.max})`, `user holds ${live.length} of ${this.max} realtime session slots`, { 'retry-after': String(seconds) });
     }
-    const hold: SessionHold = { until: now + this.holdMs, sessionId: undefined };
+    const hold: SessionHold = { until: now + this.holdMs, sessionId };
     live.push(hold);
     this.#held.set(user, live);
     return hold;
+  }
+
+  /** Whether `user` holds a live slot for `sessionId` on this instance. */
+  holds(user: string, sessionId: string): boolean {
+    const now = this.now();
+    return this.#held.get(user)?.some((h) => h.sessionId === sessionId && h.until > now) ?? false;
   }
 
   /** Gives a slot back (the signaling failed). Idempotent. */
@@ -58,6 +76,25 @@ export class SessionSlots {
   /** How many slots `user` holds now (tests, docs). */
   held(user: string): number {
     return this.#live(user, this.#held.get(user) ?? [], this.now()).length;
+  }
+
+  /** How many users have an entry, live or not yet swept (tests: memory stays bounded by active users). */
+  get users(): number {
+    return this.#held.size;
+  }
+
+  /** Looks at the next {@link SWEEP_STEP} users of the map (wrapping around), dropping those with no live slot. */
+  #sweepSome(now: number): void {
+    for (let i = 0; i < SWEEP_STEP && this.#held.size > 0; i++) {
+      let step = this.#sweep?.next();
+      if (!step || step.done) {
+        this.#sweep = this.#held.entries();
+        step = this.#sweep.next();
+        if (step.done) return;
+      }
+      const [user, list] = step.value;
+      this.#live(user, list, now);
+    }
   }
 
   #live(user: string, list: SessionHold[], now: number): SessionHold[] {

@@ -52,7 +52,8 @@ export interface RelayOutcome {
 /**
  * An app's own stage, in the onion style of hono's middleware: it runs before the rest of the
  * pipeline, calls `next()` at most once, and returns what `next()` resolved to. To refuse, it throws
- * a `RelayError` (answered as `{ detail }` and logged like the relay's own refusals).
+ * a `RelayError` (answered as `{ detail }` and logged like the relay's own refusals). Returning anything
+ * else, or adding a header HTTP cannot carry to `ctx.headers`, answers 500 and logs one error naming the stage.
  */
 export type RelayStage = (ctx: RelayStageContext, next: () => Promise<RelayOutcome>) => Promise<RelayOutcome>;
 
@@ -114,6 +115,8 @@ export interface RelayOptions {
   /**
    * Concurrent realtime sessions (v1 signaling and OpenAI calls) one `user` may hold open through
    * this relay instance; one more answers 429 with `Retry-After`. Default 3. Admins are not limited.
+   * A signaling under a granted `session_id` takes a slot too, unless this instance holds a live one
+   * for that session (a deleted session's id signaled again is a new call).
    */
   maxSessionsPerUser?: number;
   /** How long a session counts against `maxSessionsPerUser` (the relay never sees a call end; a failed signaling or a deletion (E15) gives the slot back sooner), in ms. Default 900000 (15 min). */

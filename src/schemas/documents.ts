@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { maybe } from './common.js';
+import { maybe, Uuid } from './common.js';
 
 /** E9 request. */
 export const PdfHighlightIn = z.strictObject({
@@ -8,6 +8,14 @@ export const PdfHighlightIn = z.strictObject({
   page: z.int().check(z.gte(1)),
 });
 export type PdfHighlightIn = z.input<typeof PdfHighlightIn>;
+
+/**
+ * Query of E9 through the relay (CONTRACT.md, "Sources and ratings"): the message whose references
+ * cite the file. Required of a relay `user` (the relay checks the message is theirs and cites the
+ * file); never sent to the service.
+ */
+export const PdfHighlightRelayQuery = /* @__PURE__ */ z.strictObject({ message_id: /* @__PURE__ */ z.optional(Uuid) });
+export type PdfHighlightRelayQuery = z.input<typeof PdfHighlightRelayQuery>;
 
 /**
  * One highlight box (the project's choice; the spec shows only a list): PDF user-space points of

@@ -121,6 +121,19 @@ export const openaiRelayEndpoints = {
   },
 } as const satisfies Record<string, Endpoint>;
 
+/**
+ * The relay's route to E9 (CONTRACT.md, "Sources and ratings"): the robot in the path (the relay
+ * scopes every route to a robot) and the message citing the file in the query; the relay forwards
+ * it to the service's E9 with the body only (its route table sets `upstream`, so this table stays
+ * free of reads of `endpoints` and bundlers drop it from apps that do not use it).
+ */
+export const sourcesRelayEndpoints = {
+  E9: {
+    id: 'E9', method: 'POST', path: '/v1/robots/{ai_id}/pdf/highlight', summary: 'PDF highlight positions of a file a message cites, through the relay',
+    params: robot, query: documents.PdfHighlightRelayQuery, body: documents.PdfHighlightIn, response: documents.PdfHighlightOut, status: 200, auth: true,
+  },
+} as const satisfies Record<string, Endpoint>;
+
 /** Templates split once (`['/v1/robots/', 'ai_id', '/realtime-usage']`); the table's few, so the cache stops at 64. */
 const splitTemplates = new Map<string, string[]>();
 

@@ -28,7 +28,8 @@ function run(args: string[], env: Record<string, string | undefined>): Run {
   return { child, stdout: () => out, stderr: () => err, exit };
 }
 
-async function waitFor(predicate: () => boolean, what: string, ms = 15_000) {
+// Generous: the child compiles the CLI with tsx first, which took over 15 s on a loaded shared machine.
+async function waitFor(predicate: () => boolean, what: string, ms = 60_000) {
   const until = Date.now() + ms;
   while (!predicate()) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
@@ -109,5 +110,5 @@ describe('kb-voice relay', () => {
     } finally {
       r.child.kill('SIGKILL');
     }
-  });
+  }, 120_000);
 });

@@ -136,6 +136,34 @@ describe('role user through the relay against the emulator', () => {
     expect((await api('user:alice').realtime.warmup(robot, { user_identifier: 'mallory', session_id: alice.sessionId })).success).toBe(true);
   });
 
+  it('reads the references of its own answer (E18) and highlights a file it cites (E9) on the emulator; not bob’s, nor an uncited file (#47)', async () => {
+    const a = api('user:alice');
+    const message = await a.sessions.message(robot, alice.messageId);
+    const refs = await a.sessions.references(robot, { message_id: alice.messageId });
+    expect(refs.references).toEqual(message.reference_list);
+    const cited = refs.references.find((r) => typeof r.file_id === 'string');
+    expect(cited, 'the warranty answer cites a file').toBeDefined();
+    const highlight = (messageId: string, fileId: string) =>
+      fetch(`${server.url}/api/voice/v1/robots/${robot}/pdf/highlight?message_id=${messageId}`, {
+        method: 'POST',
+        headers: { 'x-app-session': 'user:alice', 'content-type': 'application/json' },
+        body: JSON.stringify({ file_id: fileId, text: cited!.content ?? 'warranty', page: typeof cited!.page === 'number' ? cited!.page : 1 }),
+      });
+    const before = upstreamCalls.length;
+    const res = await highlight(alice.messageId, cited!.file_id!);
+    expect(res.status).toBe(200);
+    expect(typeof (await res.json()).success).toBe('boolean');
+    expect(upstreamCalls.slice(before)).toEqual([`GET /v1/${robot}/session.messages/${alice.messageId}`, 'POST /pdf/highlight']);
+
+    const refused = upstreamCalls.length;
+    const uncited = Object.values(FIXTURE_IDS.files).find((f) => !refs.references.some((r) => r.file_id === f))!;
+    expect((await highlight(alice.messageId, uncited)).status).toBe(404);
+    expect((await highlight(bob.messageId, uncited)).status).toBe(404);
+    const theirs = await a.sessions.references(robot, { message_id: bob.messageId }).catch((e: unknown) => e);
+    expect((theirs as ApiError).status).toBe(404);
+    expect(upstreamCalls.slice(refused).every((c) => c.startsWith('GET ') && c.includes('/session.messages/'))).toBe(true);
+  });
+
   it('reconnects to its own session with the granted id', async () => {
     const again = await Caller.connect(async (sdp) => api('user:alice').realtime.connect(robot, { type: 'offer', sdp, session_id: alice.sessionId }));
     callers.push(again);

@@ -3,7 +3,7 @@ import { canonicalSegments, compileRoutes, MATCH_CACHE_SIZE, matchRoute as match
 import { RELAY_ENDPOINT_IDS, RELAY_ROUTES, RELAY_TABLE } from '../../src/relay/routes.js';
 
 const matchRoute = (method: string, path: string, prefix: string) => matchIn(method, path, prefix, RELAY_TABLE);
-import { endpoints, openaiRelayEndpoints } from '../../src/schemas/index.js';
+import { endpoints, openaiRelayEndpoints, sourcesRelayEndpoints } from '../../src/schemas/index.js';
 import { SessionGrants } from '../../src/relay/grant.js';
 
 const ROBOT = 'robot-1';
@@ -22,8 +22,10 @@ describe('allowlist matching', () => {
       ['E13', 'GET', `/v1/robots/${R}/realtime-usage`, { ai_id: R }],
       ['E14', 'GET', `/v1/robots/${R}/realtime-audio/download`, { ai_id: R }],
       ['E17', 'GET', `/v1/${R}/session.messages/m1`, { ai_id: R, message_id: 'm1' }],
+      ['E18', 'GET', `/v1/question/references/${R}`, { ai_id: R }],
       ['E19', 'GET', `/v1/${R}/session.messages`, { ai_id: R }],
       ['E6', 'PATCH', `/v1/${R}/message_rating`, { ai_id: R }],
+      ['E9', 'POST', `/v1/robots/${R}/pdf/highlight`, { ai_id: R }],
       ['E15', 'DELETE', `/v1/${R}/sessions/s-1`, { ai_id: R, session_id: 's-1' }],
       ['OAI_SECRET', 'POST', `/v1/robots/${R}/realtime/client_secrets`, { ai_id: R }],
       ['OAI_CALL', 'POST', `/v1/robots/${R}/realtime/calls`, { ai_id: R }],
@@ -33,13 +35,14 @@ describe('allowlist matching', () => {
       const m = matchRoute(method, P + path, P);
       expect(m?.id, `${method} ${path}`).toBe(id);
       expect(m?.params).toEqual(params);
-      const table: Record<string, { path: string }> = { ...endpoints, ...openaiRelayEndpoints };
+      const table: Record<string, { path: string }> = { ...endpoints, ...openaiRelayEndpoints, ...sourcesRelayEndpoints };
       expect(table[m!.id]!.path).toBe(table[id]!.path);
     }
   });
 
   it('does not match endpoints outside the allowlist', () => {
-    for (const id of ['E2', 'E3', 'E4', 'E5', 'E7', 'E8', 'E9', 'E10', 'E16', 'E18', 'E20'] as const) {
+    // E9 is served under the robot (sourcesRelayEndpoints), never at the service's own path.
+    for (const id of ['E2', 'E3', 'E4', 'E5', 'E7', 'E8', 'E9', 'E10', 'E16', 'E20'] as const) {
       const e = endpoints[id];
       const path = e.path.replace(/\{(\w+)\}/g, R);
       expect(matchRoute(e.method, P + path, P), id).toBeNull();

@@ -25,9 +25,11 @@ export const signalingAsAdmin: Policy = async (ctx) => {
 };
 
 /**
- * RS for a user: `user_identifier` forced; a new session gets a relay-minted id (and takes one of
- * the user's `maxSessionsPerUser` slots, given back when the signaling fails), a reconnect must name
- * a granted one.
+ * RS for a user: `user_identifier` forced; a new session gets a relay-minted id and takes one of the
+ * user's `maxSessionsPerUser` slots (given back when the signaling fails). A reconnect must name a
+ * granted id; it takes a slot too unless this instance holds a live one for that session: the
+ * service creates a session under an id it does not know (one deleted with E15, or expired), so a
+ * granted id is not proof of a session already counted.
  */
 export const signalingAsUser: Policy = async (ctx) => {
   const user = ctx.caller.userIdentifier;
@@ -35,7 +37,7 @@ export const signalingAsUser: Policy = async (ctx) => {
   const fresh = out.session_id === undefined;
   if (!fresh && !(await owns(ctx, out.session_id))) throw sessionNotFound();
   const { slots, grants } = ctx.services;
-  const hold = fresh ? slots.take(user) : undefined;
+  const hold = fresh ? slots.take(user) : slots.holds(user, out.session_id as string) ? undefined : slots.take(user, out.session_id as string);
   try {
     if (fresh) out.session_id = hold!.sessionId = await grants.mint(user, ctx.match.params.ai_id!);
     const answer = await forward(ctx, { json: out });

@@ -1,8 +1,7 @@
-import { endpoints, RealtimeCostSummary, RealtimeSessionCostList, RealtimeUsage, SessionMessage } from '../../schemas/index.js';
+import { endpoints, RealtimeCostSummary, RealtimeSessionCostList, RealtimeUsage } from '../../schemas/index.js';
 import { scopeSessionCosts, scopeUsage, summarizeCosts } from '../aggregate.js';
 import { RelayError } from '../errors.js';
 import type { Policy, Routed } from '../route-types.js';
-import type { Answer } from '../upstream.js';
 import { forward, json, readJson } from './forward.js';
 import { userHeaderValue } from './user-header.js';
 
@@ -16,7 +15,6 @@ import { userHeaderValue } from './user-header.js';
  */
 
 export const sessionNotFound = () => new RelayError(404, 'Session not found', 'the session is not granted to this user');
-const messageNotFound = () => new RelayError(404, 'Message not found', 'the message is not in a session granted to this user');
 export const owns = async (ctx: Routed, sessionId: unknown) => typeof sessionId === 'string' && (await ctx.services.grants.verify(sessionId, ctx.caller.userIdentifier, ctx.match.params.ai_id!));
 
 /** Whether a session record is labelled with the caller (their identifier, or its header form on the OpenAI-compatible routes). */
@@ -88,28 +86,6 @@ export const forUser = {
     const out: Record<string, unknown> = { ...ctx.input.body, user_identifier: ctx.caller.userIdentifier };
     if (out.session_id !== undefined && out.session_id !== null && !(await owns(ctx, out.session_id))) throw sessionNotFound();
     return forward(ctx, { json: out });
-  },
-
-  /** E6: the session must be granted and the message (checked upstream with E17) must belong to it. */
-  async rating(ctx) {
-    const { query, params } = ctx.input;
-    if (!(await owns(ctx, query?.session_id))) throw sessionNotFound();
-    let check: Answer;
-    try {
-      check = await forward(ctx, { endpoint: endpoints.E17, params: { ai_id: params.ai_id!, message_id: String(query!.message_id) } });
-    } catch (error) {
-      throw error instanceof RelayError && error.status === 404 ? messageNotFound() : error;
-    }
-    const { value } = await readJson(ctx, check, SessionMessage);
-    if (value.session_id !== query!.session_id) throw messageNotFound();
-    return forward(ctx);
-  },
-
-  /** E17: the message is returned only if its session is granted. */
-  async message(ctx) {
-    const { raw, value } = await readJson(ctx, await forward(ctx), SessionMessage);
-    if (!(await owns(ctx, value.session_id))) throw messageNotFound();
-    return json(ctx, 200, raw);
   },
 
   /** E12: sessions filtered to the caller's; counts and totals recomputed. */

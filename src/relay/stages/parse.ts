@@ -2,7 +2,7 @@ import { parseRequest, queryFromUrl, type Endpoint } from '../../schemas/index.j
 import { readBoundedBody } from '../body.js';
 import type { Next, Outcome, Stage } from '../compose.js';
 import type { RelayContext } from '../context.js';
-import { describeDetail, RelayError } from '../errors.js';
+import { boundedDetail, describeDetail, RelayError } from '../errors.js';
 import type { Input, RouteMatch } from '../route-types.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -52,7 +52,10 @@ function validated(ctx: RelayContext, next: Next, bodyText: string | undefined):
   const parsed = parseRequest(endpoint as Endpoint, { params, query, ...(endpoint.body && bodyText !== undefined ? { bodyText } : {}) });
   const detail = parsed.ok ? [] : [...parsed.detail];
   if (textBody && !bodyText?.trim()) detail.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
-  if (!parsed.ok || detail.length) throw new RelayError(422, detail, describeDetail(detail));
+  if (!parsed.ok || detail.length) {
+    const bounded = boundedDetail(detail);
+    throw new RelayError(422, bounded, describeDetail(bounded));
+  }
   const value = parsed.value as Pick<Input, 'params' | 'query' | 'body'>;
   // The content type as sent, parameters included (a multipart body needs its boundary).
   const input: Input = { params: value.params, query: value.query, body: value.body, text: textBody && bodyText !== undefined ? { type: type.trim(), text: bodyText } : undefined };

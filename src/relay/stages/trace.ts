@@ -4,6 +4,7 @@ import { RelayError } from '../errors.js';
 import type { Incoming } from '../message.js';
 import type { RouteTable } from '../route-types.js';
 import { matchRoute } from '../router.js';
+import { isTraceparent } from '../trace-context.js';
 import type { RelaySpan, RelayTracer } from '../types.js';
 
 export type { RelaySpan, RelayTracer };
@@ -43,11 +44,22 @@ export function traceStage(options: TraceStageOptions): Stage {
   };
 }
 
-/** The request as the later stages see it: its own in every way but the `traceparent` header. */
+/**
+ * The request as the later stages see it: its own in every way but the trace headers. The caller's
+ * `tracestate` goes on only when its own `traceparent` was valid: the state of a trace the span did
+ * not continue belongs to no one.
+ */
 function withTraceparent(ctx: RelayContext, traceparent: string): void {
   const own = ctx.request;
+  const callers = own.header('traceparent');
+  const tracestate = callers !== null && isTraceparent(callers) ? own.header('tracestate') : null;
   const traced: Incoming = Object.create(own, {
-    header: { value: (name: string) => (name.toLowerCase() === 'traceparent' ? traceparent : own.header(name)) },
+    header: {
+      value: (name: string) => {
+        const lower = name.toLowerCase();
+        return lower === 'traceparent' ? traceparent : lower === 'tracestate' ? tracestate : own.header(name);
+      },
+    },
   });
   // `request` is read-only to stages that only read it; this stage is the one that replaces it.
   (ctx as { request: Incoming }).request = traced;
