@@ -130,7 +130,7 @@ export class KbVoiceWidget extends Base {
         setOutput: (id) => void this.#holder.setOutputDevice(id).catch((error: unknown) => this.#fail(error)),
         typeInstead: () => void this.#start(true),
         talk: (on) => this.#talk(on),
-      });
+      }, this.nonce || this.getAttribute('nonce') || ''); // browsers hide the attribute, the property keeps it
       // The holder tells of every change of the current call's snapshot, and of a mute chosen before a call.
       this.#holder.subscribe(() => this.#render());
     }
