@@ -8,10 +8,11 @@
  *
  * The worklet (`rnnoise-worklet.js`) and rnnoise's WebAssembly SIMD build (`rnnoise_simd.wasm`,
  * from `@sapphi-red/web-noise-suppressor`, MIT; rnnoise itself BSD-3-Clause) are fetched next to this
- * module. Each URL is written as a literal `new URL('./file', import.meta.url)`: bundlers (Vite, webpack 5,
- * Next.js, Rollup, Parcel) copy an asset only for that exact shape, not for a URL built through a helper.
- * The option `noiseAssets` points elsewhere (a CDN, or esbuild, which copies no such asset; see
- * docs/real-world.md). test/apps proves the Vite, webpack and Next.js builds.
+ * module. Each URL is written as a literal `new URL('./file', import.meta.url)`: bundlers copy an asset only
+ * for that exact shape, not for a URL built through a helper (Vite emitted neither file then). Vite (dev and
+ * build), webpack 5 and Next.js emit and serve both (test/apps proves it). The option `noiseAssets` points
+ * elsewhere: esbuild (which copies no such asset), Rollup without an import.meta assets plugin, a CDN
+ * (docs/csp.md).
  */
 import type { NoiseAssets, NoiseProcessing } from '../client/noise/suppression.js';
 import type { VoiceGateOptions } from '../client/noise/voice-gate.js';

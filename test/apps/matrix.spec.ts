@@ -1,7 +1,7 @@
 /**
  * The app matrix (issue 45): kb-voice as users get it — installed from its packed tarballs
  * (test/apps/install.mjs) into small apps built by the tools users use — in Chromium, under the strict
- * CSP of csp.ts, against the emulator and the `kb-voice relay` command of the same install.
+ * CSP of matrix/csp.mjs, against the emulator and the `kb-voice relay` command of the same install.
  * Each app proves: a call answered; the widget styled (its stylesheet, not the browser's defaults);
  * rnnoise running (`noiseSuppression.active === 'rnnoise'`) where it asks for it; spans where it enables
  * kb-voice/otel (webpack); the React hook under StrictMode (Vite dev, React's development build).
@@ -12,7 +12,7 @@ import { test, expect, type Page, type Locator } from '@playwright/test';
 import { cpSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { strictCsp } from './csp.js';
+import { strictCsp } from './matrix/csp.mjs';
 import { serveStatic, type StaticServer } from './static-server.js';
 import { freePort, startServices, startUntil, stop, type ServiceStack } from './stack.js';
 
@@ -84,13 +84,13 @@ async function widgetCall(page: Page, { noise }: { noise: boolean }): Promise<vo
   const widget = page.locator('kb-voice-widget');
   const start = widget.getByTestId('call-start');
   await expect(start).toBeVisible();
-  expect(await start.evaluate((el) => getComputedStyle(el).backgroundColor), 'the widget is styled (its stylesheet applied)').toBe(STYLED_START_BACKGROUND);
+  expect.soft(await start.evaluate((el) => getComputedStyle(el).backgroundColor), 'the widget is styled (its stylesheet applied)').toBe(STYLED_START_BACKGROUND);
   await start.click();
   await expect(widget.getByTestId('call-status')).toHaveAttribute('data-status', 'connected', { timeout: 60_000 });
   await askAndHear(widget.getByTestId('text-input'), widget.getByTestId('text-send'),
     widget.getByTestId('caption').and(widget.locator('[data-role="assistant"][data-final="true"]')).first());
   const noiseState = await widget.evaluate((el) => (el as unknown as { snapshot?: { noiseSuppression?: unknown } }).snapshot?.noiseSuppression);
-  if (noise) expect(noiseState).toMatchObject({ requested: 'rnnoise', active: 'rnnoise' });
+  if (noise) expect.soft(noiseState, 'rnnoise runs').toMatchObject({ requested: 'rnnoise', active: 'rnnoise' });
   await widget.getByTestId('call-end').click();
   await expect(widget.getByTestId('call-status')).toHaveAttribute('data-status', 'ended', { timeout: 30_000 });
 }
@@ -105,10 +105,20 @@ async function askAndHear(input: Locator, send: Locator, answer: Locator): Promi
 async function hookCall(page: Page): Promise<void> {
   await page.getByTestId('hook-start').click();
   await expect(page.getByTestId('hook-status')).toHaveText('connected', { timeout: 60_000 });
-  await expect(page.getByTestId('hook-noise')).toHaveText('rnnoise');
+  await expect.soft(page.getByTestId('hook-noise'), 'rnnoise runs (hook)').toHaveText('rnnoise');
   await askAndHear(page.getByTestId('hook-input'), page.getByTestId('hook-send'), page.getByTestId('hook-answer').first());
   await page.getByTestId('hook-end').click();
   await expect(page.getByTestId('hook-status')).toHaveText('ended', { timeout: 30_000 });
+}
+
+/** Opens the app under the strict CSP, makes its calls (the widget's, the hook's where it has one), and fails on any violation. */
+async function appCalls(page: Page, base: string, { noise, hook, then }: { noise: boolean; hook: boolean; then?: () => Promise<void> }): Promise<void> {
+  const violations = await watchCsp(page);
+  await page.goto(appUrl(base, noise));
+  await widgetCall(page, { noise });
+  if (hook) await hookCall(page);
+  await then?.();
+  expect(violations, 'CSP violations').toEqual([]);
 }
 
 test('Vite dev server: widget and React hook (StrictMode), rnnoise, strict CSP', async ({ page }) => {
@@ -116,11 +126,7 @@ test('Vite dev server: widget and React hook (StrictMode), rnnoise, strict CSP',
   const server = await startUntil(BIN('vite'), ['--config', join(APPS, 'vite', 'vite.config.js'), '--port', String(ports.viteDev), '--logLevel', 'info'],
     { ...OFFLINE_ENV, KB_VOICE_CSP: csp }, /Local:/);
   try {
-    const violations = await watchCsp(page);
-    await page.goto(appUrl(`${origin(ports.viteDev)}/`, true));
-    await widgetCall(page, { noise: true });
-    await hookCall(page);
-    expect(violations).toEqual([]);
+    await appCalls(page, `${origin(ports.viteDev)}/`, { noise: true, hook: true });
   } finally {
     await stop(server.child);
   }
@@ -128,29 +134,21 @@ test('Vite dev server: widget and React hook (StrictMode), rnnoise, strict CSP',
 
 test('Vite production build: widget and React hook, rnnoise, strict CSP', async ({ page }) => {
   await build(BIN('vite'), ['build', '--config', join(APPS, 'vite', 'vite.config.js')], APPS);
-  const violations = await watchCsp(page);
-  await page.goto(appUrl(`${statics.origin}/vite/dist/`, true));
-  await widgetCall(page, { noise: true });
-  await hookCall(page);
-  expect(violations).toEqual([]);
+  await appCalls(page, `${statics.origin}/vite/dist/`, { noise: true, hook: true });
 });
 
 test('webpack 5 build: widget, rnnoise, kb-voice/otel spans, strict CSP', async ({ page }) => {
   await build(BIN('webpack'), ['--config', join(APPS, 'webpack', 'webpack.config.js')], APPS);
-  const violations = await watchCsp(page);
-  await page.goto(appUrl(`${statics.origin}/webpack/`, true));
-  await widgetCall(page, { noise: true });
-  await expect.poll(() => page.evaluate(() => (window as unknown as { finishedSpans(): string[] }).finishedSpans()))
-    .toEqual(expect.arrayContaining(['realtime_inference', 'kb_voice.connect', 'invoke_agent']));
-  expect(violations).toEqual([]);
+  await appCalls(page, `${statics.origin}/webpack/`, {
+    noise: true, hook: false,
+    then: () => expect.poll(() => page.evaluate(() => (window as unknown as { finishedSpans(): string[] }).finishedSpans()))
+      .toEqual(expect.arrayContaining(['realtime_inference', 'kb_voice.connect', 'invoke_agent'])),
+  });
 });
 
 test('plain HTML page with the one-file <script> (kb-voice/widget/standalone), strict CSP', async ({ page }) => {
   cpSync(join(APPS, 'node_modules', 'kb-voice', 'dist', 'kb-voice-widget.js'), join(APPS, 'plain', 'kb-voice-widget.js'));
-  const violations = await watchCsp(page);
-  await page.goto(appUrl(`${statics.origin}/plain/`, false));
-  await widgetCall(page, { noise: false });
-  expect(violations).toEqual([]);
+  await appCalls(page, `${statics.origin}/plain/`, { noise: false, hook: false });
 });
 
 test('Next.js App Router (build + start): server render with the widget and the hook, client calls, rnnoise, nonce CSP', async ({ page }) => {
@@ -164,11 +162,7 @@ test('Next.js App Router (build + start): server render with the widget and the 
     expect(html.status).toBe(200);
     expect(html.headers.get('content-security-policy')).toMatch(/script-src 'self' 'nonce-[^']+'/);
     expect(await html.text()).toContain('kb-voice-widget');
-    const violations = await watchCsp(page);
-    await page.goto(appUrl(`${origin(ports.next)}/`, true));
-    await widgetCall(page, { noise: true });
-    await hookCall(page);
-    expect(violations).toEqual([]);
+    await appCalls(page, `${origin(ports.next)}/`, { noise: true, hook: true });
   } finally {
     await stop(server.child);
   }

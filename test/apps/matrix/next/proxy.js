@@ -4,18 +4,11 @@
 // request (app/page.jsx reads headers()): a static page would carry no nonce. KB_VOICE_RELAY_ORIGIN is
 // the relay the page may connect to (set by the test).
 import { NextResponse } from 'next/server';
+import { strictCsp } from '../csp.mjs';
 
 export function proxy(request) {
   const nonce = btoa(crypto.randomUUID());
-  const relay = process.env.KB_VOICE_RELAY_ORIGIN ?? '';
-  const csp = [
-    "default-src 'none'",
-    `script-src 'self' 'nonce-${nonce}' 'wasm-unsafe-eval'`,
-    "style-src 'self'",
-    `connect-src 'self' ${relay}`,
-    "media-src 'self' blob:",
-    "worker-src 'self'",
-  ].join('; ');
+  const csp = strictCsp(process.env.KB_VOICE_RELAY_ORIGIN ?? '', `'nonce-${nonce}'`);
   const headers = new Headers(request.headers);
   headers.set('x-nonce', nonce);
   headers.set('content-security-policy', csp);
