@@ -190,8 +190,8 @@ if (built || run('build', process.execPath, [path.join(root, 'scripts', 'build.m
     await runCaptured('doc-test', process.execPath, [script('doc-test.mjs')], docTestCounts);
     await runCaptured('doc links', process.execPath, [script('check-doc-links.mjs')]);
     await runCaptured('package checks', process.execPath, [script('check-package.mjs')], packageCounts);
-    // The app matrix's install (test/apps, e2e project `apps`): the packed tarballs, then `npm ci` only when
-    // they or its lockfile changed (~15 s when reused, ~100 s fresh; the npm registry only).
+    // The app matrix's install (test/apps, e2e project `apps`; the npm registry only): the packed tarballs, `npm ci` when
+    // its lockfile changed (~100 s on a clean clone), only the three packages when only they changed (~15 s), else nothing.
     await runCaptured('apps install', process.execPath, [path.join(root, 'test', 'apps', 'matrix', 'install.mjs')]);
   })();
   const vitest = runLive(
