@@ -41,6 +41,16 @@ export default defineConfig<{}, Partial<VoiceWorkerOptions>>({
     launchOptions: chromiumLaunchOptions(),
   },
   projects: [
+    // The app matrix (test/apps, issue 45): kb-voice from its packed tarballs in Vite, webpack, Next.js
+    // and a plain page, under a strict CSP. scripts/test.mjs installs it first (node test/apps/matrix/install.mjs).
+    // Typed questions only: the fake microphone plays silence. Listed first so its one long file (~4.5 min,
+    // the builds included) starts at once on one worker while the other two take test/e2e's files.
+    {
+      name: 'apps',
+      testDir: 'test/apps',
+      testMatch: 'matrix.spec.ts',
+      use: { ...devices['Desktop Chrome'], launchOptions: chromiumLaunchOptions(['--use-file-for-fake-audio-capture=test/fixtures/audio/e2e-silence.wav']) },
+    },
     { name: 'chromium', use: { ...devices['Desktop Chrome'], launchOptions: chromiumLaunchOptions() } },
     // kb-voice-qa's own suite (qa/test): the built package, in a Chromium WITHOUT the fake-media
     // flags — its fake microphone is put into the page, which is what this project proves.

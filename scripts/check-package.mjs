@@ -17,7 +17,8 @@
 //                      the OpenAI dialect is absent from that bundle and adds <= 6 KB when imported
 //   4b. widget         `kb-voice/widget` through esbuild (same leak check), and the one-file build
 //                      dist/kb-voice-widget.js as shipped: self-contained, min+gzip at most 12 KB
-//                      more than the browser entry's
+//                      more than the browser entry's; README.md and docs/widget.md state its size, the
+//                      browser entry's and the widget's share within 1 kB of the measured figures
 //   5. schemas bundle  `kb-voice/schemas` is browser-safe too (size printed)
 //   6. vite build      the same consumer through Vite with its defaults
 //   7. consumer types  tsc strict with skipLibCheck OFF over a browser consumer (bundler
@@ -92,6 +93,28 @@ function run(command, args, options = {}) {
 }
 
 /** Sizes in kB of 1000 bytes, the unit of the budget. */
+/** How far a size stated in the docs ("about N kB") may be from the measured one. */
+const DOC_SIZE_TOLERANCE_BYTES = 1_000;
+
+/**
+ * The sizes README.md and docs/widget.md state, each with the measured figure it names. A page whose
+ * sentence changed so the pattern no longer finds it fails the check: edit the pattern with the sentence.
+ */
+async function statedSizes() {
+  const pages = [
+    ['README.md', /one-file build \(about ([\d.]+) kB min\+gzip/, ['one-file widget']],
+    ['docs/widget.md', /It is about ([\d.]+) kB min\+gzip: the\s+browser entry \(`VoiceSession` \+ `createApiClient`, about ([\d.]+) kB\) plus about ([\d.]+) kB for the widget/,
+      ['one-file widget', 'browser entry', 'widget beyond the browser entry']],
+  ];
+  const stated = [];
+  for (const [file, pattern, names] of pages) {
+    const match = (await readFile(path.join(root, file), 'utf8')).match(pattern);
+    if (!match) throw new Error(`${file}: the sentence stating the widget's size was not found (${pattern})`);
+    names.forEach((what, i) => stated.push({ file, what, kB: Number(match[i + 1]) }));
+  }
+  return stated;
+}
+
 function kb(bytes) {
   return `${(bytes / 1000).toFixed(1)} kB`;
 }
@@ -293,6 +316,7 @@ async function main() {
     );
 
     let browserGzipped = 0;
+    let widgetGzipped = 0;
     await check('browser bundle of kb-voice (esbuild, no shims)', async () => {
       const { bytes, gzipped } = await bundleForBrowser(consumer, entry);
       browserGzipped = gzipped;
@@ -317,7 +341,18 @@ async function main() {
       const summary = `one-file build ${kb(code.length)} min, ${kb(gzipped)} min+gzip = browser entry + ${kb(extra)} (limit + ${kb(EXTRA_LIMIT_BYTES['kb-voice/widget'])}); ` +
         `through esbuild ${kb(bundled.gzipped)} min+gzip`;
       if (extra > EXTRA_LIMIT_BYTES['kb-voice/widget']) throw new Error(`${summary}: over the limit`);
+      widgetGzipped = gzipped;
       return summary;
+    });
+
+    await check(`docs state the measured sizes (README.md, docs/widget.md; within ${kb(DOC_SIZE_TOLERANCE_BYTES)})`, async () => {
+      if (!browserGzipped || !widgetGzipped) throw new Error('the browser entry or the one-file build was not measured (its check failed)');
+      const measured = { 'one-file widget': widgetGzipped, 'browser entry': browserGzipped, 'widget beyond the browser entry': widgetGzipped - browserGzipped };
+      const stated = await statedSizes();
+      const wrong = stated.filter(({ what, kB }) => Math.abs(kB * 1000 - measured[what]) > DOC_SIZE_TOLERANCE_BYTES);
+      const list = stated.map(({ file, what, kB }) => `${file}: ${what} about ${kB} kB, measured ${kb(measured[what])}`);
+      if (wrong.length > 0) throw new Error(`sizes in the docs are off: ${wrong.map(({ file, what, kB }) => `${file} says the ${what} is about ${kB} kB, it measures ${kb(measured[what])}`).join('; ')}`);
+      return list.join('; ');
     });
     // The React binding and the testing service, each measured as what they add to an app that
     // already has the browser entry (react itself is the app's: external).

@@ -12,12 +12,15 @@
 //                  docs/*.md, each top-level folder's README.md) run, type-checked or skipped with a reason
 //   5. doc links   scripts/check-doc-links.mjs: every relative link of those pages reaches a file and heading
 //   6. package     scripts/check-package.mjs (pack, publint, attw, browser bundles, size budget)
+//      apps install  test/apps/matrix/install.mjs: the three packages packed, the app matrix installed from
+//                    its lockfile (skipped when neither changed)
 //   lane "vitest", output live:
 //   7. vitest      unit + integration tests, test/**/*.test.ts except test/e2e
 //   and when both lanes are done:
 //   8. e2e         Playwright in Chromium (see scripts/chromium.mjs): test/e2e, and kb-voice-qa's own suite
 //                  (qa/test, project kb-voice-qa: harness calls, an app page attached, failure messages,
-//                  two shards merged through its reporter)
+//                  two shards merged through its reporter), and the app matrix (test/apps, project apps:
+//                  Vite dev and build, webpack 5, Next.js, a plain page, under a strict CSP)
 // Why lanes: Vitest keeps a 2-core machine about two-thirds busy (its files wait on real peers and
 // real sockets), and the checks (tsc, npm pack, a fresh install) fit in the rest: one lane's wall
 // time instead of two (docs/contributing.md, "How long npm test takes"). e2e runs alone: its calls
@@ -187,6 +190,9 @@ if (built || run('build', process.execPath, [path.join(root, 'scripts', 'build.m
     await runCaptured('doc-test', process.execPath, [script('doc-test.mjs')], docTestCounts);
     await runCaptured('doc links', process.execPath, [script('check-doc-links.mjs')]);
     await runCaptured('package checks', process.execPath, [script('check-package.mjs')], packageCounts);
+    // The app matrix's install (test/apps, e2e project `apps`; the npm registry only): the packed tarballs, `npm ci` when
+    // its lockfile changed (~100 s on a clean clone), only the three packages when only they changed (~15 s), else nothing.
+    await runCaptured('apps install', process.execPath, [path.join(root, 'test', 'apps', 'matrix', 'install.mjs')]);
   })();
   const vitest = runLive(
     'vitest',
@@ -207,7 +213,7 @@ if (built || run('build', process.execPath, [path.join(root, 'scripts', 'build.m
 }
 
 // The lanes finish in any order: the summary lists the steps in the order above.
-const ORDER = ['build', 'typecheck', 'typecheck demo', 'conflict markers', 'import cycles', 'doc-test', 'doc links', 'package checks', 'vitest', 'e2e'];
+const ORDER = ['build', 'typecheck', 'typecheck demo', 'conflict markers', 'import cycles', 'doc-test', 'doc links', 'package checks', 'apps install', 'vitest', 'e2e'];
 steps.sort((a, b) => ORDER.indexOf(a.step) - ORDER.indexOf(b.step));
 
 console.log('\n=== summary');

@@ -7,9 +7,12 @@
  * ```
  *
  * The worklet (`rnnoise-worklet.js`) and rnnoise's WebAssembly SIMD build (`rnnoise_simd.wasm`,
- * from `@sapphi-red/web-noise-suppressor`, MIT; rnnoise itself BSD-3-Clause) are fetched next to this module (`new URL(…, import.meta.url)`, which Vite and
- * webpack 5 follow); the option `noiseAssets` points elsewhere (a CDN, or a bundler that does not
- * follow such URLs).
+ * from `@sapphi-red/web-noise-suppressor`, MIT; rnnoise itself BSD-3-Clause) are fetched next to this
+ * module. Each URL is written as a literal `new URL('./file', import.meta.url)`: bundlers copy an asset only
+ * for that exact shape, not for a URL built through a helper (Vite emitted neither file then). Vite (dev and
+ * build), webpack 5 and Next.js emit and serve both (test/apps proves it). The option `noiseAssets` points
+ * elsewhere: esbuild (which copies no such asset), Rollup without an import.meta assets plugin, a CDN
+ * (docs/csp.md).
  */
 import type { NoiseAssets, NoiseProcessing } from '../client/noise/suppression.js';
 import type { VoiceGateOptions } from '../client/noise/voice-gate.js';
@@ -44,8 +47,10 @@ export interface RnnoiseProcessing extends NoiseProcessing {
 
 /** The URLs {@link processMicrophone} fetches (for the bench and CSP allow-lists). */
 export function rnnoiseAssetUrls(assets: NoiseAssets = {}): { worklet: string; wasm: string } {
-  const here = (file: string) => new URL(file, import.meta.url).href;
-  return { worklet: String(assets.workletUrl ?? here('./rnnoise-worklet.js')), wasm: String(assets.wasmUrl ?? here('./rnnoise_simd.wasm')) };
+  // Literal `new URL('./…', import.meta.url)` each (see above): the only shape bundlers follow.
+  const worklet = assets.workletUrl ?? new URL('./rnnoise-worklet.js', import.meta.url);
+  const wasm = assets.wasmUrl ?? new URL('./rnnoise_simd.wasm', import.meta.url);
+  return { worklet: String(worklet), wasm: String(wasm) };
 }
 
 /**

@@ -134,7 +134,7 @@ export class KbVoiceWidget extends Base {
         typeInstead: () => void this.#start(true),
         talk: (on) => this.#talk(on),
         check: () => void this.check(),
-      });
+      }, this.nonce || this.getAttribute('nonce') || ''); // browsers hide the attribute, the property keeps it
       // The holder tells of every change of the current call's snapshot, and of a mute chosen before a call.
       this.#holder.subscribe(() => this.#render());
     }

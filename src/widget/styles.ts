@@ -120,3 +120,32 @@ input:disabled { opacity: .6; }
   *, *::before, *::after { animation: none !important; transition: none !important; }
 }
 `;
+
+/** The constructed sheet of each document, shared by its widgets (adopting does not copy it; a sheet serves only its own document). */
+const sheets = new WeakMap<Document, CSSStyleSheet>();
+
+/**
+ * Styles a widget's shadow root without inline style, so a strict CSP (`style-src 'self'`, no
+ * `'unsafe-inline'`) lets it through: a constructable stylesheet (`adoptedStyleSheets`), which CSP does
+ * not govern, where the browser has one (Chromium 73+, Firefox 101+, Safari 16.4+); elsewhere a
+ * `<style>` carrying `nonce` (the element's own `nonce` attribute, which the page's CSP must name as
+ * `'nonce-…'`), and without a nonce a plain `<style>` (what a page without a CSP needs).
+ */
+export function styleShadowRoot(root: ShadowRoot, nonce: string): void {
+  const doc = root.ownerDocument;
+  const Sheet = doc.defaultView?.CSSStyleSheet;
+  if ('adoptedStyleSheets' in root && Sheet && 'replaceSync' in Sheet.prototype) {
+    let sheet = sheets.get(doc);
+    if (!sheet) {
+      sheet = new Sheet();
+      sheet.replaceSync(WIDGET_CSS);
+      sheets.set(doc, sheet);
+    }
+    if (!root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+    return;
+  }
+  const style = doc.createElement('style');
+  if (nonce) style.setAttribute('nonce', nonce);
+  style.textContent = WIDGET_CSS;
+  root.prepend(style);
+}

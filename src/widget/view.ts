@@ -4,7 +4,7 @@ import type { SessionStatus } from '../client/state.js';
 import type { AudioLevels } from '../client/events.js';
 import type { WidgetMessageTable } from './messages.js';
 import { WidgetText } from './locale.js';
-import { WIDGET_CSS } from './styles.js';
+import { styleShadowRoot } from './styles.js';
 import { Captions } from './captions.js';
 import { visualizerMarkup, VoiceVisualizer } from './visualizer.js';
 import { TalkControl } from './talk-control.js';
@@ -22,8 +22,8 @@ const STATUS_WORDS: Record<SessionStatus, keyof WidgetMessageTable> = {
 
 // Static markup only, no words: every string comes from the message table (setText), everything from
 // the network is set with textContent. The talk button and its hint show in push-to-talk mode only.
+// No <style> here: styleShadowRoot adopts the stylesheet (inline style is what a strict CSP blocks).
 const TEMPLATE = `
-<style>${WIDGET_CSS}</style>
 <section class="panel" part="panel" aria-labelledby="kbv-title">
   <div class="head">
     <span class="title" part="title" id="kbv-title"></span>
@@ -102,8 +102,10 @@ export class WidgetView {
   /** Focus was dropped by a control that got disabled and awaits a control to take it (see update). */
   private focusToHandOver = false;
 
-  constructor(private readonly root: ShadowRoot, actions: ViewActions) {
+  /** `nonce`: the element's, for the `<style>` of browsers without constructable stylesheets. */
+  constructor(private readonly root: ShadowRoot, actions: ViewActions, nonce = '') {
     root.innerHTML = TEMPLATE;
+    styleShadowRoot(root, nonce);
     const q = <T extends Element = HTMLElement>(selector: string) => root.querySelector(selector) as T;
     this.el = {
       panel: q('.panel'), title: q('.title'), status: q('[data-testid="call-status"]'), start: q('[data-testid="call-start"]'), end: q('[data-testid="call-end"]'),

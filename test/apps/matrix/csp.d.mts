@@ -1,0 +1,1 @@
+export function strictCsp(relayOrigin: string, scriptSources?: string): string;

@@ -1,0 +1,18 @@
+/**
+ * The strict Content-Security-Policy every app of the matrix is served with (issue 45; docs/csp.md): no
+ * 'unsafe-inline', no 'unsafe-eval'. 'wasm-unsafe-eval' lets rnnoise's WebAssembly compile; the AudioWorklet
+ * falls under script-src; worker-src is what a typical app sets (kb-voice starts no worker).
+ * `scriptSources` adds to script-src (Next.js: its per-request 'nonce-…').
+ * @param {string} relayOrigin
+ * @param {string} [scriptSources]
+ */
+export function strictCsp(relayOrigin, scriptSources = '') {
+  return [
+    "default-src 'none'",
+    `script-src 'self'${scriptSources ? ` ${scriptSources}` : ''} 'wasm-unsafe-eval'`,
+    "style-src 'self'",
+    `connect-src 'self' ${relayOrigin}`,
+    "media-src 'self' blob:",
+    "worker-src 'self'",
+  ].join('; ');
+}
