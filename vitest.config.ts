@@ -54,7 +54,7 @@ export default defineConfig({
       { find: /^kb-voice-emulator\/cli$/, replacement: here('./emulator/src/cli.ts') },
       { find: /^kb-voice-emulator\/lab$/, replacement: here('./emulator/src/lab/index.ts') },
       { find: /^kb-voice$/, replacement: here('./src/index.ts') },
-      { find: /^kb-voice\/(api|schemas|relay|react|testing|widget|otel|noise)$/, replacement: here('./src/$1/index.ts') },
+      { find: /^kb-voice\/(api|schemas|relay|react|testing|widget|otel|noise|sources)$/, replacement: here('./src/$1/index.ts') },
     ],
   },
   test: {

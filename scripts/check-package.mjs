@@ -122,6 +122,7 @@ const ENTRIES = [
   { name: 'kb-voice/testing', file: 'dist/testing/index.js', keys: ['ScriptedService', 'FakeAudioElement'] },
   { name: 'kb-voice/noise', file: 'dist/noise/index.js', keys: ['processMicrophone', 'VoiceGate', 'instantiateRnnoise'] },
   { name: 'kb-voice/otel', file: 'dist/otel/index.js', keys: ['voiceTelemetry', 'relayTracing'] },
+  { name: 'kb-voice/sources', file: 'dist/sources/index.js', keys: ['withSources', 'toSources', 'MAX_FEEDBACK_CHARS'] },
 ];
 
 async function main() {

@@ -202,10 +202,16 @@ export class ScriptedService {
    * stopped, final transcript and `turn.completed`. `firstResponseMs: null` models an answer whose
    * audio never played (no speech events, no deltas).
    */
-  reply(answer: string, options: { question?: string; input?: 'voice' | 'text'; firstResponseMs?: number | null; interrupted?: boolean } = {}): void {
+  reply(answer: string, options: { question?: string; input?: 'voice' | 'text'; firstResponseMs?: number | null; interrupted?: boolean; sources?: unknown } = {}): void {
     const turnId = this.turnId;
+    const messageId = `scripted-message-${this.api.messages.size + 1}`;
+    // Stored before turn.completed, as the service does: E17/E18 then answer with `sources` as its reference_list.
+    this.api.messages.set(messageId, {
+      id: messageId, session_id: this.calls.at(-1)?.sessionId ?? '', question: options.question ?? '', answer,
+      reference_list: options.sources ?? [], rating: null, feedback_content: null,
+    });
     const events = answerEvents({
-      turnId, message_id: `scripted-message-${turnId}`, input: options.input ?? 'voice',
+      turnId, message_id: messageId, input: options.input ?? 'voice',
       question: options.question ?? '', answer, first_response_ms: options.firstResponseMs === undefined ? 400 : options.firstResponseMs, agent_build_ms: 0,
       input_duration_ms: options.input === 'text' ? 0 : 1000, output_duration_ms: 1000, interrupted: options.interrupted ?? false,
     });

@@ -10,6 +10,7 @@ import { describeError, type WidgetProblem } from './describe-error.js';
 import { uiLanguage, WidgetText } from './locale.js';
 import type { WidgetMessageTable } from './messages.js';
 import { WidgetView } from './view.js';
+import { withSources } from '../sources/index.js';
 
 /**
  * The DOM events of `<kb-voice-widget>`: the session's own events, re-dispatched on the element as
@@ -42,7 +43,7 @@ const Base: typeof HTMLElement = typeof HTMLElement === 'undefined' ? (class {} 
  * in an open shadow root. Each call is a new {@link VoiceSession}; the element shows its snapshot.
  */
 export class KbVoiceWidget extends Base {
-  static readonly observedAttributes = ['relay-url', 'ai-id', 'language', 'turn-taking'];
+  static readonly observedAttributes = ['relay-url', 'ai-id', 'language', 'turn-taking', 'sources'];
 
   /**
    * Extra options for the VoiceSession of the next call (`userIdentifier`, `iceServers`,
@@ -56,6 +57,8 @@ export class KbVoiceWidget extends Base {
   #view: WidgetView | undefined;
   #detach: (() => void) | undefined;
   #unmount: (() => void) | undefined;
+  /** The API client of the current (or last) call: E9 for Show passage. */
+  #api: unknown;
   /** Options of the call being started (attributes read and checked by start()). */
   #next: VoiceSessionOptions | undefined;
   /** The current (or last) call is push-to-talk. */
@@ -107,6 +110,11 @@ export class KbVoiceWidget extends Base {
     this.setAttribute('turn-taking', mode);
   }
 
+  /** Sources under answers, and their rating, unless the `sources` attribute is `off`. */
+  get #sources(): boolean {
+    return this.getAttribute('sources')?.trim() !== 'off';
+  }
+
   /** The current (or last) call's session; undefined before the first call. Make calls with the buttons or start(). */
   get session(): VoiceSession | undefined {
     return this.#holder.session;
@@ -130,6 +138,8 @@ export class KbVoiceWidget extends Base {
         setOutput: (id) => void this.#holder.setOutputDevice(id).catch((error: unknown) => this.#fail(error)),
         typeInstead: () => void this.#start(true),
         talk: (on) => this.#talk(on),
+        rate: (turnId, rating, feedback) => this.#holder.session!.rate(turnId, feedback === undefined ? { rating } : { rating, feedback }),
+        highlight: (body) => (this.#api as { pdf: { highlight(b: typeof body): Promise<unknown> } }).pdf.highlight(body),
       });
       // The holder tells of every change of the current call's snapshot, and of a mute chosen before a call.
       this.#holder.subscribe(() => this.#render());
@@ -157,7 +167,7 @@ export class KbVoiceWidget extends Base {
     // Attributes are read when a call starts; a change clears a complaint about them. The UI
     // language follows `language` at once, the talk button `turn-taking` (until the next call starts it keeps the call's).
     if (name === 'language') this.#retext();
-    if (name === 'turn-taking') this.#render();
+    if (name === 'turn-taking' || name === 'sources') this.#render();
     if (this.#localError !== undefined) {
       this.#localError = undefined;
       this.#render();
@@ -193,9 +203,12 @@ export class KbVoiceWidget extends Base {
     }
     const turnTaking = this.turnTaking;
     const language = this.getAttribute('language')?.trim() || document.documentElement.lang || undefined;
+    const { sources, ...options } = this.sessionOptions;
     this.#next = {
-      ...this.sessionOptions, aiId, api: this.sessionOptions.api ?? createApiClient({ baseUrl }), turnTaking,
+      ...options, aiId, api: (this.#api = this.sessionOptions.api ?? createApiClient({ baseUrl })), turnTaking,
       ...(language ? { language } : {}), ...(textOnly ? { microphone: false } : {}),
+      // sources="off": nothing is read after answers and the sources UI is never loaded.
+      ...(this.#sources ? { sources: sources ?? withSources() } : {}),
     };
     this.#textOnly = textOnly;
     this.#callPushToTalk = turnTaking === 'push-to-talk';
@@ -298,7 +311,7 @@ export class KbVoiceWidget extends Base {
       const snapshot = this.#holder.getSnapshot();
       const text = this.#words();
       // During a call the talk button follows the call's mode; between calls, the one the next call will have.
-      view.update(snapshot, { textOnly: this.#textOnly, pushToTalk: this.#holder.busy ? this.#callPushToTalk : this.turnTaking === 'push-to-talk' });
+      view.update(snapshot, { textOnly: this.#textOnly, pushToTalk: this.#holder.busy ? this.#callPushToTalk : this.turnTaking === 'push-to-talk', sources: this.#sources });
       const error = this.#localError ?? shownError(snapshot);
       view.showError(error === undefined ? undefined : describeError(error, text));
     });
