@@ -1,6 +1,7 @@
 import { endpoints, openaiRelayEndpoints, type Endpoint } from '../schemas/index.js';
 import { openaiCall, openaiClientSecret } from './policies/openai.js';
 import { signalingAsAdmin, signalingAsUser } from './policies/realtime.js';
+import { RelayError } from './errors.js';
 import { forUser } from './policies/scope.js';
 import type { Policy, RelayRoute } from './route-types.js';
 import { compileRoutes } from './router.js';
@@ -14,6 +15,14 @@ import type { RelayEndpointId } from './types.js';
  */
 const route = <const E extends Endpoint & { id: RelayEndpointId }>(endpoint: E, user: Policy, more: Pick<RelayRoute, 'admin' | 'textBody'> = {}): RelayRoute<E> => ({ endpoint, user, ...more });
 
+/**
+ * E18 and E9 for role `admin` (the widget's sources and Show passage through the relay); a `user`
+ * is refused with the 404 of anything not granted until their scoping (issue 47's relay part) lands.
+ */
+const notForUsers: Policy = () => {
+  throw new RelayError(404, 'Not found', 'E18 and E9 are not scoped to users yet');
+};
+
 /** The allowlist, written once: `RELAY_ENDPOINT_IDS` and the matcher come from it. */
 export const RELAY_ROUTES = [
   route(endpoints.RS, signalingAsUser, { admin: signalingAsAdmin }),
@@ -26,6 +35,8 @@ export const RELAY_ROUTES = [
   route(endpoints.E17, forUser.message),
   route(endpoints.E19, forUser.sessionInQuery),
   route(endpoints.E6, forUser.rating),
+  route(endpoints.E18, notForUsers),
+  route(endpoints.E9, notForUsers),
   route(endpoints.E15, forUser.deleteSession),
   route(openaiRelayEndpoints.OAI_SECRET, openaiClientSecret, { admin: openaiClientSecret }),
   route(openaiRelayEndpoints.OAI_CALL, openaiCall, { admin: openaiCall, textBody: { contentTypes: ['application/sdp', 'multipart/form-data'] } }),

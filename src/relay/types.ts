@@ -8,7 +8,7 @@
  * The endpoints the relay lets through (see `RELAY_ENDPOINT_IDS`): realtime signaling and its session
  * resource, E1, the reports E11–E13, E14, E17, E19, E6, E15, and the OpenAI-compatible routes.
  */
-export type RelayEndpointId = 'RS' | 'RT' | 'E1' | 'E11' | 'E12' | 'E13' | 'E14' | 'E17' | 'E19' | 'E6' | 'E15' | 'OAI_SECRET' | 'OAI_CALL';
+export type RelayEndpointId = 'RS' | 'RT' | 'E1' | 'E11' | 'E12' | 'E13' | 'E14' | 'E17' | 'E19' | 'E6' | 'E18' | 'E9' | 'E15' | 'OAI_SECRET' | 'OAI_CALL';
 
 /** How the relay reaches the upstream when given a `fetch`: the standard `fetch(url, init)` signature (the global `fetch` fits). */
 export type UpstreamFetch = (url: string, init: RequestInit) => Promise<Response>;
