@@ -21,6 +21,8 @@ export interface ScriptedServiceOptions {
   autoReady?: boolean;
   /** Answers a typed question (`sendText`) with a complete text turn, on the next microtask. */
   answer?: (question: string) => string;
+  /** The references stored with each `answer` (E17's `reference_list`, read by `withSources()`); default none. */
+  sources?: (question: string) => unknown;
   /**
    * Close the link when the client sends `session.end`, as the kb-voice service does (default true).
    * false: a service that never hangs up, so the client closes after its bounded wait.
@@ -264,7 +266,7 @@ export class ScriptedService {
         if (!this.call) return;
         const turnId = ++this.turnId;
         for (const e of questionEvents({ turnId, input: 'text', question: event.text, input_duration_ms: 0 })) this.send(e);
-        this.reply(answer(event.text), { question: event.text, input: 'text' });
+        this.reply(answer(event.text), { question: event.text, input: 'text', sources: this.options.sources?.(event.text) });
       });
     }
   }
