@@ -16,7 +16,7 @@
 //                      nothing but kb-voice, zod, eventemitter3, and min+gzip < 48 KB
 //                      the OpenAI dialect is absent from that bundle and adds <= 6 KB when imported
 //   4b. widget         `kb-voice/widget` through esbuild (same leak check), and the one-file build
-//                      dist/kb-voice-widget.js as shipped: self-contained, min+gzip at most 12 KB
+//                      dist/kb-voice-widget.js as shipped: self-contained, min+gzip at most 15.5 KB
 //                      more than the browser entry's
 //   5. schemas bundle  `kb-voice/schemas` is browser-safe too (size printed)
 //   6. vite build      the same consumer through Vite with its defaults
@@ -59,7 +59,10 @@ const OPENAI_DIALECT_LIMIT_BYTES = 6_000;
 /** Packages the browser entry may pull into a consumer's bundle (everything else is a leak). */
 const BROWSER_PACKAGES = ['kb-voice', 'zod', 'eventemitter3'];
 /** What kb-voice/react and kb-voice/testing (and the widget's one-file build) may add to an app's bundle beyond the browser entry (min+gzip bytes). */
-const EXTRA_LIMIT_BYTES = { 'kb-voice/react': 2_000, 'kb-voice/testing': 4_000, 'kb-voice/widget': 12_000 };
+// The widget's was 12,000 until issue 47: its sources UI (about 2 kB: a lazy chunk for apps that bundle
+// kb-voice/widget, inline in the one-file build, which must stay one file), the sources reader and ratings
+// (about 1 kB) and their English and Japanese strings put it at about 15.2 kB.
+const EXTRA_LIMIT_BYTES = { 'kb-voice/react': 2_000, 'kb-voice/testing': 4_000, 'kb-voice/widget': 15_500 };
 
 const results = [];
 const keep = process.argv.includes('--keep');
