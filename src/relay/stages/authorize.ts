@@ -40,7 +40,10 @@ export function authorizeStage({ authorize: hook, robots, timeoutMs }: Authorize
     if (caller === null || caller === undefined || caller === false) throw notAuthenticated(`authorize returned ${String(caller)}`);
     if (!isCaller(caller)) throw notAuthenticated('authorize returned an invalid caller (needs role "user" | "admin", a userIdentifier of 1-256 characters and robots, when given, an array of ids)');
     const robot = ctx.match!.params.ai_id;
-    const allowed = robot !== undefined && (caller.role === 'admin' || robots === '*' || robots.has(robot)) && (caller.robots === undefined || caller.robots.includes(robot));
+    // A path without a robot (E9, /pdf/highlight) is for an admin whose robots are not limited.
+    const allowed = robot === undefined
+      ? caller.role === 'admin' && caller.robots === undefined
+      : (caller.role === 'admin' || robots === '*' || robots.has(robot)) && (caller.robots === undefined || caller.robots.includes(robot));
     ctx.caller = caller;
     if (!allowed) throw new RelayError(403, 'Robot not allowed for this caller', `robot ${robot ?? '(none)'} is outside the robots this ${caller.role} may reach`);
     return next();
