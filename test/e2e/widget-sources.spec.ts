@@ -32,7 +32,7 @@ async function firstTurn(page: Page, input: 'voice' | 'text'): Promise<{ id: num
     // A spoken question counts when the emulator recognized it from the script (it has no recognizer of its own).
     return times.find((t) => t.input === kind && (kind === 'text' || t.scripted) && t.sources !== undefined);
   }, input, { timeout: 60_000 });
-  return (await handle.jsonValue()) as { id: number; ended: number; sources: number; count: number };
+  return (await handle.jsonValue()) as unknown as { id: number; ended: number; sources: number; count: number };
 }
 
 async function axeClean(page: Page, testInfo: TestInfo, state: string): Promise<void> {
