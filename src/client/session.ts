@@ -158,7 +158,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       timing: (completed) => this.timeline.finished(completed),
       interruptedBy: (event) => this.ledger.interruptedBy(event),
     }, () => clock.now());
-    this.sources = options.sources?.({ target: options, clock, turns: this.tracker, report: this.notify, sessionId: () => this.ids.value });
+    this.sources = options.sources?.(this, options, this.tracker, this.notify);
     const pings = protocol.heartbeat !== false;
     this.heartbeat = new Heartbeat({
       clock,
@@ -334,7 +334,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
    * `Ratings.rate` (sources/rating.ts) says.
    */
   rate(turnId: number, rating: TurnRating): Promise<void> {
-    return this.sources?.rate(turnId, rating) ?? Promise.reject(new VoiceSessionError('not_supported', 'rate() needs the sources option'));
+    return this.sources?.rate(turnId, rating) ?? Promise.reject(new VoiceSessionError('not_supported', 'No sources option'));
   }
 
   /** Sends `response.interrupt` for the answer under way and remembers who asked. */
@@ -584,7 +584,6 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     if (event === 'error') this._error = args[0] as VoiceSessionError;
     if (event === 'assistantSpeaking' && args[0] === false) this.ending.speechOver();
     if (event === 'transcript') this.ending.transcript(args[0] as TranscriptUpdate);
-    if (event === 'turn') this.sources?.read(args[0] as Turn);
     this.publish(event, args);
   }
 

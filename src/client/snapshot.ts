@@ -12,8 +12,8 @@ export class SnapshotCache {
   get(): SessionSnapshot {
     if (this.current) return this.current;
     const { turnsSource, ...rest } = this.read();
-    // Turn objects are frozen when created; the array is copied only when one was added or replaced.
-    if (turnsSource.length !== this.turns.length || turnsSource.some((t, i) => t !== this.turns[i])) this.turns = Object.freeze([...turnsSource]);
+    // Turn objects are frozen when created; the array is copied only when one was added or replaced (turns are never removed).
+    if (turnsSource.some((t, i) => t !== this.turns[i])) this.turns = Object.freeze([...turnsSource]);
     this.current = Object.freeze({ ...rest, turns: this.turns });
     return this.current;
   }

@@ -148,13 +148,6 @@ export class TurnTracker {
     }
   }
 
-  /** Puts `next` in place of the finished turn `old` (its sources were read); false when `old` is not kept here. */
-  replace(old: Turn, next: Turn): boolean {
-    const i = this.turns.lastIndexOf(old);
-    if (i >= 0) this.turns[i] = next;
-    return i >= 0;
-  }
-
   /** A connection's `session.ready`: after a drop, `resumed: false` says the service started the session afresh. */
   ready(resumed: boolean | undefined): void {
     if (this.dropped && resumed === false) this.reportReset('the service answered the reconnection with a fresh session (resumed: false)');

@@ -23,31 +23,37 @@ export interface TurnRating {
   feedback?: string;
 }
 
-/** Where the reader puts a turn with its sources (the session's turn tracker). */
+/**
+ * The session's list of finished turns (its turn tracker's): the reader puts a turn carrying its
+ * sources in place of the turn it read them for (the session then publishes a new snapshot).
+ */
 export interface TurnStore {
-  readonly turns: readonly Turn[];
-  replace(old: Turn, next: Turn): boolean;
+  readonly turns: Turn[];
 }
 
-/** What a VoiceSession hands the sources feature (its effect reports back through `report`, like every effect). */
-export interface SourcesHost {
-  target: { aiId: string; api: { sessions?: MessagesApi } };
-  clock: Clock;
-  turns: TurnStore;
-  report: Report;
-  sessionId(): string | undefined;
+/** What the sources feature needs of the session: its finished turns as they come, and its service session id. */
+export interface SourcesSession {
+  on(event: 'turn', listener: (turn: Turn) => void): unknown;
+  readonly sessionId: string | undefined;
 }
 
-/** The sources effect of one session: reads each finished turn's sources, sends ratings. */
+/** The session's options the sources feature reads: the robot, the api and the clock. */
+export interface SourcesTarget {
+  aiId: string;
+  api: { sessions?: MessagesApi };
+  clock?: Clock;
+}
+
+/** The sources effect of one session: reads each finished turn's sources (it listens to `turn`), sends ratings. */
 export interface SourcesEffect {
-  read(turn: Turn): void;
   rate(turnId: number, rating: TurnRating): Promise<void>;
 }
 
 /**
- * The `sources` option of VoiceSession: `withSources()` from `kb-voice/sources`. It is its own
+ * The `sources` option of VoiceSession (called once by the session with itself, its options, its turn
+ * tracker and the `notify` through which effects report; positional, to keep the core entry small): `withSources()` from `kb-voice/sources`. It is its own
  * entry so an app without sources does not ship their code (the core entry's budget).
  */
-export type SourcesFeature = (host: SourcesHost) => SourcesEffect;
+export type SourcesFeature = (session: SourcesSession, target: SourcesTarget, turns: TurnStore, report: Report) => SourcesEffect;
 
 export type { Source };

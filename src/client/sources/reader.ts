@@ -32,8 +32,11 @@ export class SourceReader {
     once()
       .catch(() => sleep(this.clock, SOURCES_RETRY_MS).then(once))
       .then((sources) => {
-        const next = Object.freeze({ ...turn, sources });
-        if (this.turns.replace(turn, next)) this.report('sources', turn.id, sources);
+        const list = this.turns.turns;
+        const i = list.lastIndexOf(turn);
+        if (i < 0) return;
+        list[i] = Object.freeze({ ...turn, sources });
+        this.report('sources', turn.id, sources);
       }, () => undefined);
   }
 
