@@ -203,9 +203,4 @@ export class SourcesView {
   setText(): void {
     for (const block of this.blocks.values()) block.setText();
   }
-
-  /** A new call: the previous call's blocks are no longer shown. */
-  clear(): void {
-    this.blocks.clear();
-  }
 }
