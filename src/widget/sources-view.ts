@@ -59,7 +59,7 @@ let ids = 0;
 /** The block under one answer, updated in place. */
 class AnswerBlock {
   readonly el = make('div', { class: 'sources', part: 'sources', 'data-testid': 'sources' });
-  private readonly toggle = make('button', { type: 'button', part: 'button sources-toggle', 'aria-expanded': 'false' });
+  private readonly toggle = make('button', { type: 'button', part: 'button sources-toggle', 'data-testid': 'sources-toggle', 'aria-expanded': 'false' });
   private readonly list = make('ul', { part: 'sources-list', id: `kbv-sources-${++ids}` });
   private readonly group = make('span', { role: 'group', part: 'rating' });
   private readonly up = make('button', { type: 'button', part: 'button rate-up', 'data-testid': 'rate-up', 'aria-pressed': 'false' }, '\u{1F44D}');
