@@ -55,7 +55,7 @@ export default defineConfig({
       { find: /^kb-voice-emulator\/lab$/, replacement: here('./emulator/src/lab/index.ts') },
       { find: /^kb-voice-qa\/load$/, replacement: here('./qa/src/load/measure.ts') },
       { find: /^kb-voice$/, replacement: here('./src/index.ts') },
-      { find: /^kb-voice\/(api|schemas|relay|react|testing|widget|otel|noise|cli)$/, replacement: here('./src/$1/index.ts') },
+      { find: /^kb-voice\/(api|schemas|relay|react|testing|widget|otel|noise|cli|sources|check)$/, replacement: here('./src/$1/index.ts') },
     ],
   },
   test: {

@@ -11,6 +11,8 @@ import { renderCost, renderInterruptions, renderSegments, renderUsage } from './
 import { wireScript } from './ui/script.js';
 import { Timeline } from './ui/timeline.js';
 import { renderTurn, type Rating } from './ui/turns.js';
+import { renderSources } from './ui/sources.js';
+import { withSources } from 'kb-voice/sources';
 import { verifyDeleted } from './verify-delete.js';
 
 type Api = ReturnType<typeof createApiClient>;
@@ -178,7 +180,7 @@ export function startApp(config: DemoConfig): void {
     ui.sessionId.textContent = '—';
     timeline.mark();
     timeline.add('info', `New call to robot ${config.aiId} in "${config.language}"`);
-    const s = new VoiceSession({ aiId: config.aiId, api, language: config.language, audioElement: ui.audio });
+    const s = new VoiceSession({ aiId: config.aiId, api, language: config.language, audioElement: ui.audio, sources: withSources() });
     session = s;
     const cuts = new AnswerCuts();
     renderMute(false);
@@ -203,6 +205,11 @@ export function startApp(config: DemoConfig): void {
       if (on) firstBuild.answer();
       renderSpeaking();
       timeline.add('speech', on ? 'assistant started speaking' : 'assistant stopped speaking');
+    });
+    // Sources arrive after their turn (read in the background): under that turn's row.
+    s.on('sources', (turnId, sources) => {
+      const rows = ui.turns.querySelectorAll(`[data-testid="turn"][data-turn-id="${turnId}"]`);
+      rows[rows.length - 1]?.append(renderSources(sources));
     });
     s.on('transcript', (t) => {
       ui.live.textContent = `${t.role === 'user' ? 'You' : 'Assistant'}: ${t.text}${t.final ? '' : '…'}`;

@@ -183,7 +183,7 @@ async function bundleQaHarness() {
   await bundleStandalone(path.join(qaDir, 'src', 'browser', 'harness.ts'), path.join(qaDir, 'dist', 'harness.bundle.js'), {
     // kb-voice as built (its vendored simple-peer), not its sources through tsconfig paths.
     tsconfigRaw: { compilerOptions: { paths: {} } },
-    alias: { 'kb-voice': path.join(dist, 'index.js') },
+    alias: { 'kb-voice': path.join(dist, 'index.js'), 'kb-voice/sources': path.join(dist, 'sources', 'index.js') },
   });
 }
 

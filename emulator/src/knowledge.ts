@@ -1,4 +1,5 @@
 import type { Reference } from 'kb-voice/schemas';
+import { pageOf } from './pdf/pages.js';
 import type { FileRecord, Store } from './store.js';
 
 /**
@@ -152,15 +153,20 @@ export function answerFromDataset(store: Store, robotId: string, question: strin
     .slice(0, 2)
     .sort((a, b) => a.s.file.id.localeCompare(b.s.file.id) || a.s.index - b.s.index);
   const answer = chosen.map((x) => x.s.text).join(best.s.japanese ? '' : ' ');
-  const references: Reference[] = chosen.map((x) => ({
-    id: `${x.s.file.id}:${x.s.index}`,
-    title: x.s.file.name,
-    url: x.s.file.url ?? null,
-    dataset_id: x.s.file.dataset_id,
-    file_id: x.s.file.id,
-    content: x.s.text,
-    score: Math.round(x.score * 1000) / 1000,
-  }));
+  // CONTRACT.md "Sources and ratings": `content` is the sentence used, `page` (1-based) where E9 finds it in a PDF.
+  const references: Reference[] = chosen.map((x) => {
+    const page = x.s.file.pdf ? pageOf(x.s.file.pdf, x.s.text) : undefined;
+    return {
+      id: `${x.s.file.id}:${x.s.index}`,
+      title: x.s.file.name,
+      url: x.s.file.url ?? null,
+      dataset_id: x.s.file.dataset_id,
+      file_id: x.s.file.id,
+      content: x.s.text,
+      score: Math.round(x.score * 1000) / 1000,
+      ...(page !== undefined ? { page } : {}),
+    };
+  });
   const context = chosen.map((x) => x.s.text).join('\n');
   return {
     answer,

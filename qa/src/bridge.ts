@@ -9,7 +9,21 @@ type PageMessage =
   | { kind: 'registered'; id: string }
   | { kind: 'turn'; id: string; turn: CallTurn; heard?: HeardAnswer }
   | { kind: 'caption'; id: string; turnId: number; text: string }
-  | { kind: 'snapshot'; id: string; snapshot: CallSnapshot };
+  | { kind: 'snapshot'; id: string; snapshot: CallSnapshot }
+  | { kind: 'sources'; id: string; turnId: number; sources: NonNullable<CallTurn['sources']> };
+
+/** The session each turn came from, so `toCite` can wait for its sources. */
+const origin = new WeakMap<CallTurn, SessionMirror>();
+
+/**
+ * The sources of `turn` (a turn from `call.nextTurn()`), waiting up to `timeoutMs` for the page to
+ * read them; undefined when they did not arrive in time (or the turn is not from a call).
+ */
+export async function sourcesOf(turn: CallTurn, timeoutMs: number): Promise<CallTurn['sources']> {
+  const mirror = origin.get(turn);
+  if (mirror) await mirror.until(() => turn.sources !== undefined, timeoutMs, () => 'no sources').catch(() => undefined);
+  return turn.sources;
+}
 
 /**
  * Resolves once `predicate` holds, checked now and whenever `waiters` are run (after each event);
@@ -57,12 +71,17 @@ export class SessionMirror {
   receive(message: PageMessage): void {
     if (message.kind === 'turn') {
       this.turns.push(message.turn);
+      origin.set(message.turn, this);
       if (message.heard) this.#heard.set(message.turn, message.heard);
       if (this.caption?.turnId === message.turn.id) this.caption = undefined;
     } else if (message.kind === 'caption') {
       this.caption = { turnId: message.turnId, text: message.text };
     } else if (message.kind === 'snapshot') {
       this.snapshot = message.snapshot;
+    } else if (message.kind === 'sources') {
+      // The turn object the test holds gets its sources (the page read them after the turn ended).
+      const turn = [...this.turns].reverse().find((t) => t.id === message.turnId && t.sources === undefined);
+      if (turn) turn.sources = message.sources;
     }
     for (const check of [...this.#waiters]) check();
   }

@@ -1,4 +1,5 @@
 import { expect as base, type ExpectMatcherState } from '@playwright/test';
+import { sourcesOf } from './bridge.js';
 import { Call } from './call.js';
 import { checkCutBy, cutProblem, judgeCut, type CutBy } from './cut.js';
 import { heard, latencyOf, ms } from './describe.js';
@@ -46,9 +47,32 @@ async function turnForLatency(call: Call, timeout: number): Promise<CallTurn> {
  *   (docs/quality.md "Where the time goes"), which fails when the phase was not measured.
  * - `toHaveQuality(level)`: the call's measured quality reaches `level` (`poor` < `fair` < `good` <
  *   `excellent`) within the expect timeout.
+ * - `expect(turn).toCite(expected, { within })`: a source of `turn` (from `call.nextTurn()`) has a
+ *   title, file id or URL matching `expected` (a RegExp, or a string it contains, ignoring case);
+ *   it waits up to `within` ms (default: the expect timeout) for the page to read the turn's
+ *   sources (`Turn.sources`, read after the turn ends), and a failure lists the sources it had.
  * Failures say what was heard: the answer, the transcript so far and the latency.
  */
 export const expect = base.extend({
+  async toCite(this: ExpectMatcherState, received: CallTurn, expected: RegExp | string, options: { within?: number } = {}) {
+    if (typeof received !== 'object' || received === null || typeof (received as { messageId?: unknown }).messageId !== 'string') {
+      throw new TypeError('kb-voice-qa: expect(turn).toCite() takes a turn (from call.nextTurn())');
+    }
+    const within = options.within ?? this.timeout;
+    const wanted = typeof expected === 'string' ? JSON.stringify(expected) : String(expected);
+    const sources = await sourcesOf(received, within);
+    const cited = (sources ?? []).filter((s) => s.title);
+    const hit = cited.find((s) => [s.title, s.fileId, s.url].some((v) => typeof v === 'string' && matches(v, expected)));
+    const listed = cited.map((s) => `  - ${JSON.stringify(s.title)}${s.fileId ? ` (file ${s.fileId})` : ''}${s.url ? ` ${s.url}` : ''}${s.page ? ` page ${s.page}` : ''}`).join('\n');
+    const message = () =>
+      `${this.utils.matcherHint('toCite', 'turn', wanted, { isNot: this.isNot })}\n\n` +
+      `Expected: ${this.isNot ? 'no source' : 'a source'} whose title, file id or URL matches ${wanted}\n` +
+      (sources === undefined ? `Received: no sources read within ${within} ms (is the session's sources option on?)\n`
+        : cited.length === 0 ? 'Received: the answer cites no source\n' : `Received sources:\n${listed}\n`) +
+      `Turn ${received.id}: ${JSON.stringify(received.question)} → ${JSON.stringify(received.answer)}`;
+    return { pass: hit !== undefined, message, name: 'toCite', expected, actual: cited.map((s) => s.title) };
+  },
+
   async toAnswer(this: ExpectMatcherState, received: Call, expected: RegExp | string, options: { within?: number } = {}) {
     const call = requireCall(received, 'toAnswer');
     const within = options.within ?? this.timeout;

@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { endpoints, type Endpoint } from '../schemas/index.js';
+import { endpoints, sourcesRelayEndpoints, type Endpoint } from '../schemas/index.js';
 import type { CallArgs } from './http.js';
 
 /**
@@ -73,6 +73,8 @@ export const API_METHODS = {
   pdf: {
     /** E9: highlight boxes of a text on a page of a stored PDF. */
     highlight: spec(endpoints.E9, ['body'], 1),
+    /** E9 through the relay: under the robot, naming the message (`message_id`) that cites the file (docs/relay.md, "Sources"). */
+    highlightCited: spec(sourcesRelayEndpoints.E9, [':ai_id', 'query', 'body'], 3),
   },
 } as const;
 

@@ -52,7 +52,13 @@ export type VoiceErrorCode =
   /** report() on a session that ended before the service named it: there is nothing to report. */
   | 'no_session'
   /** report(): an API call failed for another reason (`cause` says which). */
-  | 'report_failed';
+  | 'report_failed'
+  /** rate(): no finished turn has that number in this session. */
+  | 'unknown_turn'
+  /** rate(): the service stored no message for that turn (its `messageId` is empty), so there is nothing to rate. */
+  | 'no_message'
+  /** rate(): the E6 request failed for another reason (`cause` says which). */
+  | 'rating_failed';
 
 /** Error of the voice session controller: a stable `code` and the underlying `cause`. */
 export class VoiceSessionError extends KbVoiceError {

@@ -6,6 +6,7 @@ import type { VoiceSessionError } from './errors.js';
 import type { SessionState, SessionStatus, WarmupStatus } from './state.js';
 import type { IceSignaling } from './transport.js';
 import type { TurnTiming } from './timing/phases.js';
+import type { Source } from './sources/normalize.js';
 
 /** One finished question/answer exchange, from the service's `turn.completed` event. */
 export interface Turn {
@@ -52,6 +53,12 @@ export interface Turn {
   scripted?: boolean;
   /** ISO 8601 time the client saw the turn complete. */
   completedAt: string;
+  /**
+   * Where the answer came from, read from the stored message in the background after the turn
+   * (event `sources`): undefined until read (or when it could not be read), `[]` when the answer
+   * cites nothing. A reference of a shape not recognized is a source with `raw` only (`title` '').
+   */
+  sources?: readonly Source[];
 }
 
 /** A transcript update. While `final` is false, `text` is everything received so far for that turn and role. */
@@ -109,6 +116,8 @@ export interface SessionEvents {
   noiseSuppression: (status: NoiseSuppressionStatus) => void;
   /** Push-to-talk: `talk()` opened or closed the microphone; also `snapshot.talking`. */
   talking: (talking: boolean) => void;
+  /** A finished turn's sources were read (`Turn.sources`; the snapshot's turn is replaced by one carrying them). */
+  sources: (turnId: number, sources: readonly Source[]) => void;
 }
 
 /**

@@ -26,3 +26,4 @@ export type { NoiseSuppressionMode, NoiseSuppressionStatus, NoiseFallbackReason,
 export type { VoiceGateOptions } from './noise/voice-gate.js';
 export type { InterruptedBy, InterruptionCounts } from './interruptions.js';
 export type { InterruptionsOption } from './realtime-protocol.js';
+export type { Source, MessagesApi, SourcesFeature, TurnRating } from './sources/api.js';

@@ -9,6 +9,7 @@ import type { ReconnectPolicy } from './reconnect-policy.js';
 import type { VoiceSessionApi } from './report.js';
 import type { InterruptionsOption, RealtimeProtocol } from './realtime-protocol.js';
 import type { TransportProvider } from './transport.js';
+import type { SourcesFeature } from './sources/api.js';
 
 /** Options of `new VoiceSession(options)`. */
 export interface VoiceSessionOptions {
@@ -94,6 +95,12 @@ export interface VoiceSessionOptions {
   levelMeter?: LevelMeterFactory;
   /** Call-quality sampling (interval, window) and the thresholds of `Turn.perceivedLatencyMs`; docs/quality.md. */
   quality?: QualityOptions;
+  /**
+   * `withSources()` from `kb-voice/sources`: after each finished turn its sources are read in the
+   * background (`Turn.sources`, event `sources`) and `rate()` works. Off by default (the core
+   * entry does not ship that code); the widget turns it on.
+   */
+  sources?: SourcesFeature;
   /** Timers and time of every rule of the call (default the platform's); tests pass a fake clock. */
   clock?: Clock;
 }

@@ -7,6 +7,7 @@ import { fromApiFailure, type VoiceSessionError } from './errors.js';
 import type { Turn } from './events.js';
 import { countInterruptions, type InterruptionCounts } from './interruptions.js';
 import type { QualityReport } from './quality/report.js';
+import type { MessagesApi } from './sources/api.js';
 
 /**
  * What VoiceSession needs from an API client: `createApiClient(...)` pointed at your relay fits.
@@ -22,6 +23,8 @@ export interface VoiceSessionApi {
     sessionCosts(aiId: string, query?: RealtimeCostQuery): Promise<RealtimeSessionCostList>;
     audio(aiId: string, query: RealtimeAudioQuery): Promise<RealtimeAudioOut>;
   };
+  /** E17, E18 and E6: `Turn.sources` and `rate()` (optional: without it turns have no sources and rate() is `not_supported`). */
+  sessions?: MessagesApi;
 }
 
 /**

@@ -25,6 +25,7 @@ import { Recovery } from './recovery.js';
 import { fetchReport, reportWindow, type SessionReport } from './report.js';
 import { SessionId } from './session-id.js';
 import { SnapshotCache, type SessionSnapshot } from './snapshot.js';
+import type { SourcesEffect, TurnRating } from './sources/api.js';
 import { TurnTimeline } from './timing/timeline.js';
 import { checkTransition, isFinal, isLive, type EndReason, type ReconnectCause, type SessionState, type WarmupStatus } from './state.js';
 import type { IceSignaling } from './transport.js';
@@ -86,6 +87,8 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   private readonly ending: Ending;
   private readonly devices: DeviceWatch;
   private readonly network: NetworkWatch;
+  /** `Turn.sources` and rate(), with the `sources` option (kb-voice/sources). */
+  private readonly sources: SourcesEffect | undefined;
   // ---- turn-taking and noise (issue 35): microphone cleaning, push-to-talk, who cut which answer
   private readonly noise: NoiseStage;
   private readonly pushToTalk: PushToTalk | undefined;
@@ -155,6 +158,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       timing: (completed) => this.timeline.finished(completed),
       interruptedBy: (event) => this.ledger.interruptedBy(event),
     }, () => clock.now());
+    this.sources = options.sources?.(this, options, this.tracker, this.notify);
     const pings = protocol.heartbeat !== false;
     this.heartbeat = new Heartbeat({
       clock,
@@ -322,6 +326,15 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     if (!this.pushToTalk) throw new VoiceSessionError('not_supported', "talk() needs turnTaking: 'push-to-talk'");
     this.requireConnected();
     this.pushToTalk.press(this.tracker.assistantSpeaking);
+  }
+
+  /**
+   * Rates the answer of turn `turnId` (E6, `source=widget`), during or after the call; the last
+   * call for a turn wins. Needs the `sources` option (else `not_supported`); rejects as
+   * `Ratings.rate` (sources/rating.ts) says.
+   */
+  rate(turnId: number, rating: TurnRating): Promise<void> {
+    return this.sources?.rate(turnId, rating) ?? Promise.reject(new VoiceSessionError('not_supported', 'No sources option'));
   }
 
   /** Sends `response.interrupt` for the answer under way and remembers who asked. */

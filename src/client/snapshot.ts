@@ -2,7 +2,7 @@ import type { SessionSnapshot, Turn } from './events.js';
 
 export type { SessionSnapshot } from './events.js';
 
-/** Builds frozen snapshots, sharing the turns array between snapshots until a turn is added. */
+/** Builds frozen snapshots, sharing the turns array between snapshots until a turn is added or replaced (its sources read). */
 export class SnapshotCache {
   private current: SessionSnapshot | undefined;
   private turns: readonly Turn[] = Object.freeze([]);
@@ -12,8 +12,8 @@ export class SnapshotCache {
   get(): SessionSnapshot {
     if (this.current) return this.current;
     const { turnsSource, ...rest } = this.read();
-    // Turn objects are frozen when created; the array is copied only when one was added.
-    if (turnsSource.length !== this.turns.length) this.turns = Object.freeze([...turnsSource]);
+    // Turn objects are frozen when created; the array is copied only when one was added or replaced (turns are never removed).
+    if (turnsSource.some((t, i) => t !== this.turns[i])) this.turns = Object.freeze([...turnsSource]);
     this.current = Object.freeze({ ...rest, turns: this.turns });
     return this.current;
   }

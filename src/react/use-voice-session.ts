@@ -4,6 +4,8 @@ import type { SessionReport } from '../client/report.js';
 import type { VoiceSession } from '../client/session.js';
 import type { SessionSnapshot } from '../client/snapshot.js';
 import { SessionHolder } from '../client/holder.js';
+import { VoiceSessionError } from '../client/errors.js';
+import type { TurnRating } from '../client/sources/api.js';
 
 /** What {@link useVoiceSession} returns: the current call's snapshot and its controls. */
 export interface VoiceSessionControls extends SessionSnapshot {
@@ -34,6 +36,12 @@ export interface VoiceSessionControls extends SessionSnapshot {
    * ones; rejects with `not_supported` where the browser has no `setSinkId`.
    */
   setOutputDevice(deviceId: string): Promise<void>;
+  /**
+   * Rates turn `turnId` of the current (or last) call (E6, `source=widget`; the last call wins),
+   * also after it ended. Needs `sources: withSources()` (kb-voice/sources) in the options, which
+   * also fills each turn's `sources` in the snapshot; rejects with `not_connected` before any call.
+   */
+  rate(turnId: number, rating: TurnRating): Promise<void>;
   /** The current call's VoiceSession (e.g. for `level` events), undefined before the first call. */
   session: VoiceSession | undefined;
 }
@@ -70,6 +78,7 @@ export function useVoiceSession(options: VoiceSessionOptions): VoiceSessionContr
       resumePlayback: () => holder.resumePlayback(),
       setInputDevice: (deviceId: string) => holder.setInputDevice(deviceId),
       setOutputDevice: (deviceId: string) => holder.setOutputDevice(deviceId),
+      rate: (turnId: number, rating: TurnRating) => holder.session?.rate(turnId, rating) ?? Promise.reject(new VoiceSessionError('not_connected', 'No call yet')),
     }),
     [snapshot, holder],
   );

@@ -2,6 +2,7 @@ import { endpoints } from '../schemas/index.js';
 import { RELAY_ENDPOINTS, type RelayEndpointId } from './allowlist.js';
 import { openaiCall, openaiClientSecret } from './policies/openai.js';
 import { signalingAsAdmin, signalingAsUser } from './policies/realtime.js';
+import { RelayError } from './errors.js';
 import { forUser } from './policies/scope.js';
 import { forUserSources, highlightAsAdmin } from './policies/sources.js';
 import type { RelayRoute } from './route-types.js';

@@ -94,6 +94,8 @@ export const Reference = z.looseObject({
   file_id: maybe(z.string()),
   content: maybe(z.string()),
   score: maybe(z.number()),
+  /** 1-based page of a PDF the `content` sentence is on (the emulator's; CONTRACT.md "Sources and ratings"). */
+  page: maybe(z.int()),
 });
 export type Reference = z.infer<typeof Reference>;
 

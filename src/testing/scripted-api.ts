@@ -1,6 +1,7 @@
 import { ApiError } from '../api/errors.js';
 import type { VoiceSessionApi } from '../client/report.js';
 import type { RealtimeSessionIn } from '../schemas/realtime.js';
+import type { MessageRatingIn, MessageRatingQuery } from '../schemas/sessions.js';
 import type { Interaction } from './expectations.js';
 
 /** How the next signaling request fails. */
@@ -26,6 +27,10 @@ export class ScriptedApi implements VoiceSessionApi {
   /** Every signaling request (offer) received. */
   readonly offers: RealtimeSessionIn[] = [];
   warmupCalls = 0;
+  /** Stored messages by id (E17): what `reply()` recorded, with the references its script supplied. */
+  readonly messages = new Map<string, { id: string; session_id: string; question: string; answer: string; reference_list: unknown; rating: number | null; feedback_content: string | null }>();
+  /** Every E6 rating received, in order. */
+  readonly ratings: Array<{ query: MessageRatingQuery; body: MessageRatingIn | undefined }> = [];
   private failures: SignalingFailure[] = [];
   private hold: Promise<void> | undefined;
 
@@ -50,6 +55,28 @@ export class ScriptedApi implements VoiceSessionApi {
     sessionCosts: async () => ({ bot_id: 'scripted', session_count: 0, total_cost: 0, sessions: [] }),
     audio: async (_aiId, query) => ({ session_id: query.session_id, segments: [] }),
   };
+
+  /** E17, E18 and E6 over the stored messages (a message not stored is a 404, as from the service). */
+  readonly sessions: NonNullable<VoiceSessionApi['sessions']> = {
+    message: async (_aiId, messageId) => this.stored(messageId),
+    references: async (_aiId, query) => {
+      const list = this.stored(query.message_id).reference_list;
+      return { message_id: query.message_id, references: Array.isArray(list) ? list : [] };
+    },
+    rate: async (_aiId, query, body) => {
+      this.ratings.push({ query, body });
+      const message = this.stored(query.message_id);
+      message.rating = query.rating === 0 ? null : query.rating;
+      if (body?.feedback_content !== undefined) message.feedback_content = body.feedback_content;
+      return { ...message };
+    },
+  };
+
+  private stored(messageId: string) {
+    const message = this.messages.get(messageId);
+    if (!message) throw new ApiError('http_error', `Message ${messageId} not found (scripted 404)`, { status: 404, body: { detail: 'Message not found' } });
+    return message;
+  }
 
   /** The next signaling requests fail like this, in order. */
   failSignaling(failures: readonly SignalingFailure[]): void {

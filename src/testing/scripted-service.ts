@@ -21,6 +21,8 @@ export interface ScriptedServiceOptions {
   autoReady?: boolean;
   /** Answers a typed question (`sendText`) with a complete text turn, on the next microtask. */
   answer?: (question: string) => string;
+  /** The references stored with each `answer` (E17's `reference_list`, read by `withSources()`); default none. */
+  sources?: (question: string) => unknown;
   /**
    * Close the link when the client sends `session.end`, as the kb-voice service does (default true).
    * false: a service that never hangs up, so the client closes after its bounded wait.
@@ -202,10 +204,16 @@ export class ScriptedService {
    * stopped, final transcript and `turn.completed`. `firstResponseMs: null` models an answer whose
    * audio never played (no speech events, no deltas).
    */
-  reply(answer: string, options: { question?: string; input?: 'voice' | 'text'; firstResponseMs?: number | null; interrupted?: boolean } = {}): void {
+  reply(answer: string, options: { question?: string; input?: 'voice' | 'text'; firstResponseMs?: number | null; interrupted?: boolean; sources?: unknown } = {}): void {
     const turnId = this.turnId;
+    const messageId = `scripted-message-${this.api.messages.size + 1}`;
+    // Stored before turn.completed, as the service does: E17/E18 then answer with `sources` as its reference_list.
+    this.api.messages.set(messageId, {
+      id: messageId, session_id: this.calls.at(-1)?.sessionId ?? '', question: options.question ?? '', answer,
+      reference_list: options.sources ?? [], rating: null, feedback_content: null,
+    });
     const events = answerEvents({
-      turnId, message_id: `scripted-message-${turnId}`, input: options.input ?? 'voice',
+      turnId, message_id: messageId, input: options.input ?? 'voice',
       question: options.question ?? '', answer, first_response_ms: options.firstResponseMs === undefined ? 400 : options.firstResponseMs, agent_build_ms: 0,
       input_duration_ms: options.input === 'text' ? 0 : 1000, output_duration_ms: 1000, interrupted: options.interrupted ?? false,
     });
@@ -258,7 +266,7 @@ export class ScriptedService {
         if (!this.call) return;
         const turnId = ++this.turnId;
         for (const e of questionEvents({ turnId, input: 'text', question: event.text, input_duration_ms: 0 })) this.send(e);
-        this.reply(answer(event.text), { question: event.text, input: 'text' });
+        this.reply(answer(event.text), { question: event.text, input: 'text', sources: this.options.sources?.(event.text) });
       });
     }
   }

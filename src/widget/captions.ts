@@ -1,3 +1,4 @@
+import type { Turn } from '../client/events.js';
 import type { SessionSnapshot } from '../client/snapshot.js';
 
 /** Finished turns kept on screen; older captions leave the DOM (the session keeps every turn). */
@@ -7,6 +8,10 @@ const MAX_TURNS_SHOWN = 20;
 export class Captions {
   private readonly nodes = new Map<string, HTMLElement>();
   private names = { user: 'You:', assistant: 'Assistant:' };
+  /** Blocks shown under finished answers (the sources UI), by caption key. */
+  private readonly extras = new Map<string, HTMLElement>();
+  /** Makes (or updates) the block under a finished answer; undefined: none (`sources="off"`). */
+  extra: ((turn: Turn) => HTMLElement) | undefined;
 
   constructor(private readonly log: HTMLElement) {}
 
@@ -20,10 +25,10 @@ export class Captions {
 
   /** Finished turns and the turn in progress, one caption per side, updated in place (the log announces changes only). */
   render(snapshot: SessionSnapshot | undefined): void {
-    const wanted: Array<{ key: string; turn: number; role: 'user' | 'assistant'; text: string; final: boolean; input?: string }> = [];
+    const wanted: Array<{ key: string; turn: number; role: 'user' | 'assistant'; text: string; final: boolean; input?: string; done?: Turn }> = [];
     for (const turn of snapshot?.turns.slice(-MAX_TURNS_SHOWN) ?? []) {
       wanted.push({ key: `${turn.id}:user`, turn: turn.id, role: 'user', text: turn.question, final: true, input: turn.input });
-      if (turn.answer) wanted.push({ key: `${turn.id}:assistant`, turn: turn.id, role: 'assistant', text: turn.answer, final: true, input: turn.input });
+      if (turn.answer) wanted.push({ key: `${turn.id}:assistant`, turn: turn.id, role: 'assistant', text: turn.answer, final: true, input: turn.input, done: turn });
     }
     const current = snapshot?.live;
     if (current && !snapshot.turns.some((t) => t.id === current.turnId)) {
@@ -35,6 +40,12 @@ export class Captions {
       if (!keep.has(key)) {
         node.remove();
         this.nodes.delete(key);
+      }
+    }
+    for (const [key, node] of this.extras) {
+      if (!this.extra || !keep.has(key)) {
+        node.remove();
+        this.extras.delete(key);
       }
     }
     let previous: HTMLElement | undefined;
@@ -62,6 +73,12 @@ export class Captions {
       node.dataset.final = String(want.final);
       if (want.input) node.dataset.input = want.input;
       previous = node;
+      const block = want.done && this.extra?.(want.done);
+      if (block) {
+        this.extras.set(want.key, block);
+        if (previous.nextSibling !== block) previous.after(block);
+        previous = block;
+      }
     }
     if (wanted.length > 0) this.log.scrollTop = this.log.scrollHeight;
   }

@@ -11,6 +11,7 @@ import { describeError, type WidgetProblem } from './describe-error.js';
 import { uiLanguage, WidgetText } from './locale.js';
 import type { WidgetMessageTable } from './messages.js';
 import { WidgetView } from './view.js';
+import { withSources } from '../sources/index.js';
 
 /**
  * The DOM events of `<kb-voice-widget>`: the session's own events, re-dispatched on the element as
@@ -45,7 +46,7 @@ const Base: typeof HTMLElement = typeof HTMLElement === 'undefined' ? (class {} 
  * in an open shadow root. Each call is a new {@link VoiceSession}; the element shows its snapshot.
  */
 export class KbVoiceWidget extends Base {
-  static readonly observedAttributes = ['relay-url', 'ai-id', 'language', 'turn-taking'];
+  static readonly observedAttributes = ['relay-url', 'ai-id', 'language', 'turn-taking', 'sources'];
 
   /**
    * Extra options for the VoiceSession of the next call (`userIdentifier`, `iceServers`,
@@ -59,6 +60,8 @@ export class KbVoiceWidget extends Base {
   #view: WidgetView | undefined;
   #detach: (() => void) | undefined;
   #unmount: (() => void) | undefined;
+  /** The robot and API client of the current (or last) call: E9 for Show passage. */
+  #call: { aiId: string; api: VoiceSessionOptions['api'] } | undefined;
   /** Options of the call being started (attributes read and checked by start()). */
   #next: VoiceSessionOptions | undefined;
   /** The current (or last) call is push-to-talk. */
@@ -110,6 +113,11 @@ export class KbVoiceWidget extends Base {
     this.setAttribute('turn-taking', mode);
   }
 
+  /** Sources under answers, and their rating, unless the `sources` attribute is `off`. */
+  get #sources(): boolean {
+    return this.getAttribute('sources')?.trim() !== 'off';
+  }
+
   /** The current (or last) call's session; undefined before the first call. Make calls with the buttons or start(). */
   get session(): VoiceSession | undefined {
     return this.#holder.session;
@@ -134,6 +142,8 @@ export class KbVoiceWidget extends Base {
         typeInstead: () => void this.#start(true),
         talk: (on) => this.#talk(on),
         check: () => void this.check(),
+        rate: (turnId, rating, feedback) => this.#holder.session!.rate(turnId, feedback === undefined ? { rating } : { rating, feedback }),
+        highlight: (messageId, body) => this.#highlight(messageId, body),
       }, this.nonce || this.getAttribute('nonce') || ''); // browsers hide the attribute, the property keeps it
       // The holder tells of every change of the current call's snapshot, and of a mute chosen before a call.
       this.#holder.subscribe(() => this.#render());
@@ -161,7 +171,7 @@ export class KbVoiceWidget extends Base {
     // Attributes are read when a call starts; a change clears a complaint about them. The UI
     // language follows `language` at once, the talk button `turn-taking` (until the next call starts it keeps the call's).
     if (name === 'language') this.#retext();
-    if (name === 'turn-taking') this.#render();
+    if (name === 'turn-taking' || name === 'sources') this.#render();
     if (this.#localError !== undefined) {
       this.#localError = undefined;
       this.#render();
@@ -181,7 +191,7 @@ export class KbVoiceWidget extends Base {
     if (this.#holder.busy) return this.#holder.start();
     const target = this.#target();
     if (!target) return;
-    const { aiId, api } = target;
+    const { aiId, api } = (this.#call = target);
     const turnTakingAttribute = this.getAttribute('turn-taking')?.trim();
     if (turnTakingAttribute && turnTakingAttribute !== this.turnTaking) {
       this.#fail({ code: 'bad_turn_taking', value: turnTakingAttribute } satisfies WidgetProblem);
@@ -189,13 +199,24 @@ export class KbVoiceWidget extends Base {
     }
     const turnTaking = this.turnTaking;
     const language = this.getAttribute('language')?.trim() || document.documentElement.lang || undefined;
+    const { sources, ...options } = this.sessionOptions;
     this.#next = {
-      ...this.sessionOptions, aiId, api, turnTaking,
+      ...options, aiId, api, turnTaking,
       ...(language ? { language } : {}), ...(textOnly ? { microphone: false } : {}),
+      // sources="off": nothing is read after answers and the sources UI is never loaded.
+      ...(this.#sources ? { sources: sources ?? withSources() } : {}),
     };
     this.#textOnly = textOnly;
     this.#callPushToTalk = turnTaking === 'push-to-talk';
     await this.#holder.start();
+  }
+
+  /** Show passage: E9 through the relay, naming the message that cites the file (the relay checks it). */
+  #highlight(messageId: string, body: { file_id: string; text: string; page: number }): Promise<unknown> {
+    const target = this.#call;
+    const pdf = (target?.api as { pdf?: { highlightCited?(aiId: string, query: { message_id: string }, b: typeof body): Promise<unknown> } } | undefined)?.pdf;
+    if (!target || !pdf?.highlightCited) return Promise.reject(new Error('this call\'s api has no pdf.highlightCited'));
+    return pdf.highlightCited(target.aiId, { message_id: messageId }, body);
   }
 
   /** The robot and the API from the attributes; undefined (and the problem shown) when they are wrong. */
@@ -339,7 +360,7 @@ export class KbVoiceWidget extends Base {
       const snapshot = this.#holder.getSnapshot();
       const text = this.#words();
       // During a call the talk button follows the call's mode; between calls, the one the next call will have.
-      view.update(snapshot, { textOnly: this.#textOnly, pushToTalk: this.#holder.busy ? this.#callPushToTalk : this.turnTaking === 'push-to-talk' });
+      view.update(snapshot, { textOnly: this.#textOnly, pushToTalk: this.#holder.busy ? this.#callPushToTalk : this.turnTaking === 'push-to-talk', sources: this.#sources });
       const error = this.#localError ?? shownError(snapshot);
       view.showError(error === undefined ? undefined : describeError(error, text));
     });

@@ -21,6 +21,8 @@ export interface KbVoiceWidgetJsxProps {
   messages?: Partial<WidgetMessageTable>;
   /** `auto` (default) or `push-to-talk`: the visitor holds the talk button (or Space) while speaking. */
   'turn-taking'?: 'auto' | 'push-to-talk';
+  /** `off`: no sources nor rating under answers (nothing read, the sources UI never loaded). */
+  sources?: 'on' | 'off';
   /** More VoiceSession options for the next call. React 19 sets it as a property. */
   sessionOptions?: KbVoiceWidget['sessionOptions'];
   onsession?: (event: KbVoiceWidgetEventMap['session']) => void;

@@ -57,6 +57,17 @@ export interface WidgetMessages {
   'visualizer.label': string;
   'visualizer.caller': string;
   'visualizer.assistant': string;
+  /** Under each answer (`sources="off"` hides them): the Sources toggle (`{n}` how many), a PDF source's page and passage. */
+  'sources.toggle': string;
+  'sources.page': string;
+  'sources.passage': string;
+  'sources.noPassage': string;
+  /** The rating of an answer: the group's name, thumbs up and down, the optional feedback box, thanks. */
+  'rate.label': string;
+  'rate.up': string;
+  'rate.down': string;
+  'rate.feedback': string;
+  'rate.thanks': string;
   /** Busy, with the wait the service gave: `{duration}` (e.g. "5 seconds"). */
   'error.rate_limited.wait': string;
   /** A typed question the service cannot take (empty or too long). */
@@ -114,6 +125,15 @@ export const ENGLISH: WidgetMessageTable = {
   'visualizer.label': 'Voices',
   'visualizer.caller': 'You',
   'visualizer.assistant': 'Assistant',
+  'sources.toggle': 'Sources ({n})',
+  'sources.page': 'Page {page}',
+  'sources.passage': 'Show passage',
+  'sources.noPassage': 'The passage could not be shown.',
+  'rate.label': 'Rate this answer',
+  'rate.up': 'Helpful',
+  'rate.down': 'Not helpful',
+  'rate.feedback': 'What was wrong? (optional)',
+  'rate.thanks': 'Thanks for your feedback.',
   'error.microphone_denied': 'Microphone access was refused. Allow the microphone for this site (the icon in the address bar), then start the call again.',
   'error.microphone_unavailable': 'No microphone could be opened. Connect one, or close other apps that use it, then start the call again.',
   'error.webrtc_unsupported': 'This browser cannot make voice calls (no WebRTC). Open this page in a current Chrome, Edge, Firefox or Safari.',
@@ -136,6 +156,9 @@ export const ENGLISH: WidgetMessageTable = {
   'error.session_ended': 'This call has ended: start a new call.',
   'error.no_session': 'This call has ended: start a new call.',
   'error.report_failed': 'The call\u2019s report could not be loaded. Try again later.',
+  'error.unknown_turn': 'That answer is no longer known.',
+  'error.no_message': 'That answer was not stored and cannot be rated.',
+  'error.rating_failed': 'Your rating could not be sent. Try again.',
   'error.validation': 'That question could not be sent: it is empty or too long.',
   'error.unknown': 'Something went wrong. Start the call again; if it keeps failing, reload the page.',
   'error.no_ai_id': 'The widget has no ai-id attribute: the page\u2019s author must set it to the assistant\u2019s id.',

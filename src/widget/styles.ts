@@ -121,8 +121,8 @@ input:disabled { opacity: .6; }
 }
 `;
 
-/** The constructed sheet of each document, shared by its widgets (adopting does not copy it; a sheet serves only its own document). */
-const sheets = new WeakMap<Document, CSSStyleSheet>();
+/** The constructed sheets of each document by their CSS, shared by its widgets (adopting does not copy a sheet; a sheet serves only its own document). */
+const sheets = new WeakMap<Document, Map<string, CSSStyleSheet>>();
 
 /**
  * Styles a widget's shadow root without inline style, so a strict CSP (`style-src 'self'`, no
@@ -131,21 +131,23 @@ const sheets = new WeakMap<Document, CSSStyleSheet>();
  * `<style>` carrying `nonce` (the element's own `nonce` attribute, which the page's CSP must name as
  * `'nonce-…'`), and without a nonce a plain `<style>` (what a page without a CSP needs).
  */
-export function styleShadowRoot(root: ShadowRoot, nonce: string): void {
+export function styleShadowRoot(root: ShadowRoot, nonce: string, css: string = WIDGET_CSS): void {
   const doc = root.ownerDocument;
   const Sheet = doc.defaultView?.CSSStyleSheet;
   if ('adoptedStyleSheets' in root && Sheet && 'replaceSync' in Sheet.prototype) {
-    let sheet = sheets.get(doc);
+    let ofDoc = sheets.get(doc);
+    if (!ofDoc) sheets.set(doc, (ofDoc = new Map()));
+    let sheet = ofDoc.get(css);
     if (!sheet) {
       sheet = new Sheet();
-      sheet.replaceSync(WIDGET_CSS);
-      sheets.set(doc, sheet);
+      sheet.replaceSync(css);
+      ofDoc.set(css, sheet);
     }
     if (!root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
     return;
   }
   const style = doc.createElement('style');
   if (nonce) style.setAttribute('nonce', nonce);
-  style.textContent = WIDGET_CSS;
+  style.textContent = css;
   root.prepend(style);
 }

@@ -8,6 +8,7 @@ import { styleShadowRoot } from './styles.js';
 import { Captions } from './captions.js';
 import { visualizerMarkup, VoiceVisualizer } from './visualizer.js';
 import { TalkControl } from './talk-control.js';
+import type { SourcesActions, SourcesView } from './sources-view.js';
 
 /**
  * The status words' keys (`data-status` keeps the QA page's English words, CONTRACT.md):
@@ -59,7 +60,7 @@ const TEMPLATE = `
   <p class="error" part="error" role="alert" data-testid="error" hidden></p>
 </section>`;
 
-export interface ViewActions {
+export interface ViewActions extends SourcesActions {
   start(): void;
   end(): void;
   toggleMute(): void;
@@ -75,10 +76,11 @@ export interface ViewActions {
   check(): void;
 }
 
-/** How the view shows a call: `textOnly` (no microphone), `pushToTalk` (the talk button is offered). */
+/** How the view shows a call: `textOnly` (no microphone), `pushToTalk` (the talk button is offered), `sources` (the sources UI under answers). */
 export interface ViewMode {
   textOnly?: boolean;
   pushToTalk?: boolean;
+  sources?: boolean;
 }
 
 /** Whether this browser can choose the output device (`setSinkId`). */
@@ -101,9 +103,13 @@ export class WidgetView {
   private shownLevel: number | null = -1;
   /** Focus was dropped by a control that got disabled and awaits a control to take it (see update). */
   private focusToHandOver = false;
+  /** The sources UI, loaded the first time it is on (its own module: a page with `sources="off"` never loads it). */
+  private sources: SourcesView | 'loading' | undefined;
+  private shown: SessionSnapshot | undefined;
+  private sourcesOn = false;
 
   /** `nonce`: the element's, for the `<style>` of browsers without constructable stylesheets. */
-  constructor(private readonly root: ShadowRoot, actions: ViewActions, nonce = '') {
+  constructor(private readonly root: ShadowRoot, private readonly actions: ViewActions, private readonly nonce = '') {
     root.innerHTML = TEMPLATE;
     styleShadowRoot(root, nonce);
     const q = <T extends Element = HTMLElement>(selector: string) => root.querySelector(selector) as T;
@@ -165,6 +171,22 @@ export class WidgetView {
     el.status.textContent = text.t(STATUS_WORDS[(el.status.dataset.status ?? 'idle') as SessionStatus] ?? 'status.idle');
     if (this.shownLevel === null) el.meter.setAttribute('aria-valuetext', text.t('level.notMeasured'));
     this.captions.setNames(text.t('captions.you'), text.t('captions.assistant'));
+    if (typeof this.sources === 'object') this.sources.setText();
+  }
+
+  /** Turns the sources UI under answers on or off; the first time on, its module is loaded. */
+  private showSources(on: boolean): void {
+    const view = this.sources;
+    this.sourcesOn = on;
+    this.captions.extra = on && typeof view === 'object' ? (turn) => view.block(turn) : undefined;
+    if (!on || view) return;
+    this.sources = 'loading';
+    void import('./sources-view.js').then((m) => {
+      const loaded = (this.sources = new m.SourcesView(this.root, this.actions, () => this.text, this.nonce));
+      if (!this.sourcesOn) return;
+      this.captions.extra = (turn) => loaded.block(turn);
+      this.captions.render(this.shown);
+    });
   }
 
   /** The session's levels: the meter shows the microphone, the visualizer both voices. */
@@ -174,7 +196,9 @@ export class WidgetView {
   }
 
   /** Shows a snapshot (undefined: no call yet) in a {@link ViewMode}. */
-  update(snapshot: SessionSnapshot | undefined, { textOnly = false, pushToTalk = false }: ViewMode = {}): void {
+  update(snapshot: SessionSnapshot | undefined, { textOnly = false, pushToTalk = false, sources = false }: ViewMode = {}): void {
+    this.shown = snapshot;
+    this.showSources(sources);
     const focused = this.root.activeElement;
     const status = snapshot?.status ?? 'idle';
     const live = status === 'connecting' || status === 'connected' || status === 'reconnecting';

@@ -64,6 +64,9 @@ test('keyboard alone: start, mute, ask, end, with a visible focus ring and focus
   await page.keyboard.press('Enter');
   await expect(widget.locator('[data-testid="caption"][data-role="assistant"][data-final="true"]')).toContainText('two-year', { timeout: 30_000 });
   expect(await focusedTestId(page)).toBe('text-input');
+  // Under the answer: its Sources toggle (once read) and the thumbs, between the captions log and the input.
+  await expect(widget.getByTestId('sources-toggle')).toBeVisible({ timeout: 10_000 });
+  for (const control of ['rate-down', 'rate-up', 'sources-toggle']) expect(await tab(page, true)).toBe(control);
   expect(await tab(page, true)).toBe('Captions');
   for (const select of [...menu].reverse()) expect(await tab(page, true)).toBe(select);
   expect(await tab(page, true)).toBe('mute-toggle');

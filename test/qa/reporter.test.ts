@@ -71,6 +71,23 @@ describe('index.html', () => {
   });
 });
 
+describe('index.html sources', () => {
+  it('lists each answer\u2019s titled sources with their page, every value escaped', () => {
+    const sources = [
+      { title: '<script>alert(1)</script>', url: '"><img src=x onerror=alert(2)>', fileId: 'f1', raw: {} },
+      { title: 'manual.pdf', page: 2, fileId: 'f2', raw: {} },
+      { title: '', raw: 42 },
+    ];
+    const t = { ...turn(1, 'answer', 100), sources };
+    const html = renderHtml(buildSummary([collected('t', 'passed', [evidence(1, [t])])]), [collected('t', 'passed', [evidence(1, [t])])]);
+    expect(html).not.toContain('<script>alert(1)');
+    expect(html).not.toContain('<img src=x');
+    expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
+    expect(html).toContain('manual.pdf p.2');
+    expect(html.match(/<div class="src">/g)).toHaveLength(1);
+  });
+});
+
 describe('audio labels', () => {
   const voice = (id: number): CallTurn => ({ ...turn(id, 'a', 10), input: 'voice' });
   it('name each segment question or answer of its turn: a spoken turn has both, a typed one an answer', () => {

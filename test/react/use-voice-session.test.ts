@@ -4,6 +4,7 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { VoiceSessionOptions } from '../../src/client/index.js';
 import { useVoiceSession, type VoiceSessionControls } from '../../src/react/index.js';
+import { withSources } from '../../src/sources/index.js';
 import { FakeClock, ScriptedService, type ScriptedServiceOptions, type SignalingFailure } from '../../src/testing/index.js';
 
 // useVoiceSession with kb-voice/testing's scripted service in a DOM (happy-dom): StrictMode's
@@ -106,6 +107,23 @@ describe('useVoiceSession', () => {
     expect(scripted.offers[1]!.session_id).toBeUndefined();
     expect(ui.voice.sessionId).toBe('scripted-session-2');
     expect(ui.voice.turns).toEqual([]);
+  });
+
+  it('turns carry their sources in the snapshot, and rate() works after the call ended', async () => {
+    const ref = { title: 'warranty.txt', file_id: 'f1', content: 'Two years.' };
+    const { scripted, ui } = scriptedCall({ answer: () => 'Two years.', sources: () => [ref] }, { sources: withSources() });
+    await act(() => ui.voice.start());
+    await act(async () => ui.voice.sendText('How long is the warranty?'));
+    await act(async () => undefined);
+    expect(ui.voice.turns[0]!.sources).toEqual([{ title: 'warranty.txt', fileId: 'f1', snippet: 'Two years.', raw: ref }]);
+    await act(() => ui.voice.end());
+    await act(() => ui.voice.rate(1, { rating: -1, feedback: 'Wrong' }));
+    expect(scripted.api.ratings.map((r) => [r.query.rating, r.query.source, r.body?.feedback_content])).toEqual([[-1, 'widget', 'Wrong']]);
+  });
+
+  it('rate() before any call rejects with not_connected', async () => {
+    const { ui } = scriptedCall();
+    await expect(ui.voice.rate(1, { rating: 1 })).rejects.toMatchObject({ code: 'not_connected' });
   });
 
   const failures: Array<[string, (s: ScriptedService) => void, string]> = [

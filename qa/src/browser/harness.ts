@@ -5,6 +5,7 @@
  * `__KB_VOICE_HOOK__` (put in by install()) registers it like any app's session.
  */
 import { createApiClient, VoiceSession, type VoiceSessionOptions } from 'kb-voice';
+import { withSources } from 'kb-voice/sources';
 
 interface HarnessConfig extends Omit<VoiceSessionOptions, 'api' | 'microphone'> {
   relayUrl: string;
@@ -26,6 +27,8 @@ document.querySelector<HTMLButtonElement>('#start')!.addEventListener('click', (
   const session = new VoiceSession({
     ...options,
     api: createApiClient({ baseUrl: relayUrl }),
+    // Turn.sources for expect(turn).toCite() and the report.
+    sources: withSources(),
     // `microphone: false` (text-only calls) is passed through as the contract defines it.
     ...(microphone === undefined ? {} : { microphone: microphone as VoiceSessionOptions['microphone'] }),
   });

@@ -80,6 +80,7 @@ export function installInPage(binding: string): void {
         captions.delete(t.id);
         send({ kind: 'turn', id, turn: plain(turn), heard });
       });
+      session.on('sources', (turnId, sources) => send({ kind: 'sources', id, turnId, sources: plain(sources) }));
       session.subscribe(() => send({ kind: 'snapshot', id, snapshot: plain(session.getSnapshot()) }));
     },
   };

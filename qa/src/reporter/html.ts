@@ -96,6 +96,14 @@ function bar(value: number | null | undefined, scale: number, cls: string, label
   return `<div class="lat ${cls}" title="${esc(label)} ${Math.round(value)} ms"><i style="width:${Math.max(1, (value / scale) * 100)}%"></i><span>${esc(label)} ${Math.round(value)} ms</span></div>`;
 }
 
+/** The answer's sources (Turn.sources; titled ones only), every value escaped: they come from the service. */
+function sourcesLine(turn: CallTurn): string {
+  const cited = (turn.sources ?? []).filter((s) => s.title);
+  if (cited.length === 0) return '';
+  const item = (s: (typeof cited)[number]) => `<span title="${esc(s.url ?? s.fileId ?? '')}">${esc(s.title)}${typeof s.page === 'number' ? ` p.${esc(s.page)}` : ''}</span>`;
+  return `<div class="src"><span class="who">sources</span>${cited.map(item).join(' · ')}</div>`;
+}
+
 function turnRow(turn: CallTurn, scale: number, evidence: VoiceCallEvidence): string {
   const heard = evidence.heard?.find((h) => h.messageId === turn.messageId && h.turnId === turn.id);
   const mark = cutMark(turn, heard?.ms);
@@ -106,7 +114,7 @@ function turnRow(turn: CallTurn, scale: number, evidence: VoiceCallEvidence): st
   return `<li class="turn${turn.interrupted ? ' cut' : ''}">
     <div class="q"><span class="who">caller · ${esc(turn.input)}${turn.scripted ? ' · scripted' : ''}</span>${esc(turn.question)}</div>
     <div class="a"><span class="who">robot${mark ? ` · <span class="mark">${esc(mark)}</span>` : ''}</span>${spoken}</div>
-    <div class="bars">${bar(turn.firstResponseMs, scale, 'first', 'first response')}${bar(turn.perceivedLatencyMs, scale, 'perceived', 'perceived')}${waterfallBar(turn, scale)}</div>
+    ${sourcesLine(turn)}<div class="bars">${bar(turn.firstResponseMs, scale, 'first', 'first response')}${bar(turn.perceivedLatencyMs, scale, 'perceived', 'perceived')}${waterfallBar(turn, scale)}</div>
   </li>`;
 }
 
@@ -137,7 +145,7 @@ function testCard(test: CollectedTest, scale: number): string {
 }
 
 export const CSS = WATERFALL_CSS + `
-.turn.cut .mark{color:var(--warn);font-weight:600}.unheard{color:var(--mute)}.cuts{padding:0 40px}
+.src{font-size:.85em;color:var(--mute)}.turn.cut .mark{color:var(--warn);font-weight:600}.unheard{color:var(--mute)}.cuts{padding:0 40px}
 :root{--bg:#0f1420;--panel:#171e2e;--line:#26304a;--text:#e7ecf5;--mute:#8d99b3;--ok:#2fbf71;--bad:#ef5d6a;--warn:#f0b429;--accent:#5b8cff;--perc:#b07cff}
 *{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:var(--bg);color:var(--text)}
 .top{display:flex;justify-content:space-between;align-items:center;padding:28px 40px;background:linear-gradient(120deg,#1b2540,#10182a);border-bottom:1px solid var(--line)}
