@@ -5,18 +5,20 @@
 // loop is not what limits the ramp, and so that a native crash in wrtc ends this process only: the
 // parent sees the exit (and its signal) and reports it.
 //
-// Messages (each answered with the same `id`):
-//   { id, type: 'connect', target: { url, apiKey, aiId }, sessions: [{ index, delayMs }], idleAudio }
+// Messages (each answered with the same `id`, through kb-voice-qa's serveParent: kb-voice-qa/load):
+//   { id, op: 'connect', target: { url, apiKey, aiId }, sessions: [{ index, delayMs }], idleAudio }
 //     -> { connected: [index], failed: [{ index, error }] }
-//   { id, type: 'speak', speakers: [{ index, delayMs, fixture: { name, transcript } }], answerPlayMs, turnTimeoutMs }
+//   { id, op: 'speak', speakers: [{ index, delayMs, fixture: { name, transcript } }], answerPlayMs, turnTimeoutMs }
 //     -> { results: [{ index, firstResponseMs, answer } | { index, error }] }
-//   { id, type: 'end' } -> {}   (every session of the round ends, every microphone closes)
+//   { id, op: 'end' } -> {}   (every session of the round ends, every microphone closes)
 import fs from 'node:fs';
 import path from 'node:path';
 import { sleep, withTimeout } from './common.mjs';
 import { loadClient, loadEmulator, loadWrtc } from './kb.mjs';
 import { FIXTURE_AUDIO, nextEvent } from './node-caller.mjs';
 
+// The parent (caller-pool.mjs) built dist/ before forking this.
+const { serveParent } = await import('kb-voice-qa/load');
 const { VoiceSession, createApiClient } = await loadClient();
 const { FakeMicrophone } = await loadEmulator();
 const wrtc = await loadWrtc();
@@ -82,13 +84,5 @@ const handlers = {
   end,
 };
 
-process.on('message', async (msg) => {
-  try {
-    process.send({ id: msg.id, ok: true, value: await handlers[msg.type](msg) });
-  } catch (err) {
-    process.send({ id: msg.id, ok: false, error: String(err?.stack ?? err) });
-  }
-});
 // The parent went away: nothing more to do (the wrtc exit crash, node-webrtc#636, must not hang it).
-process.on('disconnect', () => process.exit(0));
-process.send({ ready: true });
+serveParent((msg) => handlers[msg.op](msg), () => process.exit(0));

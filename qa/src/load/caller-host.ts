@@ -3,9 +3,11 @@
  * @roamhq/wrtc, FakeMicrophone, Flite) for the Artillery worker that forked it, so that wrtc never
  * lives in a worker thread (Artillery ends those with process.exit(), and wrtc objects finalized in
  * that teardown crash the process: node-webrtc#636), and a native crash ends this process only.
- * Protocol: see caller-pool.ts. When the parent goes away every call ends and the process exits.
+ * Protocol: see caller-pool.ts (requests and replies: forked.ts). When the parent goes away every call
+ * ends and the process exits.
  */
 import type { CallTurn, Utterance } from '../types.js';
+import { serveParent, toParent as send } from './forked-child.js';
 import { LineError, NodeLine, type NodeCallTarget } from './node-line.js';
 
 type Request =
@@ -18,7 +20,6 @@ type Request =
 const CPU_REPORT_MS = 1000;
 
 const lines = new Map<number, NodeLine>();
-const send = (message: unknown) => process.send?.(message);
 
 function line(call: number): NodeLine {
   const found = lines.get(call);
@@ -52,13 +53,6 @@ async function handle(request: Request): Promise<unknown> {
   }
 }
 
-process.on('message', (request: Request) => {
-  handle(request).then(
-    (value) => send({ id: request.id, ok: true, value }),
-    (error: unknown) => send({ id: request.id, ok: false, error: { code: (error as { code?: unknown }).code ?? null, message: (error as Error).message ?? String(error) } }),
-  );
-});
-
 const cpuTimer = setInterval(() => {
   const { user, system } = process.cpuUsage();
   send({ event: 'cpu', micros: user + system });
@@ -66,10 +60,8 @@ const cpuTimer = setInterval(() => {
 
 // The Artillery worker is gone: end every call (immediately) and let the loop empty, so the
 // emulator's exit guard finalizes the wrtc objects before the environment is torn down.
-process.on('disconnect', () => {
+serveParent(handle, () => {
   clearInterval(cpuTimer);
   for (const l of lines.values()) void l.end('immediate').catch(() => undefined);
   lines.clear();
 });
-
-send({ ready: true });
