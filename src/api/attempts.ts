@@ -1,3 +1,4 @@
+import { sleep, type Clock } from '../clock.js';
 import type { Deadline } from './deadline.js';
 import { retryAfterOf } from './retry-after.js';
 
@@ -37,7 +38,7 @@ export interface AttemptPolicy {
   maxRetryAfter: number;
   hooks: ApiHooks;
   fetch: typeof globalThis.fetch;
-  now: () => number;
+  clock: Clock;
 }
 
 /** An HTTP answer that is a failure (not 2xx), after the retries it allowed. */
@@ -54,22 +55,6 @@ const SAYS_WHEN = new Set([429, 503]);
 
 /** Wait before retry n (1, 2, …): 300 ms doubling, at most 2 s. */
 export const backoff = (n: number) => Math.min(2_000, 300 * 2 ** (n - 1));
-
-/** Resolves after `ms`; rejects with the signal's reason when it aborts first. */
-function wait(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    signal.throwIfAborted();
-    const stop = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', stop);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', stop, { once: true });
-  });
-}
 
 const discard = (response: Response) => void response.body?.cancel().catch(() => undefined);
 
@@ -97,7 +82,7 @@ export async function attempt(out: Outgoing, policy: AttemptPolicy, deadline: De
       response ??= await policy.fetch(request);
     } catch (error) {
       if (deadline.signal.aborted || !more || !idempotent) throw error;
-      await wait(backoff(retryCount + 1), deadline.signal);
+      await sleep(policy.clock, backoff(retryCount + 1), deadline.signal);
       continue;
     }
     let forced = false;
@@ -111,15 +96,15 @@ export async function attempt(out: Outgoing, policy: AttemptPolicy, deadline: De
     }
     if (forced && more) {
       discard(response);
-      await wait(backoff(retryCount + 1), deadline.signal);
+      await sleep(policy.clock, backoff(retryCount + 1), deadline.signal);
       continue;
     }
     if (response.ok) return response;
     if (!forced && more && idempotent && RETRIED.has(response.status)) {
-      const after = SAYS_WHEN.has(response.status) ? retryAfterOf(response, policy.now) : undefined;
+      const after = SAYS_WHEN.has(response.status) ? retryAfterOf(response, () => policy.clock.now()) : undefined;
       if (after === undefined || (after <= policy.maxRetryAfter && after < deadline.remaining())) {
         discard(response);
-        await wait(after ?? backoff(retryCount + 1), deadline.signal);
+        await sleep(policy.clock, after ?? backoff(retryCount + 1), deadline.signal);
         continue;
       }
     }

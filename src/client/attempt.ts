@@ -1,5 +1,5 @@
 import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
-import { deadline, sleep, type Clock } from './clock.js';
+import { deadline, sleep, type Clock } from '../clock.js';
 import { Waiters } from './waiters.js';
 import { fromApiFailure, VoiceSessionError } from './errors.js';
 import type { VoiceSessionOptions } from './options.js';

@@ -1,6 +1,6 @@
 import { PROTOCOL_VERSION } from '../schemas/realtime-events.js';
 import type { Attempt } from './attempt.js';
-import { sleep, type Clock } from './clock.js';
+import { sleep, type Clock } from '../clock.js';
 import type { TranscriptUpdate } from './events.js';
 import { Waiters } from './waiters.js';
 

@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 
 /** Reads the current level of one stream, 0..1; `undefined` while it cannot measure (e.g. a suspended AudioContext). */
 export interface LevelMeter {

@@ -1,5 +1,5 @@
 import type { QualityOptions } from './quality/options.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { LevelMeterFactory } from './levels.js';
 import type { MicrophoneSource } from './media.js';
 import type { WrtcImplementation } from './peer.js';

@@ -1,4 +1,4 @@
-import { deadline, type Clock } from './clock.js';
+import { deadline, type Clock } from '../clock.js';
 import { VoiceSessionError } from './errors.js';
 
 /** resume() settles within this bound, whatever the browser's media elements do. */

@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 
 /** Push-to-talk states: `idle` (microphone closed), `talking`, `committing` (released; the tail still travels). */
 export type TalkState = 'idle' | 'talking' | 'committing';

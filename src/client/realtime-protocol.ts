@@ -5,7 +5,7 @@
  * layer is api/http.ts.)
  */
 import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { InterruptionsObject } from '../schemas/realtime.js';
 import type { VoiceSessionError } from './errors.js';
 import type { VoiceSessionApi } from './report.js';

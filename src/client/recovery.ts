@@ -1,6 +1,6 @@
 import { PROTOCOL_VERSION } from '../schemas/realtime-events.js';
 import { isTimeout, type Attempt } from './attempt.js';
-import { sleep, type Clock } from './clock.js';
+import { sleep, type Clock } from '../clock.js';
 import { VoiceSessionError } from './errors.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 import { RetrySchedule } from './retry.js';

@@ -1,5 +1,5 @@
 import { classifyFailure } from './errors.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 
 /** Options of a {@link RetrySchedule}. */

@@ -4,7 +4,7 @@ import { Attempt, type AttemptReport, type AttemptSetup } from './attempt.js';
 import { DeviceWatch } from './devices.js';
 import { NetworkWatch } from './network.js';
 import { ResumeStore } from './resume-store.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import type { SessionEffect } from './effects.js';
 import { Ending } from './ending.js';
 import { classifyFailure, fromApiFailure, VoiceSessionError } from './errors.js';

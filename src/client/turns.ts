@@ -1,5 +1,5 @@
 import type { ServerEvent, ServerEventOf } from '../schemas/realtime-events.js';
-import { systemClock } from './clock.js';
+import { systemClock } from '../clock.js';
 import { VoiceSessionError } from './errors.js';
 import type { LiveTranscript, Report, Turn } from './events.js';
 import type { InterruptedBy } from './interruptions.js';

@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { VoiceSessionOptions } from './options.js';
 import type { WarmupStatus } from './state.js';
 

@@ -1,3 +1,4 @@
+import type { Clock } from '../../clock.js';
 import { stopStream } from '../media.js';
 import { voiceProcessing, type NoiseAssets, type NoiseFallbackReason, type NoiseModule, type NoiseProcessing, type NoiseSuppressionMode, type NoiseSuppressionStatus } from './suppression.js';
 import { VOICE_GATE_DEFAULTS, type VoiceGateOptions } from './voice-gate.js';
@@ -8,6 +9,8 @@ export interface NoiseStageOptions {
   noiseModule?: () => Promise<NoiseModule>;
   noiseAssets?: NoiseAssets;
   voiceGate?: VoiceGateOptions | false;
+  /** The session's clock: rnnoise's load waits on it. */
+  clock?: Clock;
 }
 
 /** Latency of the rnnoise path beyond the gate's pre-roll: one 10 ms frame and a render quantum. */
@@ -48,8 +51,8 @@ export class NoiseStage {
     if (this.status.active !== 'rnnoise') return raw;
     this.processing.set(raw, undefined);
     try {
-      const { voiceGate, noiseAssets } = this.options;
-      const processing = await (await this.options.noiseModule!()).processMicrophone(raw, { gate: voiceGate ?? {}, ...(noiseAssets ? { assets: noiseAssets } : {}) });
+      const { voiceGate, noiseAssets, clock } = this.options;
+      const processing = await (await this.options.noiseModule!()).processMicrophone(raw, { gate: voiceGate ?? {}, ...(noiseAssets ? { assets: noiseAssets } : {}), ...(clock ? { clock } : {}) });
       if (!this.processing.has(raw)) processing.close(); // released meanwhile
       else this.processing.set(raw, processing);
       return processing.stream;
