@@ -6,6 +6,9 @@ import { parseBody, readText } from './body.js';
 import { Deadline } from './deadline.js';
 import { ApiError, ValidationError } from './errors.js';
 import { retryAfterOf } from './retry-after.js';
+import { MAX_RETRY_AFTER_MS } from './retryable.js';
+
+export { MAX_RETRY_AFTER_MS } from './retryable.js';
 
 /** Options of {@link createApiClient}. */
 export interface ApiClientOptions {
@@ -41,8 +44,6 @@ export interface ApiClientOptions {
   clock?: Clock;
 }
 
-/** Default of {@link ApiClientOptions.maxRetryAfter}. */
-export const MAX_RETRY_AFTER_MS = 5_000;
 /** Default of {@link ApiClientOptions.timeout}. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 

@@ -36,6 +36,8 @@ export type AttemptOutcome = { attempt: Attempt } | { error: unknown };
 export interface RecoveryOptions {
   clock: Clock;
   policy: ReconnectPolicy;
+  /** Longest Retry-After a try waits for (VoiceSessionOptions.maxRetryAfter). */
+  maxRetryAfter?: number;
   reconnectTimeoutMs: number;
   connectTimeoutMs: number;
   /** The protocol has ping/pong: a restarted link is trusted only once a ping came back. */
@@ -99,7 +101,8 @@ export class Recovery {
     }
     dropped.abort();
     // Keep the most informative failure as the cause: a timeout only when nothing else happened.
-    const schedule = new RetrySchedule({ clock, policy: this.options.policy, began, budgetMs: reconnectTimeoutMs, minTryMs: MIN_ATTEMPT_MS, moreInformative: (next, kept) => !isTimeout(next) || isTimeout(kept) });
+    const { maxRetryAfter } = this.options;
+    const schedule = new RetrySchedule({ clock, policy: this.options.policy, ...(maxRetryAfter !== undefined ? { maxRetryAfter } : {}), began, budgetMs: reconnectTimeoutMs, minTryMs: MIN_ATTEMPT_MS, moreInformative: (next, kept) => !isTimeout(next) || isTimeout(kept) });
     for (let pause = schedule.next(); pause !== null && !signal.aborted; pause = schedule.next()) {
       // Reported before the pause: the state says at once that the call is being restored.
       this.report.trying('new-offer', ++tries);

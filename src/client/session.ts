@@ -168,7 +168,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       this.quality.level(levels.input, levels.output),
     );
     this.recovery = new Recovery({
-      clock, probes: pings, policy: options.reconnectPolicy ?? jitteredBackoff(),
+      clock, probes: pings, policy: options.reconnectPolicy ?? jitteredBackoff(), ...(options.maxRetryAfter !== undefined ? { maxRetryAfter: options.maxRetryAfter } : {}),
       reconnectTimeoutMs: options.reconnectTimeoutMs ?? 15000, connectTimeoutMs: options.connectTimeoutMs ?? 15000,
       network: this.network,
     }, {
