@@ -37,6 +37,14 @@ export function interruptionMode(option: InterruptionsOption | undefined): 'auto
   return typeof option === 'object' ? option.mode ?? 'auto' : option ?? 'auto';
 }
 
+/**
+ * What the session tells the service, typed: a client event without the wire's protocol version
+ * (`{ type: 'session.end' }`, `{ type: 'ping', t }`). The attempt adds the version and the
+ * session's codec encodes it for its protocol (v1 as it is, OpenAI's mapped), so no collaborator
+ * writes a wire message.
+ */
+export type Command = ClientEvent extends infer E ? (E extends { v: unknown } ? Omit<E, 'v'> : never) : never;
+
 /** Reads and writes one session's protocol messages; it may keep state (it lives as long as the session). */
 export interface RealtimeProtocolCodec {
   /** The events a message means, in kb-voice v1 terms (none: ignore it), or the protocol_error to report. */

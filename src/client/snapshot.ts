@@ -61,9 +61,10 @@ export function idleSnapshot(muted: boolean): SessionSnapshot {
   return Object.freeze(idle);
 }
 
-/** Builds frozen snapshots, sharing the turns array between snapshots until a turn is added. */
+/** Builds frozen snapshots, sharing the turns array between snapshots until a turn is added, and tells its subscribers of each change. */
 export class SnapshotCache {
   private current: SessionSnapshot | undefined;
+  private readonly subscribers = new Set<() => void>();
   private turns: readonly Turn[] = Object.freeze([]);
 
   constructor(private readonly read: () => Omit<SessionSnapshot, 'turns'> & { turnsSource: readonly Turn[] }) {}
@@ -80,5 +81,17 @@ export class SnapshotCache {
   /** Something observable changed: the next get() builds a new snapshot. */
   invalidate(): void {
     this.current = undefined;
+  }
+
+  /** Calls `listener` after every {@link changed}; returns the unsubscribe function (each subscription is its own, even for the same function). */
+  subscribe(listener: () => void): () => void {
+    const entry = () => listener();
+    this.subscribers.add(entry);
+    return () => void this.subscribers.delete(entry);
+  }
+
+  /** Tells the subscribers (after the change was invalidated and emitted). */
+  changed(): void {
+    for (const listener of [...this.subscribers]) listener();
   }
 }

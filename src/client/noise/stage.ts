@@ -1,3 +1,4 @@
+import type { SessionEffect } from '../effects.js';
 import type { Clock } from '../../clock.js';
 import { stopStream } from '../media.js';
 import { voiceProcessing, type NoiseAssets, type NoiseFallbackReason, type NoiseModule, type NoiseProcessing, type NoiseSuppressionMode, type NoiseSuppressionStatus } from './suppression.js';
@@ -24,7 +25,7 @@ const FRAMING_MS = 13;
  * start: the browser's noise suppression is switched back on the open track) the browser's
  * processing cleans the call and the status says why. Its code stays small: it is in every call.
  */
-export class NoiseStage {
+export class NoiseStage implements SessionEffect {
   status: NoiseSuppressionStatus;
   /** Each raw stream given to {@link apply} with its processing (once started), released together. */
   private readonly processing = new Map<MediaStream, NoiseProcessing | undefined>();
