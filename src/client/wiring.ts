@@ -5,7 +5,7 @@ import { DeviceWatch } from './devices.js';
 import type { SessionEffect } from './effects.js';
 import { Ending } from './ending.js';
 import { VoiceSessionError } from './errors.js';
-import type { AudioLevels, EventHandlers, Report } from './events.js';
+import type { AudioLevels, EventHandlers, Report, Turn } from './events.js';
 import { Heartbeat } from './heartbeat.js';
 import { InterruptionLedger } from './interruptions.js';
 import { LevelMonitor, webAudioMeters } from './levels.js';
@@ -185,11 +185,11 @@ export function wire(config: SessionConfig, conductor: Conductor) {
       playback.attach(stream);
     },
     /** The collaborators' part of the snapshot (the session adds its state, id and last error). */
-    snapshot: () => ({
+    snapshot: (): Omit<SessionSnapshot, 'turns' | 'status' | 'state' | 'sessionId' | 'error'> & { turnsSource: readonly Turn[] } => ({
       warmup: warmup.status, muted: microphone.muted, turnsSource: tracker.turns, live: tracker.live, userSpeaking: tracker.userSpeaking,
       assistantSpeaking: tracker.assistantSpeaking, playbackBlocked: playback.blocked, quality: quality.quality, devices: devices.current,
       noiseSuppression: noise.status, talking: pushToTalk?.talking ?? false, iceSignaling: heard.iceSignaling, resumed: heard.resumed,
-    }) satisfies Partial<SessionSnapshot> & { turnsSource: unknown },
+    }),
   };
 }
 
