@@ -1,5 +1,7 @@
+import { sleep, type Clock } from '../clock.js';
 import type { Deadline } from './deadline.js';
 import { retryAfterOf } from './retry-after.js';
+import { retryWait, saysWhen, TRANSIENT } from './retryable.js';
 
 /** What `afterResponse` returns to send the request again (made by `info.retry()`). */
 export class RetrySignal {
@@ -37,7 +39,7 @@ export interface AttemptPolicy {
   maxRetryAfter: number;
   hooks: ApiHooks;
   fetch: typeof globalThis.fetch;
-  now: () => number;
+  clock: Clock;
 }
 
 /** An HTTP answer that is a failure (not 2xx), after the retries it allowed. */
@@ -47,37 +49,17 @@ export class FailedAnswer extends Error {
   }
 }
 
-// Not 504: a gateway (the relay) already waited its whole limit for the upstream; asking again
-// repeats that wait (9.9 s for a 3 s relay limit) for an answer most likely as late.
-const RETRIED = new Set([408, 429, 500, 502, 503]);
-const SAYS_WHEN = new Set([429, 503]);
-
 /** Wait before retry n (1, 2, …): 300 ms doubling, at most 2 s. */
 export const backoff = (n: number) => Math.min(2_000, 300 * 2 ** (n - 1));
-
-/** Resolves after `ms`; rejects with the signal's reason when it aborts first. */
-function wait(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    signal.throwIfAborted();
-    const stop = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', stop);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', stop, { once: true });
-  });
-}
 
 const discard = (response: Response) => void response.body?.cancel().catch(() => undefined);
 
 /**
  * The one retry loop of the API client: sends `out` until it gets a 2xx answer, within `deadline`.
- * GETs are sent again on 408, 429, 500, 502, 503 and network errors, after 300 ms doubling (2 s at
- * most), or after the answer's `Retry-After` when it is at most `maxRetryAfter` and shorter than the
- * time left (a longer one ends the loop: the caller gets it as `retryAfterMs`). A hook's `retry()`
+ * GETs are sent again on network errors and the statuses of the one retry rule (retryable.ts: 408,
+ * 429, 500, 502, 503; not a gateway's 504), after 300 ms doubling (2 s at most), or after the
+ * answer's `Retry-After` when it is at most `maxRetryAfter` and shorter than the time left (a longer
+ * one ends the loop: the caller gets it as `retryAfterMs`). A hook's `retry()`
  * sends any method again. At most `retry` retries in all. Rejects with {@link FailedAnswer} for a
  * failed HTTP answer, else with what failed (the network error, the deadline's reason).
  */
@@ -97,7 +79,7 @@ export async function attempt(out: Outgoing, policy: AttemptPolicy, deadline: De
       response ??= await policy.fetch(request);
     } catch (error) {
       if (deadline.signal.aborted || !more || !idempotent) throw error;
-      await wait(backoff(retryCount + 1), deadline.signal);
+      await sleep(policy.clock, backoff(retryCount + 1), deadline.signal);
       continue;
     }
     let forced = false;
@@ -111,15 +93,16 @@ export async function attempt(out: Outgoing, policy: AttemptPolicy, deadline: De
     }
     if (forced && more) {
       discard(response);
-      await wait(backoff(retryCount + 1), deadline.signal);
+      await sleep(policy.clock, backoff(retryCount + 1), deadline.signal);
       continue;
     }
     if (response.ok) return response;
-    if (!forced && more && idempotent && RETRIED.has(response.status)) {
-      const after = SAYS_WHEN.has(response.status) ? retryAfterOf(response, policy.now) : undefined;
-      if (after === undefined || (after <= policy.maxRetryAfter && after < deadline.remaining())) {
+    if (!forced && more && idempotent && TRANSIENT.get(response.status)?.repeatsWait === false) {
+      const after = saysWhen(response.status) ? retryAfterOf(response, () => policy.clock.now()) : undefined;
+      const pause = after === undefined ? backoff(retryCount + 1) : retryWait(after, 0, policy.maxRetryAfter, deadline.remaining());
+      if (pause !== null) {
         discard(response);
-        await wait(after ?? backoff(retryCount + 1), deadline.signal);
+        await sleep(policy.clock, pause, deadline.signal);
         continue;
       }
     }

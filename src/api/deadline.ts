@@ -1,3 +1,5 @@
+import type { Clock } from '../clock.js';
+
 /** A signal that aborts with either (AbortSignal.any where the platform has it: Firefox < 124, Safari < 17.4 do not). */
 function either(a: AbortSignal, b: AbortSignal): AbortSignal {
   if (typeof AbortSignal.any === 'function') return AbortSignal.any([a, b]);
@@ -19,12 +21,12 @@ export class Deadline {
   readonly #expiry = new AbortController();
   readonly #caller: AbortSignal | undefined;
   readonly #endsAt: number;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: unknown;
 
-  constructor(readonly timeoutMs: number, caller: AbortSignal | undefined, private readonly now: () => number = Date.now) {
+  constructor(readonly timeoutMs: number, caller: AbortSignal | undefined, private readonly clock: Clock) {
     this.#caller = caller;
-    this.#endsAt = now() + timeoutMs;
-    this.#timer = setTimeout(() => this.#expiry.abort(new DOMException(`The call took longer than ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    this.#endsAt = clock.now() + timeoutMs;
+    this.#timer = clock.setTimeout(() => this.#expiry.abort(new DOMException(`The call took longer than ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
     this.signal = caller ? either(caller, this.#expiry.signal) : this.#expiry.signal;
   }
 
@@ -40,12 +42,12 @@ export class Deadline {
 
   /** Milliseconds left (0 when spent). */
   remaining(): number {
-    return Math.max(0, this.#endsAt - this.now());
+    return Math.max(0, this.#endsAt - this.clock.now());
   }
 
   /** The call is over: the timer goes. Idempotent. */
   clear(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 }

@@ -1,10 +1,14 @@
 import * as z from 'zod/mini';
 import { fillPath, HTTPValidationError, objectToQuery, parseRequest, type Endpoint } from '../schemas/index.js';
+import { systemClock, type Clock } from '../clock.js';
 import { attempt, FailedAnswer, type ApiHooks, type AttemptPolicy } from './attempts.js';
 import { parseBody, readText } from './body.js';
 import { Deadline } from './deadline.js';
 import { ApiError, ValidationError } from './errors.js';
 import { retryAfterOf } from './retry-after.js';
+import { MAX_RETRY_AFTER_MS } from './retryable.js';
+
+export { MAX_RETRY_AFTER_MS } from './retryable.js';
 
 /** Options of {@link createApiClient}. */
 export interface ApiClientOptions {
@@ -32,10 +36,14 @@ export interface ApiClientOptions {
   headers?: Record<string, string>;
   /** Functions run around every request (token refresh, tracing): see {@link ApiHooks}. */
   hooks?: ApiHooks;
+  /**
+   * Time for every wait and time read of the client: call budgets, retry backoff and `Retry-After`
+   * waits, stream silences, the `Retry-After` date (default the system clock). Tests pass a
+   * `FakeClock` (kb-voice/testing), the same one as the VoiceSession's `clock`, to run on fake time.
+   */
+  clock?: Clock;
 }
 
-/** Default of {@link ApiClientOptions.maxRetryAfter}. */
-export const MAX_RETRY_AFTER_MS = 5_000;
 /** Default of {@link ApiClientOptions.timeout}. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -64,6 +72,7 @@ export interface Opened {
   /** The longest silence allowed between two pieces of the body. */
   idleMs: number;
   what: string;
+  clock: Clock;
 }
 
 /** What a call is, in messages: `E13 GET /v1/robots/{ai_id}/realtime-usage`. */
@@ -78,12 +87,12 @@ export class Http {
   readonly #timeout: number;
   readonly #headers: Headers;
   readonly #policy: AttemptPolicy;
-  readonly #now: () => number;
+  readonly #clock: Clock;
 
-  constructor(options: ApiClientOptions, now: () => number = Date.now) {
+  constructor(options: ApiClientOptions) {
     this.#base = options.baseUrl.replace(/\/+$/, '');
     this.#timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
-    this.#now = now;
+    const clock = (this.#clock = options.clock ?? systemClock);
     this.#headers = new Headers({ accept: 'application/json', ...options.headers });
     if (options.apiKey) this.#headers.set('authorization', `Bearer ${options.apiKey}`);
     this.#policy = {
@@ -92,7 +101,7 @@ export class Http {
       hooks: options.hooks ?? {},
       // Looked up at call time, so test runners that swap the global are honoured.
       fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
-      now,
+      clock,
     };
   }
 
@@ -119,7 +128,7 @@ export class Http {
 
   /** Sends and reads the whole body as text, both within the call's budget. */
   async text(endpoint: Endpoint, args: CallArgs = {}): Promise<{ response: Response; text: string; url: string }> {
-    const deadline = new Deadline(this.#timeout, args.signal, this.#now);
+    const deadline = new Deadline(this.#timeout, args.signal, this.#clock);
     try {
       const { response, url } = await this.#send(endpoint, args, deadline);
       try {
@@ -134,10 +143,10 @@ export class Http {
 
   /** Sends and returns the successful response with its body unread (streams, RT's text): the budget ends at the headers. */
   async open(endpoint: Endpoint, args: CallArgs): Promise<Opened> {
-    const deadline = new Deadline(this.#timeout, args.signal, this.#now);
+    const deadline = new Deadline(this.#timeout, args.signal, this.#clock);
     try {
       const { response } = await this.#send(endpoint, args, deadline);
-      return { response, idleMs: this.#timeout, what: describeEndpoint(endpoint) };
+      return { response, idleMs: this.#timeout, what: describeEndpoint(endpoint), clock: this.#clock };
     } finally {
       deadline.clear();
     }
@@ -160,7 +169,7 @@ export class Http {
       const response = await attempt({ url, method: endpoint.method, headers, ...(text !== undefined ? { body: text } : {}) }, this.#policy, deadline);
       return { response, url };
     } catch (error) {
-      throw await toApiError(error, endpoint, deadline, this.#now);
+      throw await toApiError(error, endpoint, deadline, this.#clock);
     }
   }
 }
@@ -179,7 +188,7 @@ function failure(error: unknown, deadline: Deadline, what: string, doing: string
   return new ApiError('invalid_response', `${what}: the connection broke while ${doing}`, { status, cause: error });
 }
 
-async function toApiError(error: unknown, endpoint: Endpoint, deadline: Deadline, now: () => number): Promise<unknown> {
+async function toApiError(error: unknown, endpoint: Endpoint, deadline: Deadline, clock: Clock): Promise<unknown> {
   const what = describeEndpoint(endpoint);
   if (error instanceof FailedAnswer) {
     // Only what the response said is kept: nothing that holds the request (its headers carry the key).
@@ -190,7 +199,7 @@ async function toApiError(error: unknown, endpoint: Endpoint, deadline: Deadline
       if (parsed.success) return new ValidationError(parsed.data.detail, { local: false });
     }
     const detail = body && typeof body === 'object' && 'detail' in body && typeof body.detail === 'string' ? `: ${body.detail}` : '';
-    return new ApiError('http_error', `${what} failed with ${status}${detail}`, { status, body, retryAfterMs: retryAfterOf(error.response, now) });
+    return new ApiError('http_error', `${what} failed with ${status}${detail}`, { status, body, retryAfterMs: retryAfterOf(error.response, () => clock.now()) });
   }
   if (deadline.expired) return new ApiError('timeout', `${what} timed out after ${deadline.timeoutMs} ms`, { cause: deadline.signal.reason });
   if (deadline.cancelled || (error instanceof DOMException && error.name === 'AbortError')) return error;

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { Clock } from '../clock.js';
 import type { Endpoint } from '../schemas/index.js';
 import { parseBody, readText } from './body.js';
 import { ApiError } from './errors.js';
@@ -29,13 +30,13 @@ export const STREAM_TYPES = {
 class Silence extends Error {}
 
 /** `body` with a limit on the silence before each piece: a read waiting longer fails with {@link Silence}. */
-function guarded(body: ReadableStream<Uint8Array>, idleMs: number): ReadableStream<Uint8Array> {
+function guarded(body: ReadableStream<Uint8Array>, idleMs: number, clock: Clock): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let timer: unknown;
       const silent = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Silence(`silent for more than ${idleMs} ms`)), idleMs);
+        timer = clock.setTimeout(() => reject(new Silence(`silent for more than ${idleMs} ms`)), idleMs);
       });
       try {
         const { value, done } = await Promise.race([reader.read(), silent]);
@@ -45,7 +46,7 @@ function guarded(body: ReadableStream<Uint8Array>, idleMs: number): ReadableStre
         reader.cancel().catch(() => undefined);
         throw error;
       } finally {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
       }
     },
     cancel: (reason) => reader.cancel(reason),
@@ -102,7 +103,7 @@ function parsePiece<T>(what: string, status: number, shape: StreamShape<T>, data
  * cause.
  */
 export async function* readStream<T>(opened: Opened, endpoint: Endpoint, shape: StreamShape<T>): AsyncGenerator<T> {
-  const { response, idleMs, what } = opened;
+  const { response, idleMs, what, clock } = opened;
   const { status } = response;
   const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const is = (kind: keyof typeof STREAM_TYPES) => (STREAM_TYPES[kind] as readonly string[]).includes(type);
@@ -112,7 +113,7 @@ export async function* readStream<T>(opened: Opened, endpoint: Endpoint, shape: 
     throw new ApiError('invalid_response', `${what}: the stream's Content-Type "${type || 'none'}" is not one kb-voice reads (${[...STREAM_TYPES.sse, STREAM_TYPES.ndjson[0], ...STREAM_TYPES.json, ...(shape.text ? STREAM_TYPES.text : [])].join(', ')})`, { status });
   }
   if (!response.body) throw new ApiError('invalid_response', `${what}: the stream has no body`, { status });
-  const body = guarded(response.body, idleMs);
+  const body = guarded(response.body, idleMs, clock);
   try {
     if (is('json')) {
       const value = parseBody(await readText(new Response(body)));

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../client/clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { webAudioMeters, type LevelMeterFactory } from '../client/levels.js';
 import type { MicrophoneSource } from '../client/media.js';
 import type { VoiceSessionOptions } from '../client/options.js';

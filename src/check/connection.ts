@@ -1,4 +1,4 @@
-import type { Clock } from '../client/clock.js';
+import type { Clock } from '../clock.js';
 import { qualityLevel } from '../client/quality/emodel.js';
 import type { CallQuality } from '../client/quality/sample.js';
 import type { VoiceSessionOptions } from '../client/options.js';

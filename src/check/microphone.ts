@@ -1,4 +1,4 @@
-import type { Clock } from '../client/clock.js';
+import type { Clock } from '../clock.js';
 import { VoiceSessionError } from '../client/errors.js';
 import type { LevelMeterFactory } from '../client/levels.js';
 import { openMicrophone, stopStream, type MicrophoneSource } from '../client/media.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../client/clock.js';
+import type { Clock } from '../clock.js';
 import type { VoiceSessionApi } from '../client/report.js';
 import type { ServiceCheck } from './types.js';
 

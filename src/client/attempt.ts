@@ -1,9 +1,9 @@
-import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
-import { deadline, sleep, type Clock } from './clock.js';
+import { PROTOCOL_VERSION, type ClientEvent, type ServerEvent } from '../schemas/realtime-events.js';
+import { deadline, sleep, type Clock } from '../clock.js';
 import { Waiters } from './waiters.js';
 import { fromApiFailure, VoiceSessionError } from './errors.js';
 import type { VoiceSessionOptions } from './options.js';
-import type { RealtimeProtocol, RealtimeProtocolCodec, SignalingRequest } from './realtime-protocol.js';
+import type { Command, RealtimeProtocol, RealtimeProtocolCodec, SignalingRequest } from './realtime-protocol.js';
 import type { IceSignaling, Transport, TransportProvider } from './transport.js';
 
 /** What an attempt reports (only while it is the session's current one does the session act on it). */
@@ -27,6 +27,17 @@ export interface AttemptSetup {
   codec: RealtimeProtocolCodec;
   clock: Clock;
 }
+
+/**
+ * How long the client waits, after `session.end`, for the service to close the link before closing
+ * it itself. The service closes first (the emulator within milliseconds, once the last turn is
+ * recorded and its last events sent) because the side that closes must be the side that has
+ * stopped sending: a Node peer (@roamhq/wrtc) that sends on a data channel while the far end closes
+ * it can crash its process — wrtc's `RTCDataChannel.send` checks the native channel, copies the
+ * message, then uses the channel, which libwebrtc's signaling thread may have released meanwhile
+ * (SIGSEGV in `node_webrtc::RTCDataChannel::Send`, seen under load; docs/contributing.md).
+ */
+export const GOODBYE_CLOSE_MS = 1000;
 
 /** Timeouts of attempts: less informative than any other failure (see Recovery). */
 const timeouts = new WeakSet<object>();
@@ -120,16 +131,37 @@ export class Attempt {
   }
 
   /**
-   * Validates and sends one client event; a local ValidationError for bad input, `not_connected`
-   * without an open channel. Returns how many messages went out (a protocol may have none for an event).
+   * Validates and sends one command in the session's protocol; a local ValidationError for bad
+   * input, `not_connected` without an open channel. Returns how many messages went out (a protocol
+   * may have none for a command).
    */
-  send(event: ClientEvent): number {
-    const message = this.setup.codec.encode(event);
+  send(command: Command): number {
+    const message = this.setup.codec.encode({ v: PROTOCOL_VERSION, ...command } as ClientEvent);
     if (!this.transport.open) throw new VoiceSessionError('not_connected', 'The data channel is not open');
     if (message === undefined) return 0;
     const texts = typeof message === 'string' ? [message] : message;
     for (const text of texts) this.transport.send(text);
     return texts.length;
+  }
+
+  /** An ICE restart on the same connection, when the transport can (undefined: it cannot). */
+  restart(): Promise<void> | undefined {
+    return this.transport.restart?.();
+  }
+
+  /**
+   * Says goodbye (`session.end`), gives it time to leave, and the service {@link GOODBYE_CLOSE_MS}
+   * to close the link (a protocol without a goodbye message, such as OpenAI's, closes at once).
+   * Never throws: a link already gone has nothing left to tell.
+   */
+  async goodbye(): Promise<void> {
+    try {
+      if (this.send({ type: 'session.end' }) === 0) return;
+      await this.drain(500);
+      await this.closedByFarEnd(GOODBYE_CLOSE_MS);
+    } catch {
+      // The link is already gone.
+    }
   }
 
   /** Waits at most `maxMs` for the far end to close the link; resolves whether it did. */

@@ -1,3 +1,4 @@
+import type { SessionEffect } from './effects.js';
 /** One audio device as the session lists it (labels are empty until the page may use the microphone). */
 export interface AudioDevice {
   readonly deviceId: string;
@@ -21,9 +22,10 @@ const summary = (d: MediaDeviceInfo): AudioDevice => Object.freeze({ deviceId: d
  * and reports each new list once. Enumerations that overlap apply in order: only the latest
  * counts. An effect: it reports, the session keeps the list.
  */
-export class DeviceWatch {
+export class DeviceWatch implements SessionEffect {
   private list: DeviceList | undefined;
   private asked = 0;
+  private closed = false;
   private readonly onChange = () => void this.refresh();
 
   constructor(
@@ -35,15 +37,24 @@ export class DeviceWatch {
     return this.list;
   }
 
+  /**
+   * Listed once connected (after the microphone permission: only then do devices have labels), a
+   * microtask later: enumerateDevices() is a round trip to the browser's media process, kept off the connect path.
+   */
+  connected(): void {
+    void Promise.resolve().then(() => this.start());
+  }
+
   /** Lists the devices now and after every `devicechange` until close(). */
   start(): void {
-    if (!this.source?.enumerateDevices) return;
+    if (!this.source?.enumerateDevices || this.closed) return;
     this.source.removeEventListener('devicechange', this.onChange);
     this.source.addEventListener('devicechange', this.onChange);
     void this.refresh();
   }
 
   close(): void {
+    this.closed = true;
     this.source?.removeEventListener('devicechange', this.onChange);
     this.asked++; // a pending enumeration no longer reports
   }

@@ -1,4 +1,5 @@
 import { ApiError, KbVoiceError } from '../api/errors.js';
+import { isTransient } from '../api/retryable.js';
 
 /** Stable codes of {@link VoiceSessionError}: switch on these, not on messages. */
 export type VoiceErrorCode =
@@ -85,14 +86,17 @@ function statusOf(err: unknown): number | undefined {
 }
 
 /**
- * What a failed request means for trying again; the one place the client classifies HTTP
- * outcomes (signaling, resume, recovery, trickle). `retryable`: no answer (network, timeout), a
- * 408, a 429 or a 5xx: the same request may work later. Otherwise the service refused it (any
- * other 4xx: gone, not allowed, malformed) and repeating it cannot help; `status` says which.
+ * What a failed request means for trying again (signaling, resume, recovery, trickle), by the
+ * library's one retry rule (api/retryable.ts, the API client's too). `retryable`: no answer
+ * (network, timeout) or a transient status (408, 429, 500, 502, 503, 504): the same request may
+ * work later. Otherwise the service refused it (any other status: gone, not allowed, malformed,
+ * not implemented) and repeating it cannot help; `status` says which. `retryAfterMs`: when the
+ * service said when to come back (429, 503).
  */
-export function classifyFailure(err: unknown): { status: number | undefined; retryable: boolean } {
+export function classifyFailure(err: unknown): { status: number | undefined; retryable: boolean; retryAfterMs?: number } {
   const status = statusOf(err);
-  return { status, retryable: status === undefined || status === 408 || status === 429 || status >= 500 || status < 400 };
+  const after = (err as { retryAfterMs?: unknown } | null | undefined)?.retryAfterMs;
+  return { status, retryable: isTransient(status), ...(typeof after === 'number' ? { retryAfterMs: after } : {}) };
 }
 
 /**

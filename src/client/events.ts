@@ -3,7 +3,7 @@ import type { InterruptedBy } from './interruptions.js';
 import type { NoiseSuppressionStatus } from './noise/suppression.js';
 import type { CallQuality } from './quality/sample.js';
 import type { VoiceSessionError } from './errors.js';
-import type { SessionState, SessionStatus, WarmupStatus } from './state.js';
+import type { SessionState, WarmupStatus } from './state.js';
 import type { IceSignaling } from './transport.js';
 import type { TurnTiming } from './timing/phases.js';
 import type { Source } from './sources/normalize.js';
@@ -118,47 +118,6 @@ export interface SessionEvents {
   talking: (talking: boolean) => void;
   /** A finished turn's sources were read (`Turn.sources`; the snapshot's turn is replaced by one carrying them). */
   sources: (turnId: number, sources: readonly Source[]) => void;
-}
-
-/**
- * Everything a UI shows about a session, frozen (built by snapshot.ts's `SnapshotCache`); it sits
- * beside {@link SessionEvents} because each field changes with one of those events. `session.getSnapshot()` returns the same object
- * until something observable changes, then a new one (what `useSyncExternalStore` expects).
- * Audio levels are not part of it: they change 10 times a second (listen to `level`).
- */
-export interface SessionSnapshot {
-  readonly status: SessionStatus;
-  readonly state: SessionState;
-  readonly warmup: WarmupStatus;
-  readonly muted: boolean;
-  /** The service's session id, once signaling answered. */
-  readonly sessionId: string | undefined;
-  /** Finished turns, in order (a new array whenever one is added). */
-  readonly turns: readonly Turn[];
-  /** The transcript of the turn in progress; null between turns. */
-  readonly live: LiveTranscript | null;
-  readonly userSpeaking: boolean;
-  readonly assistantSpeaking: boolean;
-  /** The browser blocked the assistant's audio: offer a button that calls `resumePlayback()`. */
-  readonly playbackBlocked: boolean;
-  /** The last error reported (also while the call goes on, e.g. `protocol_error`); undefined if none. */
-  readonly error: VoiceSessionError | undefined;
-  /**
-   * How the current connection's ICE candidates reach the service: `trickle`, `fallback` (the
-   * service refused PATCH: complete offers after at most the transport's `gatherTimeoutMs`) or
-   * `complete` (trickle off); undefined before the first offer.
-   */
-  readonly iceSignaling: IceSignaling | undefined;
-  /** The audio inputs and outputs the browser lists, kept up to date during a call (`devicechange`); undefined before the call or without `navigator.mediaDevices`. */
-  readonly devices: DeviceList | undefined;
-  /** True when this call continued a session of an earlier page (`resume: true`, the service said `resumed`). */
-  readonly resumed: boolean;
-  /** The call's quality over the last few seconds; `level: 'unknown'` and nulls until measured. */
-  readonly quality: CallQuality;
-  /** What cleans the microphone: the `noiseSuppression` asked for, what runs, and why not when they differ. */
-  readonly noiseSuppression: NoiseSuppressionStatus;
-  /** Push-to-talk: the caller holds talk (`talk(true)`); always false in `auto` turn-taking. */
-  readonly talking: boolean;
 }
 
 /**

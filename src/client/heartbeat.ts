@@ -1,4 +1,5 @@
-import type { Clock } from './clock.js';
+import type { SessionEffect } from './effects.js';
+import type { Clock } from '../clock.js';
 
 /** Options of {@link Heartbeat}. */
 export interface HeartbeatOptions {
@@ -53,7 +54,7 @@ export const RTT_SAMPLES = 16;
  */
 export const UNMEASURED_FLOOR_MS = 4000;
 
-export class Heartbeat {
+export class Heartbeat implements SessionEffect {
   private timer: unknown;
   /** The last round trips measured from pongs (ms), oldest first, ... */
   private readonly rtts: number[] = [];
@@ -73,6 +74,18 @@ export class Heartbeat {
 
   get running(): boolean {
     return this.timer !== undefined;
+  }
+
+  connected(): void {
+    this.start();
+  }
+
+  lost(): void {
+    this.stop();
+  }
+
+  close(): void {
+    this.stop();
   }
 
   start(): void {

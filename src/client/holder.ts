@@ -2,23 +2,8 @@ import type { EndOptions, VoiceSessionOptions } from './options.js';
 import { VoiceSessionError } from './errors.js';
 import type { SessionReport } from './report.js';
 import { VoiceSession } from './session.js';
-import type { SessionSnapshot } from './snapshot.js';
+import { idleSnapshot, type SessionSnapshot } from './snapshot.js';
 import { isFinal } from './state.js';
-import { UNKNOWN_QUALITY } from './quality/sample.js';
-
-/** The snapshot before the first call. */
-function idleSnapshot(muted: boolean): SessionSnapshot {
-  return Object.freeze({
-    status: 'idle', state: Object.freeze({ status: 'idle' }), warmup: 'idle', muted, sessionId: undefined,
-    turns: Object.freeze([]), live: null, userSpeaking: false, assistantSpeaking: false, playbackBlocked: false, error: undefined, iceSignaling: undefined,
-    devices: undefined, resumed: false,
-    quality: UNKNOWN_QUALITY,
-    // Before a call nothing cleans the microphone yet: the browser's default is what a call starts from.
-    noiseSuppression: IDLE_NOISE, talking: false,
-  });
-}
-
-const IDLE_NOISE = Object.freeze({ requested: 'browser', active: 'browser', gate: false } as const);
 
 const noCall = () => new VoiceSessionError('not_connected', 'No call yet: call start() first');
 

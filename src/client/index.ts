@@ -5,7 +5,7 @@ export { VoiceSessionError, type VoiceErrorCode } from './errors.js';
 export type { SessionState, SessionStatus, WarmupStatus, EndReason, ReconnectHow, ReconnectCause } from './state.js';
 export type { AudioDevice, DeviceList } from './devices.js';
 export { jitteredBackoff, type ReconnectPolicy, type ReconnectContext, type JitteredBackoffOptions } from './reconnect-policy.js';
-export type { Clock } from './clock.js';
+export type { Clock } from '../clock.js';
 export type { SessionEvents, Turn, TranscriptUpdate, AudioLevels, LiveTranscript } from './events.js';
 export { TIMING_PHASES, type TurnTiming, type TimingPhase } from './timing/phases.js';
 export type { SessionSnapshot } from './snapshot.js';

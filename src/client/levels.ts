@@ -1,4 +1,5 @@
-import type { Clock } from './clock.js';
+import type { SessionEffect } from './effects.js';
+import type { Clock } from '../clock.js';
 
 /** Reads the current level of one stream, 0..1; `undefined` while it cannot measure (e.g. a suspended AudioContext). */
 export interface LevelMeter {
@@ -100,7 +101,7 @@ export const READING_MS = 20;
  * `report` still hears every `intervalMs`: the perceived latency's ends are then known to ±20 ms
  * instead of ±100 ms (an analyser read is a few µs; UIs keep their 10 updates a second).
  */
-export class LevelMonitor {
+export class LevelMonitor implements SessionEffect {
   private input: LevelMeter | undefined;
   private output: LevelMeter | undefined;
   private streams: { input?: MediaStream | undefined; output?: MediaStream | undefined } = {};
@@ -126,6 +127,10 @@ export class LevelMonitor {
     this.output = undefined;
     this.streams.output = stream;
     if (this.timer !== undefined) this.output = stream && this.factory?.(stream);
+  }
+
+  connected(): void {
+    this.start();
   }
 
   start(): void {

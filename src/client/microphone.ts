@@ -1,3 +1,4 @@
+import type { SessionEffect } from './effects.js';
 import { VoiceSessionError } from './errors.js';
 import { openMicrophone, stopStream, type MicrophoneSource } from './media.js';
 
@@ -15,7 +16,7 @@ export interface MicrophoneStage {
   release(raw: MediaStream): void;
 }
 
-export class Microphone {
+export class Microphone implements SessionEffect {
   private _stream: MediaStream | undefined;
   /** The device's own stream: `_stream` itself, or what the stage processes into `_stream`. */
   private raw: MediaStream | undefined;
@@ -23,12 +24,12 @@ export class Microphone {
   /** Push-to-talk: the caller holds talk (always true in `auto` turn-taking). */
   private talking: boolean;
   private watched: MediaStreamTrack | undefined;
-  private readonly onEnded = () => this.lost?.();
+  private readonly onEnded = () => this.trackEnded?.();
 
   constructor(
     private readonly source: MicrophoneSource | false | undefined,
     private readonly report: (muted: boolean) => void,
-    private readonly lost?: () => void,
+    private readonly trackEnded?: () => void,
     private readonly stage?: MicrophoneStage,
     pushToTalk = false,
   ) {
@@ -124,6 +125,10 @@ export class Microphone {
   }
 
   /** Stops every track (the browser's recording indicator goes off). */
+  close(): void {
+    this.stop();
+  }
+
   stop(): void {
     this.watch(undefined);
     stopStream(this._stream);

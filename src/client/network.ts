@@ -1,3 +1,4 @@
+import type { SessionEffect } from './effects.js';
 /** What {@link NetworkWatch} reports. */
 export interface NetworkReport {
   /** The browser says it has no network (`offline`). */
@@ -28,7 +29,7 @@ function browserNetwork(): NetworkSource {
  * of letting it wait for missed heartbeats: the path the call used is likely gone, so the session
  * restarts ICE right away. An effect: it reports, the session decides.
  */
-export class NetworkWatch {
+export class NetworkWatch implements SessionEffect {
   private readonly onOffline = () => this.report.offline();
   private readonly onOnline = () => this.report.changed('online');
   private readonly onChange = () => {

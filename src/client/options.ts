@@ -1,5 +1,5 @@
 import type { QualityOptions } from './quality/options.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { LevelMeterFactory } from './levels.js';
 import type { MicrophoneSource } from './media.js';
 import type { WrtcImplementation } from './peer.js';
@@ -82,6 +82,13 @@ export interface VoiceSessionOptions {
   reconnectTimeoutMs?: number;
   /** When a dropped call tries again (default {@link jitteredBackoff}: almost at once, then 250 ms doubling to 2 s, each ±50% at random). */
   reconnectPolicy?: ReconnectPolicy;
+  /**
+   * Longest `Retry-After` (ms) of a refused reconnection (a 429 or 503 that said when to come back)
+   * the next try waits for (default 5000, as the API client's `maxRetryAfter`): never sooner than
+   * the service said. A longer one, or one past what is left of `reconnectTimeoutMs`, ends the
+   * recovery at once with `connection_lost` (its `cause` carries `retryAfterMs`).
+   */
+  maxRetryAfter?: number;
   /**
    * Data-channel ping period; 4 pings in a row with nothing heard back mean the path is dead
    * (default 250 ms: noticed within 1.0-1.25 s; 0 turns it off).

@@ -1,5 +1,5 @@
 import SimplePeer from 'simple-peer';
-import { deadline } from './clock.js';
+import { deadline } from '../clock.js';
 import { VoiceSessionError } from './errors.js';
 import { CandidateTrickler } from './trickler.js';
 import type { IceSignaling, SignalingAnswer, SignalingResource, Transport, TransportEvents, TransportOptions, TransportProvider } from './transport.js';

@@ -1,4 +1,5 @@
-import { deadline, type Clock } from './clock.js';
+import type { SessionEffect } from './effects.js';
+import { deadline, type Clock } from '../clock.js';
 import { VoiceSessionError } from './errors.js';
 
 /** resume() settles within this bound, whatever the browser's media elements do. */
@@ -17,7 +18,7 @@ export interface PlaybackEvents {
  * Plays the assistant's audio through an `<audio>` element (the caller's, or a detached one;
  * none outside browsers) and tracks whether the browser blocks it.
  */
-export class AudioPlayback {
+export class AudioPlayback implements SessionEffect {
   blocked = false;
   private el: HTMLAudioElement | undefined;
   /** The output chosen with setOutput(), and the element it was last applied to. */
@@ -82,6 +83,10 @@ export class AudioPlayback {
   }
 
   /** The call is over: stop and let go of the stream. */
+  close(): void {
+    this.release();
+  }
+
   release(): void {
     if (!this.el) return;
     this.el.pause();

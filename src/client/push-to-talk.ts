@@ -1,4 +1,5 @@
-import type { Clock } from './clock.js';
+import type { SessionEffect } from './effects.js';
+import type { Clock } from '../clock.js';
 
 /** Push-to-talk states: `idle` (microphone closed), `talking`, `committing` (released; the tail still travels). */
 export type TalkState = 'idle' | 'talking' | 'committing';
@@ -34,7 +35,7 @@ export const COMMIT_TAIL_MS = 60;
  * microphone at once and, once what was said has left (`latencyMs` of processing + {@link
  * COMMIT_TAIL_MS}), commits the utterance so the service answers without waiting for silence.
  */
-export class PushToTalk {
+export class PushToTalk implements SessionEffect {
   private state: TalkState = 'idle';
   private timer: unknown;
 
@@ -60,6 +61,10 @@ export class PushToTalk {
   }
 
   /** The call is over: closed, nothing committed. */
+  close(): void {
+    this.stop();
+  }
+
   stop(): void {
     const talking = this.talking;
     this.clock.clearTimeout(this.timer);

@@ -5,7 +5,7 @@
  * layer is api/http.ts.)
  */
 import type { ClientEvent, ServerEvent } from '../schemas/realtime-events.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { InterruptionsObject } from '../schemas/realtime.js';
 import type { VoiceSessionError } from './errors.js';
 import type { VoiceSessionApi } from './report.js';
@@ -36,6 +36,14 @@ export type InterruptionsOption = 'auto' | 'off' | InterruptionsObject;
 export function interruptionMode(option: InterruptionsOption | undefined): 'auto' | 'off' {
   return typeof option === 'object' ? option.mode ?? 'auto' : option ?? 'auto';
 }
+
+/**
+ * What the session tells the service, typed: a client event without the wire's protocol version
+ * (`{ type: 'session.end' }`, `{ type: 'ping', t }`). The attempt adds the version and the
+ * session's codec encodes it for its protocol (v1 as it is, OpenAI's mapped), so no collaborator
+ * writes a wire message.
+ */
+export type Command = ClientEvent extends infer E ? (E extends { v: unknown } ? Omit<E, 'v'> : never) : never;
 
 /** Reads and writes one session's protocol messages; it may keep state (it lives as long as the session). */
 export interface RealtimeProtocolCodec {

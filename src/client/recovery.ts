@@ -1,7 +1,7 @@
-import { PROTOCOL_VERSION } from '../schemas/realtime-events.js';
-import { isTimeout, type Attempt } from './attempt.js';
-import { sleep, type Clock } from './clock.js';
+import { isTimeout } from './attempt.js';
+import { sleep, type Clock } from '../clock.js';
 import { VoiceSessionError } from './errors.js';
+import type { Command } from './realtime-protocol.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 import { RetrySchedule } from './retry.js';
 import type { ReconnectHow } from './state.js';
@@ -13,12 +13,21 @@ const RESTART_PROBE_MS = 3000;
 /** A try with less time than this left is not started: it could only time out and hide the real failure. */
 export const MIN_ATTEMPT_MS = 500;
 
+/** What {@link Recovery} may do with the link that dropped (an Attempt): restart it, probe it, close it. */
+export interface DroppedLink {
+  /** An ICE restart on the same connection; undefined when the transport cannot. */
+  restart(): Promise<void> | undefined;
+  /** Sends a command (the probe's ping). */
+  send(command: Command): number;
+  abort(): void;
+}
+
 /** What {@link Recovery} reports. */
 export interface RecoveryReport {
   /** A try begins (`attempt` counts this recovery's tries from 1). */
   trying(how: ReconnectHow, attempt: number): void;
   /** The call goes on over `attempt` (the same one after an ICE restart, a new one after a new offer). */
-  restored(attempt: Attempt): void;
+  restored(link: DroppedLink): void;
   /** Nothing restored the call in time, or the service refused it: the call is over (`connection_lost`). */
   gaveUp(error: VoiceSessionError): void;
 }
@@ -30,12 +39,14 @@ export interface AttemptRequest {
 }
 
 /** The session's answer to an {@link AttemptRequest}: the attempt that connected, or why none did. */
-export type AttemptOutcome = { attempt: Attempt } | { error: unknown };
+export type AttemptOutcome = { attempt: DroppedLink } | { error: unknown };
 
 /** What {@link Recovery} uses. */
 export interface RecoveryOptions {
   clock: Clock;
   policy: ReconnectPolicy;
+  /** Longest Retry-After a try waits for (VoiceSessionOptions.maxRetryAfter). */
+  maxRetryAfter?: number;
   reconnectTimeoutMs: number;
   connectTimeoutMs: number;
   /** The protocol has ping/pong: a restarted link is trusted only once a ping came back. */
@@ -76,7 +87,7 @@ export class Recovery {
    * Recovers the call `sessionId` that `dropped` carried; stops silently once `signal` aborts
    * (end()). Yields a request for each new offer; the session answers with its outcome.
    */
-  async *run(sessionId: string, dropped: Attempt, signal: AbortSignal): AsyncGenerator<AttemptRequest, void, AttemptOutcome> {
+  async *run(sessionId: string, dropped: DroppedLink, signal: AbortSignal): AsyncGenerator<AttemptRequest, void, AttemptOutcome> {
     const { clock, reconnectTimeoutMs, network } = this.options;
     const began = clock.now();
     const until = began + reconnectTimeoutMs;
@@ -89,7 +100,7 @@ export class Recovery {
       if (signal.aborted) return;
     }
     // A link that dies again soon after a restart (the far side, not the path, is the problem) gets new offers.
-    const restart = began - this.restartedAt > reconnectTimeoutMs ? dropped.transport.restart?.() : undefined;
+    const restart = began - this.restartedAt > reconnectTimeoutMs ? dropped.restart() : undefined;
     if (restart) {
       this.restartedAt = began;
       if (!offline) this.report.trying('ice-restart', ++tries);
@@ -99,7 +110,8 @@ export class Recovery {
     }
     dropped.abort();
     // Keep the most informative failure as the cause: a timeout only when nothing else happened.
-    const schedule = new RetrySchedule({ clock, policy: this.options.policy, began, budgetMs: reconnectTimeoutMs, minTryMs: MIN_ATTEMPT_MS, moreInformative: (next, kept) => !isTimeout(next) || isTimeout(kept) });
+    const { maxRetryAfter } = this.options;
+    const schedule = new RetrySchedule({ clock, policy: this.options.policy, ...(maxRetryAfter !== undefined ? { maxRetryAfter } : {}), began, budgetMs: reconnectTimeoutMs, minTryMs: MIN_ATTEMPT_MS, moreInformative: (next, kept) => !isTimeout(next) || isTimeout(kept) });
     for (let pause = schedule.next(); pause !== null && !signal.aborted; pause = schedule.next()) {
       // Reported before the pause: the state says at once that the call is being restored.
       this.report.trying('new-offer', ++tries);
@@ -141,8 +153,8 @@ export class Recovery {
    * Whether a ping sent now is answered in time (the link carries messages again). A protocol
    * without ping/pong has nothing to probe with: ICE connected again is taken as restored.
    */
-  private probe(attempt: Attempt): Promise<boolean> {
+  private probe(link: DroppedLink): Promise<boolean> {
     if (!this.options.probes) return Promise.resolve(true);
-    return this.pongs.wait(RESTART_PROBE_MS, () => attempt.send({ v: PROTOCOL_VERSION, type: 'ping', t: this.options.clock.now() }));
+    return this.pongs.wait(RESTART_PROBE_MS, () => link.send({ type: 'ping', t: this.options.clock.now() }));
   }
 }

@@ -1,3 +1,4 @@
+import type { SessionEffect } from './effects.js';
 /** Default of `resumeWindowMs`: how long after a page left a call a reloaded page may continue it. */
 export const DEFAULT_RESUME_WINDOW_MS = 120_000;
 
@@ -27,7 +28,7 @@ function defaultStorage(): ResumeStorage | undefined {
  * when the page goes away (`pagehide`), so the window counts from when the page left the call.
  * Storage that is missing or refuses writes only disables resuming; it never fails a call.
  */
-export class ResumeStore {
+export class ResumeStore implements SessionEffect {
   readonly key: string;
   private readonly onPageHide = () => this.touch();
   private kept: string | undefined;
@@ -58,6 +59,16 @@ export class ResumeStore {
     this.write({ sessionId, at: this.now() });
     this.page?.removeEventListener('pagehide', this.onPageHide);
     this.page?.addEventListener('pagehide', this.onPageHide);
+  }
+
+  /** A live call's id is kept for a reload. */
+  connected(attempt: { sessionId: string | undefined }): void {
+    if (attempt.sessionId) this.keep(attempt.sessionId);
+  }
+
+  /** Once the call is over there is nothing to continue. */
+  close(): void {
+    this.clear();
   }
 
   /** The call is over (end()): nothing to continue. */

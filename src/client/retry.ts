@@ -1,5 +1,6 @@
+import { MAX_RETRY_AFTER_MS, retryWait } from '../api/retryable.js';
 import { classifyFailure } from './errors.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 
 /** Options of a {@link RetrySchedule}. */
@@ -13,6 +14,12 @@ export interface RetryScheduleOptions {
   budgetMs?: number;
   /** A try with less time than this left is not started: it could only time out and hide the real failure (default 0). */
   minTryMs?: number;
+  /**
+   * Longest `Retry-After` (ms) of a failure (a 429 or 503's `retryAfterMs`) the next try waits for
+   * (default {@link MAX_RETRY_AFTER_MS}, as the API client); a longer one, or one past the budget,
+   * ends the tries (the library's one retry rule, api/retryable.ts).
+   */
+  maxRetryAfter?: number;
   /** Whether a failure ends the tries; default: the service refused (not {@link classifyFailure}'s `retryable`). */
   isFinal?(error: unknown): boolean;
   /** Whether failure `next` says more than `kept`, the cause so far (default: the latest failure is kept). */
@@ -21,7 +28,8 @@ export interface RetryScheduleOptions {
 
 /**
  * The one bounded retry of the client (the call's recovery, the trickle's PATCHes): how many
- * tries, how long to pause before each (a {@link ReconnectPolicy}), the time budget they share,
+ * tries, how long to pause before each (a {@link ReconnectPolicy}, never sooner than a failure's
+ * `Retry-After` allows), the time budget they share,
  * which failure ends them and which is kept as the cause. It never sleeps itself: the caller waits
  * the pause it returns on its own Clock, between its own steps (so a recovery can report each try).
  *
@@ -36,6 +44,8 @@ export class RetrySchedule {
   private readonly began: number;
   private failures = 0;
   private kept: unknown;
+  /** The latest failure's `Retry-After` (ms), when it said one. */
+  private retryAfterMs: number | undefined;
 
   constructor(private readonly options: RetryScheduleOptions) {
     this.began = options.began ?? options.clock.now();
@@ -51,7 +61,10 @@ export class RetrySchedule {
     const spare = this.began + budgetMs - clock.now() - minTryMs;
     if (spare < 0 || (this.failures > 0 && spare === 0)) return null;
     const delay = policy.nextRetryDelayMs({ retryCount: this.failures, elapsedMs: clock.now() - this.began, ...(this.kept !== undefined ? { retryReason: this.kept } : {}) });
-    return delay === null ? null : Math.max(0, Math.min(delay, spare));
+    if (delay === null) return null;
+    // The service said when to come back: not sooner, and not at all when that is too far off.
+    const pause = retryWait(this.retryAfterMs, delay, this.options.maxRetryAfter ?? MAX_RETRY_AFTER_MS, spare);
+    return pause === null ? null : Math.max(0, Math.min(pause, spare));
   }
 
   /** Budget left (ms) for the try about to be made. */
@@ -64,7 +77,9 @@ export class RetrySchedule {
   failed(error: unknown): boolean {
     this.failures++;
     if (this.kept === undefined || (this.options.moreInformative?.(error, this.kept) ?? true)) this.kept = error;
-    return !(this.options.isFinal ?? ((err) => !classifyFailure(err).retryable))(error);
+    const { retryable, retryAfterMs } = classifyFailure(error);
+    this.retryAfterMs = retryAfterMs;
+    return !(this.options.isFinal ? this.options.isFinal(error) : !retryable);
   }
 
   /** The failure kept as the cause (undefined before the first). */

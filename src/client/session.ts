@@ -1,39 +1,17 @@
 import { EventEmitter } from 'eventemitter3';
-import { PROTOCOL_VERSION, type ServerEvent } from '../schemas/realtime-events.js';
-import { Attempt, type AttemptReport, type AttemptSetup } from './attempt.js';
-import { DeviceWatch } from './devices.js';
-import { NetworkWatch } from './network.js';
-import { ResumeStore } from './resume-store.js';
-import { systemClock, type Clock } from './clock.js';
-import type { SessionEffect } from './effects.js';
-import { Ending } from './ending.js';
-import { classifyFailure, fromApiFailure, VoiceSessionError } from './errors.js';
-import type { EventHandlers, Report, SessionEvents, TranscriptUpdate, Turn } from './events.js';
-import { Heartbeat } from './heartbeat.js';
-import { InterruptionLedger } from './interruptions.js';
-import { LevelMonitor, webAudioMeters } from './levels.js';
-import { QualityTracker } from './quality/tracker.js';
-import { Microphone } from './microphone.js';
-import { NoiseStage } from './noise/stage.js';
+import type { Attempt } from './attempt.js';
+import { Carrier, type CarrierReport } from './carrier.js';
+import { sessionConfig, type SessionConfig } from './config.js';
+import { fromApiFailure, VoiceSessionError } from './errors.js';
+import type { Report, SessionEvents, Turn } from './events.js';
 import type { EndOptions, VoiceSessionOptions } from './options.js';
-import { simplePeerTransport } from './peer.js';
-import { AudioPlayback } from './playback.js';
-import { PushToTalk } from './push-to-talk.js';
-import { v1Protocol } from './protocol.js';
-import { jitteredBackoff } from './reconnect-policy.js';
-import { Recovery } from './recovery.js';
+import type { DroppedLink, RecoveryReport } from './recovery.js';
 import { fetchReport, reportWindow, type SessionReport } from './report.js';
 import { SessionId } from './session-id.js';
 import { SnapshotCache, type SessionSnapshot } from './snapshot.js';
 import type { SourcesEffect, TurnRating } from './sources/api.js';
-import { TurnTimeline } from './timing/timeline.js';
 import { checkTransition, isFinal, isLive, type EndReason, type ReconnectCause, type SessionState, type WarmupStatus } from './state.js';
-import type { IceSignaling } from './transport.js';
-import { TurnTracker } from './turns.js';
-import { Warmup } from './warmup.js';
-
-/** Default ping period: with 4 unanswered pings a dead path is noticed within 1.0-1.25 s (docs/client.md, "Recovery"). */
-const DEFAULT_HEARTBEAT_MS = 250;
+import { wire, type Conductor, type SessionParts } from './wiring.js';
 
 /**
  * A voice call with a knowledge-base robot: microphone, WebRTC connection, warmup, protocol
@@ -55,160 +33,35 @@ const DEFAULT_HEARTBEAT_MS = 250;
  */
 export class VoiceSession extends EventEmitter<SessionEvents> {
   private _state: SessionState = { status: 'idle' };
-  private _agentReady: boolean | undefined;
   private _error: VoiceSessionError | undefined;
-  private _iceSignaling: IceSignaling | undefined;
-  /** The attempt carrying (or trying to carry) the call; reports of any other attempt are ignored. */
-  private attempt: Attempt | undefined;
   private recovering: AbortController | undefined;
-  private remote: MediaStream | undefined;
+  private reconnectCause: ReconnectCause = 'connection_lost';
   private startPromise: Promise<void> | undefined;
+  private endPromise: Promise<void> | undefined;
   /** When start() began (clock time): the report's E12/E13 window is around it. */
   private startedAt = 0;
-  private endPromise: Promise<void> | undefined;
-  private readonly options: VoiceSessionOptions;
-  private readonly clock: Clock;
-  private readonly setup: AttemptSetup;
+  private readonly config: SessionConfig;
+  /** The collaborators (wiring.ts); their `effects` follow the call's lifecycle (effects.ts). */
+  private readonly parts: SessionParts;
+  /** The attempt carrying the call (carrier.ts). */
+  private readonly carrier: Carrier;
   private readonly snapshot: SnapshotCache;
-  private readonly subscribers = new Set<() => void>();
   private readonly ids = new SessionId();
-  // ---- effects: they report through `notify` (or their own callbacks) and never call into the session
-  private readonly notify: Report = (event, ...args) => this.reported(event, args);
-  private readonly warmupRequest: Warmup;
-  private readonly microphone: Microphone;
-  private readonly tracker: TurnTracker;
-  private readonly quality: QualityTracker;
-  private readonly timeline: TurnTimeline;
-  private readonly heartbeat: Heartbeat;
-  private readonly levels: LevelMonitor;
-  private readonly meters: ReturnType<typeof webAudioMeters>;
-  private readonly playback: AudioPlayback;
-  private readonly recovery: Recovery;
-  private readonly ending: Ending;
-  private readonly devices: DeviceWatch;
-  private readonly network: NetworkWatch;
   /** `Turn.sources` and rate(), with the `sources` option (kb-voice/sources). */
   private readonly sources: SourcesEffect | undefined;
-  // ---- turn-taking and noise (issue 35): microphone cleaning, push-to-talk, who cut which answer
-  private readonly noise: NoiseStage;
-  private readonly pushToTalk: PushToTalk | undefined;
-  private readonly ledger = new InterruptionLedger();
-  private reconnectCause: ReconnectCause = 'connection_lost';
-  /** Set with `resume: true`: where the live call's id is kept for a reload. */
-  private readonly resumeStore: ResumeStore | undefined;
-  /** The first attempt named a stored session id (resume after reload). */
-  private resuming = false;
-  private _resumed = false;
-  /** Lifecycle hooks of the effects, in order (effects.ts). */
-  private readonly effects: SessionEffect[];
-  /** For the microphone's device switch: whether the call is over, and the current attempt's sender for the new track. */
-  private readonly callOver = () => !isLive(this._state);
-  private readonly sendTrack = (old: MediaStreamTrack, track: MediaStreamTrack, stream: MediaStream) => this.attempt?.transport.replaceTrack(old, track, stream);
   private readonly onAbort = () => {
     this.endPromise ??= this.finish('immediate', 'aborted');
   };
 
   constructor(options: VoiceSessionOptions) {
     super();
-    this.options = options;
-    const clock = (this.clock = options.clock ?? systemClock);
-    const protocol = options.protocol ?? v1Protocol;
-    this.setup = {
-      target: options, clock, protocol, codec: protocol.codec(clock),
-      provider: options.transport ?? simplePeerTransport({ ...(options.iceServers ? { iceServers: options.iceServers } : {}), ...(options.wrtc ? { wrtc: options.wrtc } : {}) }),
-    };
-    this.playback = new AudioPlayback(options.audioElement, clock, {
-      blocked: (error) => {
-        this.notify('playbackBlocked');
-        this.notify('error', error);
-      },
-      resumed: () => this.notify('playbackResumed'),
-    });
-    this.warmupRequest = new Warmup(options, clock, (status) => this.notify('warmup', status));
-    this.noise = new NoiseStage(options, (status) => this.notify('noiseSuppression', status));
-    const pushToTalk = options.turnTaking === 'push-to-talk';
-    this.microphone = new Microphone(options.microphone, (muted) => this.notify('mute', muted), () => void this.microphoneLost(), this.noise, pushToTalk);
-    this.pushToTalk = pushToTalk ? new PushToTalk(clock, {
-      setOpen: (open) => this.microphone.setTalking(open),
-      interruptAnswer: () => this.cutAnswer('caller'),
-      commit: () => {
-        if (this._state.status === 'connected') this.attempt?.send({ v: PROTOCOL_VERSION, type: 'input.commit' });
-      },
-      changed: (talking) => this.notify('talking', talking),
-    }, () => this.noise.latencyMs) : undefined;
-    this.devices = new DeviceWatch((devices) => this.notify('devices', devices));
-    this.network = new NetworkWatch({
-      offline: () => {
-        if (this._state.status === 'connected') this.lost(this.attempt, 'offline');
-      },
-      changed: () => {
-        this.recovery.networkChanged();
-        // The path the call used is likely gone: restart ICE now rather than wait for missed pings.
-        if (this._state.status === 'connected') this.lost(this.attempt, 'network_change');
-      },
-    });
-    this.resumeStore = options.resume ? new ResumeStore(options.aiId, () => clock.now(), options.resumeWindowMs) : undefined;
-    this.quality = new QualityTracker({ changed: (quality) => this.notify('quality', quality), clock }, options.quality);
-    this.timeline = new TurnTimeline({
-      now: () => clock.now(), rttMs: () => this.heartbeat.rttMs, offsetMs: () => this.heartbeat.offsetMs, marks: (input) => this.quality.turnFinished(input),
-      bufferingMs: () => this.quality.jitterBufferMs, playbackMs: () => this.meters?.outputLatencyMs() ?? null,
-    });
-    this.tracker = new TurnTracker(this.notify, {
-      ...(options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {}),
-      timing: (completed) => this.timeline.finished(completed),
-      interruptedBy: (event) => this.ledger.interruptedBy(event),
-    }, () => clock.now());
-    this.sources = options.sources?.(this, options, this.tracker, this.notify);
-    const pings = protocol.heartbeat !== false;
-    this.heartbeat = new Heartbeat({
-      clock,
-      // A protocol without ping/pong relies on the transport noticing a dead link.
-      intervalMs: pings ? options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_MS : 0,
-      send: (t) => this.attempt?.send({ v: PROTOCOL_VERSION, type: 'ping', t }),
-      onDead: () => this.lost(this.attempt),
-    });
-    this.meters = options.levelMeter ? undefined : webAudioMeters();
-    this.levels = new LevelMonitor(options.levelMeter ?? this.meters?.factory, (levels) => this.emit('level', levels), clock, 100, (levels) =>
-      this.quality.level(levels.input, levels.output),
-    );
-    this.recovery = new Recovery({
-      clock, probes: pings, policy: options.reconnectPolicy ?? jitteredBackoff(),
-      reconnectTimeoutMs: options.reconnectTimeoutMs ?? 15000, connectTimeoutMs: options.connectTimeoutMs ?? 15000,
-      network: this.network,
-    }, {
-      trying: (how, attempt) => this.go({ status: 'reconnecting', sessionId: this.ids.value!, how, attempt, cause: this.reconnectCause }),
-      restored: (attempt) => this.connected(attempt),
-      gaveUp: (error) => {
-        this.close({ status: 'ended', sessionId: this.ids.value!, reason: 'connection_lost' });
-        this.notify('error', error);
-      },
-    });
-    this.ending = new Ending(clock, options.gracefulEndTimeoutMs ?? 10000);
-    this.effects = [
-      { connected: () => this.warmupRequest.now(), close: () => this.warmupRequest.cancel() },
-      { connected: () => this.heartbeat.start(), lost: () => this.heartbeat.stop(), close: () => this.heartbeat.stop() },
-      { connected: () => this.levels.start(), close: () => (this.levels.close(), this.meters?.close()) },
-      { lost: () => this.tracker.connectionLost(), close: () => this.tracker.connectionLost() },
-      { close: () => (this.pushToTalk?.stop(), this.noise.close()) },
-      { lost: () => this.ending.speechOver(), close: () => this.ending.speechOver() },
-      { close: () => this.microphone.stop() },
-      // Listed once connected (after the microphone permission: only then do devices have labels):
-      // enumerateDevices() is a round trip to the browser's media process, kept off the connect path.
-      { connected: () => void Promise.resolve().then(() => this._state.status === 'connected' && this.devices.start()), close: () => this.devices.close() },
-      { close: () => this.network.close() },
-      // A live call's id is kept for a reload; once the call is over there is nothing to continue.
-      { connected: () => this.resumeStore?.keep(this.ids.value!), close: () => this.resumeStore?.clear() },
-      { close: () => this.playback.release() },
-      this.quality,
-      this.timeline,
-    ];
+    this.config = sessionConfig(options);
+    this.parts = wire(this.config, this.conductor);
+    this.carrier = new Carrier(this.config.setup, () => this.parts.microphone.stream, this.attemptReport);
     this.snapshot = new SnapshotCache(() => ({
-      status: this._state.status, state: this._state, warmup: this.warmupRequest.status, muted: this.microphone.muted, sessionId: this.ids.value,
-      turnsSource: this.tracker.turns, live: this.tracker.live, userSpeaking: this.tracker.userSpeaking,
-      assistantSpeaking: this.tracker.assistantSpeaking, playbackBlocked: this.playback.blocked, error: this._error,
-      iceSignaling: this._iceSignaling, quality: this.quality.quality, devices: this.devices.current, resumed: this._resumed,
-      noiseSuppression: this.noise.status, talking: this.pushToTalk?.talking ?? false,
+      ...this.parts.snapshot(), status: this._state.status, state: this._state, sessionId: this.ids.value, error: this._error,
     }));
+    this.sources = options.sources?.(this, options, this.parts.tracker, this.notify);
     options.signal?.addEventListener('abort', this.onAbort, { once: true });
     // QA hook (CONTRACT.md, kb-voice-qa): a page under test registers every session it creates.
     (globalThis as { __KB_VOICE_HOOK__?: { register(session: VoiceSession): void } }).__KB_VOICE_HOOK__?.register(this);
@@ -224,11 +77,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
 
   /** Calls `listener` after every observable change (each also has its typed event); returns the unsubscribe function. */
   subscribe(listener: () => void): () => void {
-    const entry = () => listener();
-    this.subscribers.add(entry);
-    return () => {
-      this.subscribers.delete(entry);
-    };
+    return this.snapshot.subscribe(listener);
   }
 
   /** Current state; listen to `state` for changes. */
@@ -238,16 +87,16 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
 
   /** Result of the E1 warmup fired by start(). */
   get warmup(): WarmupStatus {
-    return this.warmupRequest.status;
+    return this.parts.warmup.status;
   }
 
   /** Finished turns, in order; kept across reconnections. */
   get turns(): readonly Turn[] {
-    return this.tracker.turns;
+    return this.parts.tracker.turns;
   }
 
   get muted(): boolean {
-    return this.microphone.muted;
+    return this.parts.microphone.muted;
   }
 
   /** The service's session id, known once signaling answered. */
@@ -257,12 +106,12 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
 
   /** Whether the robot's agent was already built when the session became ready (from `session.ready`). */
   get agentReady(): boolean | undefined {
-    return this._agentReady;
+    return this.parts.heard.agentReady;
   }
 
   /** The assistant's audio, for custom playback or visualisation. */
   get remoteStream(): MediaStream | undefined {
-    return this.remote;
+    return this.parts.heard.remote;
   }
 
   /**
@@ -294,24 +143,21 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
 
   /** Stops sending microphone audio (the track stays open, so unmute() is instant). */
   mute(): void {
-    this.microphone.setMuted(true);
+    this.parts.microphone.setMuted(true);
   }
 
   unmute(): void {
-    this.microphone.setMuted(false);
+    this.parts.microphone.setMuted(false);
   }
 
   /** Asks a typed question (it replaces an answer under way: `Turn.interruptedBy` `app`). Throws `not_connected` unless connected, a local ValidationError for empty or too long text. */
   sendText(text: string): void {
-    const attempt = this.requireConnected();
-    attempt.send({ v: PROTOCOL_VERSION, type: 'input.text', text });
-    this.ledger.cut('app', this.tracker.live?.turnId);
-    this.ledger.typed();
+    this.parts.ask(this.requireConnected(), text);
   }
 
   /** Stops the assistant's current answer (`Turn.interruptedBy` `app`). */
   interrupt(): void {
-    this.cutAnswer('app');
+    this.parts.cut(this.requireConnected(), 'app');
   }
 
   /**
@@ -322,32 +168,17 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
    * `talk(false)` never throws (a release after the call ended does nothing).
    */
   talk(on: boolean): void {
-    if (!on) return this.pushToTalk?.release();
-    if (!this.pushToTalk) throw new VoiceSessionError('not_supported', "talk() needs turnTaking: 'push-to-talk'");
+    const { pushToTalk, tracker } = this.parts;
+    if (!on) return pushToTalk?.release();
+    if (!pushToTalk) throw new VoiceSessionError('not_supported', "talk() needs turnTaking: 'push-to-talk'");
     this.requireConnected();
-    this.pushToTalk.press(this.tracker.assistantSpeaking);
-  }
-
-  /**
-   * Rates the answer of turn `turnId` (E6, `source=widget`), during or after the call; the last
-   * call for a turn wins. Needs the `sources` option (else `not_supported`); rejects as
-   * `Ratings.rate` (sources/rating.ts) says.
-   */
-  rate(turnId: number, rating: TurnRating): Promise<void> {
-    return this.sources?.rate(turnId, rating) ?? Promise.reject(new VoiceSessionError('not_supported', 'No sources option'));
-  }
-
-  /** Sends `response.interrupt` for the answer under way and remembers who asked. */
-  private cutAnswer(by: 'caller' | 'app'): void {
-    this.requireConnected().send({ v: PROTOCOL_VERSION, type: 'response.interrupt' });
-    this.ledger.cut(by, this.tracker.live?.turnId);
+    pushToTalk.press(tracker.assistantSpeaking);
   }
 
   /** Switches the microphone to another input device without reconnecting (the sender's track is replaced). */
   async setInputDevice(deviceId: string): Promise<void> {
-    if (!this.microphone.stream || !isLive(this._state)) throw new VoiceSessionError('not_connected', 'No call in progress');
-    const stream = await this.microphone.switchTo(deviceId, this.callOver, this.sendTrack);
-    this.levels.setInput(this.microphone.input ?? stream);
+    if (!this.parts.microphone.stream || !isLive(this._state)) throw new VoiceSessionError('not_connected', 'No call in progress');
+    await this.parts.switchMicrophone(deviceId);
   }
 
   /**
@@ -357,7 +188,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
    * refuses that device.
    */
   setOutputDevice(deviceId: string): Promise<void> {
-    return this.playback.setOutput(deviceId);
+    return this.parts.playback.setOutput(deviceId);
   }
 
   /**
@@ -368,9 +199,14 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
    * `playback_blocked` if playback is still refused or did not start in time.
    */
   resumePlayback(): Promise<void> {
-    const playing = this.playback.resume();
-    this.meters?.resume().catch(() => undefined);
+    const playing = this.parts.playback.resume();
+    this.parts.meters?.resume().catch(() => undefined);
     return playing;
+  }
+
+  /** Rates turn `turnId`'s answer (E6, `source=widget`), during or after the call; the last call wins. Needs the `sources` option (else `not_supported`). */
+  rate(turnId: number, rating: TurnRating): Promise<void> {
+    return this.sources?.rate(turnId, rating) ?? Promise.reject(new VoiceSessionError('not_supported', 'No sources option'));
   }
 
   /**
@@ -382,32 +218,27 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
    */
   async report(): Promise<SessionReport> {
     const sessionId = await this.ids.when(this._state);
-    try {
-      return await fetchReport(this.options.api, this.options.aiId, sessionId, this.tracker.turns, reportWindow(this.startedAt, this.clock.now()), this.quality.report());
-    } catch (err) {
-      throw fromApiFailure(err, 'Report failed', 'report_failed');
-    }
+    const { options: { api, aiId }, clock } = this.config;
+    return fetchReport(api, aiId, sessionId, this.parts.tracker.turns, reportWindow(this.startedAt, clock.now()), this.parts.quality.report())
+      .catch((err: unknown) => Promise.reject(fromApiFailure(err, 'Report failed', 'report_failed')));
   }
 
   // ---------------------------------------------------------------- lifecycle
 
   private async run(): Promise<void> {
-    if (this.options.signal?.aborted) {
+    const { options, clock, setup } = this.config;
+    if (options.signal?.aborted) {
       this.onAbort();
       return this.endPromise;
     }
-    this.startedAt = this.clock.now();
+    this.startedAt = clock.now();
     this.go({ status: 'connecting', attempt: 1 });
     const stillConnecting = () => this._state.status === 'connecting';
     try {
-      this.setup.provider.preflight?.();
-      if (!this.microphone.textOnly) {
-        const mic = await this.microphone.open(() => !stillConnecting());
-        if (!mic) return;
-        this.levels.setInput(this.microphone.input ?? mic);
-      }
-      this.network.start();
-      const attempt = await this.firstAttempt(this.options.connectTimeoutMs ?? 15000);
+      setup.provider.preflight?.();
+      if (!(await this.parts.openMicrophone(() => !stillConnecting()))) return;
+      this.parts.network.start();
+      const attempt = await this.carrier.first(this.config.connectTimeoutMs, this.parts.resumeStore, () => stillConnecting() && !this.ids.value);
       if (stillConnecting()) this.connected(attempt);
     } catch (err) {
       if (!stillConnecting()) return;
@@ -418,77 +249,23 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     }
   }
 
-  /**
-   * The first attempt: with `resume: true` and a recent stored id, it continues that session; when
-   * the service refuses it (ended long ago, deleted: a 4xx), a new session is made in the time left.
-   */
-  private async firstAttempt(timeoutMs: number): Promise<Attempt> {
-    const stored = this.resumeStore?.take();
-    if (!stored) return this.open(undefined, timeoutMs);
-    const began = this.clock.now();
-    this.resuming = true;
-    try {
-      return await this.open(stored, timeoutMs);
-    } catch (err) {
-      // Only a refusal (a 4xx: ended long ago, deleted) means the stored session is gone.
-      if (this._state.status !== 'connecting' || this.ids.value || classifyFailure(err).retryable) throw err;
-      this.resuming = false;
-      this.resumeStore!.clear();
-      return this.open(undefined, Math.max(0, timeoutMs - (this.clock.now() - began)));
-    }
-  }
-
-  /** The microphone's track ended by itself: switch to the default microphone on the same connection. */
-  private async microphoneLost(): Promise<void> {
-    if (!isLive(this._state)) return;
-    this.notify('error', new VoiceSessionError('device_lost', 'The microphone stopped (unplugged, switched off or taken by another app); switching to the default microphone'));
-    try {
-      const stream = await this.microphone.switchTo(undefined, this.callOver, this.sendTrack);
-      this.levels.setInput(this.microphone.input ?? stream);
-    } catch (err) {
-      if (!isLive(this._state)) return;
-      this.notify('error', err instanceof VoiceSessionError ? err : new VoiceSessionError('microphone_unavailable', 'No microphone could replace the lost one', { cause: err }));
-    }
-    void this.devices.refresh();
-  }
-
-  /** Makes `attempt` the current one and runs it (continuing `sessionId` when given). */
-  private async open(sessionId: string | undefined, timeoutMs: number): Promise<Attempt> {
-    const attempt = (this.attempt = new Attempt(this.setup, this.microphone.stream, this.attemptReport));
-    try {
-      await attempt.run(sessionId, timeoutMs);
-      return attempt;
-    } catch (err) {
-      if (this.attempt === attempt) this.attempt = undefined;
-      throw err;
-    }
-  }
-
-  private connected(attempt: Attempt): void {
-    if (attempt !== this.attempt) return;
+  private connected(link: DroppedLink): void {
+    const attempt = this.carrier.current;
+    if (link !== attempt || !attempt) return;
     // Effects first: listeners of `connected` already see the warmup under way.
-    for (const effect of this.effects) effect.connected?.(attempt);
+    for (const effect of this.parts.effects) effect.connected?.(attempt);
     this.go({ status: 'connected', sessionId: this.ids.value! });
   }
 
   /** `attempt` died (closed, ICE failed, heartbeat) or its network went away or changed: recover if it carried the call. */
   private lost(attempt: Attempt | undefined, cause: ReconnectCause = 'connection_lost'): void {
-    if (!attempt || attempt !== this.attempt) return;
-    this.ending.speechOver();
+    if (!attempt || attempt !== this.carrier.current) return;
+    this.parts.ending.speechOver();
     if (this._state.status !== 'connected') return;
     this.reconnectCause = cause;
-    for (const effect of this.effects) effect.lost?.();
+    for (const effect of this.parts.effects) effect.lost?.();
     this.recovering = new AbortController();
-    void this.recover(this._state.sessionId, attempt, this.recovering.signal);
-  }
-
-  /** Runs a recovery: it asks for each new attempt, the session opens it and answers with the outcome. */
-  private async recover(sessionId: string, dropped: Attempt, signal: AbortSignal): Promise<void> {
-    const steps = this.recovery.run(sessionId, dropped, signal);
-    for (let step = await steps.next(); !step.done;) {
-      const { sessionId: id, timeoutMs } = step.value;
-      step = await steps.next(await this.open(id, timeoutMs).then((attempt) => ({ attempt }), (error: unknown) => ({ error })));
-    }
+    void this.carrier.follow(this.parts.recovery.run(this._state.sessionId, attempt, this.recovering.signal));
   }
 
   private async finish(mode: 'graceful' | 'immediate', reason: EndReason): Promise<void> {
@@ -501,9 +278,9 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       this.recovering?.abort();
       // The user is done: no new turn may start while the last answer finishes, and nothing but
       // the goodbye is sent (Ending: the service closes the link first).
-      this.microphone.silence();
-      this.heartbeat.stop();
-      if (state.status === 'connected' && this.attempt) await this.ending.goodbye(this.attempt, mode, this.tracker.assistantSpeaking);
+      this.parts.silence();
+      const link = this.carrier.current;
+      if (state.status === 'connected' && link) await this.parts.ending.heardOut(mode, this.parts.tracker.assistantSpeaking).then(() => link.goodbye());
     }
     this.close({ status: 'ended', reason, ...named });
   }
@@ -511,87 +288,58 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   /** The call is over: every effect releases what it holds, then the final state. */
   private close(final: Extract<SessionState, { status: 'ended' | 'failed' }>): void {
     this.recovering?.abort();
-    this.attempt?.abort();
-    this.attempt = undefined;
-    for (const effect of this.effects) effect.close?.();
-    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.carrier.drop();
+    for (const effect of this.parts.effects) effect.close?.();
+    this.config.options.signal?.removeEventListener('abort', this.onAbort);
     this.go(final);
     this.ids.settle(this._state);
   }
 
   // ---------------------------------------------------------------- reports
 
-  /** What the current attempt reports; an attempt the session dropped is not heard. */
-  private readonly attemptReport: AttemptReport = {
-    answered: (attempt, id) => {
-      if (attempt === this.attempt && this.ids.name(id)) this.warmupRequest.soon(id);
-    },
-    event: (attempt, event) => {
-      if (attempt !== this.attempt) return;
-      this.heartbeat.alive();
-      this.serverEvent(event);
-    },
-    invalid: (attempt, error) => {
-      if (attempt === this.attempt) this.notify('error', error);
-    },
-    audio: (attempt, stream) => {
-      if (attempt !== this.attempt) return;
-      this.remote = stream;
-      this.levels.setOutput(stream);
-      this.playback.attach(stream);
-    },
+  /** What the current attempt reports (carrier.ts): the session keeps its own part, the collaborators get the rest. */
+  private readonly attemptReport: CarrierReport = {
+    answered: (id) => void (this.ids.name(id) && this.parts.warmup.soon(id)),
+    event: (event) => this.parts.serverEvent(event),
+    invalid: (error) => this.notify('error', error),
+    audio: (stream) => this.parts.audio(stream),
     closed: (attempt) => this.lost(attempt),
-    signaling: (attempt, mode) => {
-      if (attempt !== this.attempt || mode === this._iceSignaling) return;
-      this._iceSignaling = mode;
-      this.notify('iceSignaling', mode);
-    },
+    signaling: (mode) => this.parts.signaling(mode),
   };
 
-  /**
-   * Where each server event goes: one handler per event of the `ServerEvent` union, so a new event
-   * fails to compile here until it is routed (docs/architecture.md, "A new server event").
-   */
-  private readonly serverEvents: EventHandlers<ServerEvent> = {
-    'session.ready': (event) => {
-      this._agentReady = event.agent_ready;
-      if (this.resuming && this._state.status === 'connecting') this._resumed = event.resumed === true;
-      this.tracker.ready(event.resumed);
+  /** What Recovery reports: the state follows. */
+  private readonly recoveryReport: RecoveryReport = {
+    trying: (how, attempt) => this.go({ status: 'reconnecting', sessionId: this.ids.value!, how, attempt, cause: this.reconnectCause }),
+    restored: (link) => this.connected(link),
+    gaveUp: (error) => {
+      this.close({ status: 'ended', sessionId: this.ids.value!, reason: 'connection_lost' });
+      this.notify('error', error);
     },
-    pong: (event) => {
-      this.heartbeat.alive(event.t, event.at_ms); // its round trip sizes the dead-path allowance; at_ms: the service's clock (Turn.timing)
-      this.recovery.pong();
-    },
-    error: (event) => this.notify('error', new VoiceSessionError('server_error', event.message, { serverCode: event.code })),
-    'input.speech_started': (event) => this.tracker.handle(event),
-    'input.speech_stopped': (event) => this.tracker.handle(event),
-    'output.speech_started': (event) => this.tracker.handle(event),
-    'output.speech_stopped': (event) => this.tracker.handle(event),
-    'output.speech_paused': (event) => this.tracker.handle(event),
-    'output.speech_resumed': (event) => this.tracker.handle(event),
-    'transcript.delta': (event) => this.tracker.handle(event),
-    'transcript.final': (event) => this.tracker.handle(event),
-    'turn.completed': (event) => this.tracker.handle(event),
   };
-
-  private serverEvent(event: ServerEvent): void {
-    this.timeline.event(event);
-    (this.serverEvents[event.type] as (event: ServerEvent) => void)(event);
-  }
 
   /** An effect reported one of the session's events: the snapshot follows, then listeners and subscribers hear it. */
-  private reported<K extends keyof SessionEvents>(event: K, args: Parameters<SessionEvents[K]>): void {
+  private readonly notify: Report = (event, ...args) => {
     if (event === 'error') this._error = args[0] as VoiceSessionError;
-    if (event === 'assistantSpeaking' && args[0] === false) this.ending.speechOver();
-    if (event === 'transcript') this.ending.transcript(args[0] as TranscriptUpdate);
     this.publish(event, args);
-  }
+  };
+
+  /** All the collaborators get of the session (wiring.ts). */
+  private readonly conductor: Conductor = {
+    report: this.notify,
+    level: (levels) => this.emit('level', levels),
+    recovery: this.recoveryReport,
+    state: () => this._state,
+    current: () => this.carrier.current,
+    lost: (cause) => this.lost(this.carrier.current, cause),
+    cut: (by) => this.parts.cut(this.requireConnected(), by),
+    resuming: () => this.carrier.resuming && this._state.status === 'connecting',
+  };
 
   /** Rebuilds the snapshot, then emits `event` and tells subscribers. */
   private publish<K extends keyof SessionEvents>(event: K, args: Parameters<SessionEvents[K]>): void {
     this.snapshot.invalidate();
     (this.emit as (event: K, ...args: unknown[]) => boolean)(event, ...args);
-    for (const listener of [...this.subscribers]) listener();
+    this.snapshot.changed();
   }
 
   /** The one way the state changes: through the transition table (an illegal transition throws in development). */
@@ -603,7 +351,8 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   }
 
   private requireConnected(): Attempt {
-    if (this._state.status !== 'connected' || !this.attempt) throw new VoiceSessionError('not_connected', `Not connected (state: ${this._state.status})`);
-    return this.attempt;
+    const attempt = this.carrier.current;
+    if (this._state.status !== 'connected' || !attempt) throw new VoiceSessionError('not_connected', `Not connected (state: ${this._state.status})`);
+    return attempt;
   }
 }

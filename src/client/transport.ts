@@ -6,7 +6,7 @@
  * (kb-voice/testing's scripted service, another protocol) is a separate module that only apps
  * importing it ship. This module depends on no other of the session's: the protocol's module depends on it.
  */
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 
 /** What a transport reports to the session. */
 export interface TransportEvents {

@@ -1,5 +1,5 @@
 import { formatSdpFragment, iceCredentials, sdpMedia, type SdpFragmentMedia } from '../schemas/sdpfrag.js';
-import { sleep, type Clock } from './clock.js';
+import { sleep, type Clock } from '../clock.js';
 import { classifyFailure } from './errors.js';
 import { fixedPauses, RetrySchedule } from './retry.js';
 import type { SignalingResource } from './transport.js';

@@ -1,7 +1,8 @@
+import type { SessionEffect } from './effects.js';
 import type { ServerEvent, ServerEventOf } from '../schemas/realtime-events.js';
-import { systemClock } from './clock.js';
+import { systemClock } from '../clock.js';
 import { VoiceSessionError } from './errors.js';
-import type { LiveTranscript, Report, Turn } from './events.js';
+import type { LiveTranscript, Report, TranscriptUpdate, Turn } from './events.js';
 import type { InterruptedBy } from './interruptions.js';
 import { UNMEASURED_TIMING, type TurnTiming } from './timing/phases.js';
 
@@ -16,6 +17,16 @@ export interface TurnLimits {
   timing?: (completed: ServerEventOf<'turn.completed'>) => { timing: TurnTiming; perceivedLatencyMs: number | null };
   /** `Turn.interruptedBy` of a completed turn (the session's InterruptionLedger); default `caller` for every cut answer. */
   interruptedBy?: (event: ServerEventOf<'turn.completed'>) => InterruptedBy;
+  /** Told of the answer as it is heard (the session's Ending). */
+  heard?: AnswerHeard;
+}
+
+/** Who follows the answer as it is heard (the graceful end): the tracker tells it directly. */
+export interface AnswerHeard {
+  /** A transcript changed (either role; the listener picks). */
+  transcript(update: TranscriptUpdate): void;
+  /** The assistant stopped speaking. */
+  speechOver(): void;
 }
 
 /** Turns in progress remembered at most (older ones are forgotten: their completion then counts as never started). */
@@ -33,7 +44,7 @@ const MAX_OPEN_TURNS = 64;
  * goes on), from `session.ready` carrying `resumed: false` or, when the service does not say, from
  * a new turn whose number was already used before the reconnection.
  */
-export class TurnTracker {
+export class TurnTracker implements SessionEffect {
   readonly turns: Turn[] = [];
   userSpeaking = false;
   assistantSpeaking = false;
@@ -58,11 +69,13 @@ export class TurnTracker {
 
   private readonly timing: NonNullable<TurnLimits['timing']>;
   private readonly interruptedBy: (event: ServerEventOf<'turn.completed'>) => InterruptedBy;
+  private readonly heard: AnswerHeard | undefined;
 
   constructor(private readonly report: Report, limits: TurnLimits = {}, private readonly now: () => number = () => systemClock.now()) {
     this.maxChars = limits.maxTranscriptChars ?? 65536;
     this.timing = limits.timing ?? (() => ({ timing: UNMEASURED_TIMING, perceivedLatencyMs: null }));
     this.interruptedBy = limits.interruptedBy ?? ((event) => (event.interrupted ? 'caller' : null));
+    this.heard = limits.heard;
   }
 
   /** One event of a turn (the session routes these here; see {@link TurnEvent}). */
@@ -90,14 +103,14 @@ export class TurnTracker {
         // A service that never finalizes cannot grow this without bound: forget the oldest.
         if (this.partial.size > 2 * MAX_OPEN_TURNS) this.partial.delete(this.partial.keys().next().value!);
         this.setLive(event.turn_id, event.role, text);
-        this.report('transcript', { turnId: event.turn_id, role: event.role, text, final: false });
+        this.transcribed({ turnId: event.turn_id, role: event.role, text, final: false });
         return;
       }
       case 'transcript.final': {
         this.partial.delete(`${event.turn_id}:${event.role}`);
         const text = this.cap(event.turn_id, event.text);
         this.setLive(event.turn_id, event.role, text);
-        this.report('transcript', {
+        this.transcribed({
           turnId: event.turn_id, role: event.role, text, final: true,
           ...(event.placeholder ? { placeholder: true } : {}),
           ...(event.scripted ? { scripted: true } : {}),
@@ -154,6 +167,14 @@ export class TurnTracker {
   }
 
   /** The connection dropped: nobody is audibly speaking any more, and half-received transcripts restart. */
+  lost(): void {
+    this.connectionLost();
+  }
+
+  close(): void {
+    this.connectionLost();
+  }
+
   connectionLost(): void {
     this.setUser(false);
     this.setAssistant(false);
@@ -198,6 +219,11 @@ export class TurnTracker {
     this.live = Object.freeze({ ...base, [role]: text });
   }
 
+  private transcribed(update: TranscriptUpdate): void {
+    this.report('transcript', update);
+    this.heard?.transcript(update);
+  }
+
   private setUser(value: boolean): void {
     if (this.userSpeaking === value) return;
     this.userSpeaking = value;
@@ -208,5 +234,6 @@ export class TurnTracker {
     if (this.assistantSpeaking === value) return;
     this.assistantSpeaking = value;
     this.report('assistantSpeaking', value);
+    if (!value) this.heard?.speechOver();
   }
 }

@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 
 /**
  * Callers waiting for one kind of moment (a pong, the end of the assistant's speech, the network

@@ -1,4 +1,5 @@
-import type { Clock } from './clock.js';
+import type { SessionEffect } from './effects.js';
+import type { Clock } from '../clock.js';
 import type { VoiceSessionOptions } from './options.js';
 import type { WarmupStatus } from './state.js';
 
@@ -21,7 +22,7 @@ type Target = Pick<VoiceSessionOptions, 'aiId' | 'api' | 'language' | 'userIdent
  * ~125 ms in Chromium), while the agent build it starts takes seconds, so a ~0.1 s later start
  * costs nothing.
  */
-export class Warmup {
+export class Warmup implements SessionEffect {
   private _status: WarmupStatus = 'idle';
   private timer: unknown;
   private pendingSessionId: string | undefined;
@@ -47,6 +48,15 @@ export class Warmup {
   }
 
   /** Stops the deferral timer (the call is over). */
+  /** Connected: the warmup goes now (if it did not already). */
+  connected(): void {
+    this.now();
+  }
+
+  close(): void {
+    this.cancel();
+  }
+
   cancel(): void {
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;

@@ -14,6 +14,7 @@
  * elsewhere: esbuild (which copies no such asset), Rollup without an import.meta assets plugin, a CDN
  * (docs/csp.md).
  */
+import { sleep, systemClock, type Clock } from '../clock.js';
 import type { NoiseAssets, NoiseProcessing } from '../client/noise/suppression.js';
 import type { VoiceGateOptions } from '../client/noise/voice-gate.js';
 import { voiceGateSettings } from '../client/noise/voice-gate.js';
@@ -58,7 +59,8 @@ export function rnnoiseAssetUrls(assets: NoiseAssets = {}): { worklet: string; w
  * the stream to send once rnnoise runs. Rejects when something is missing or fails to load (the
  * session then falls back to the browser's processing); `close()` stops the graph (not `raw`).
  */
-export async function processMicrophone(raw: MediaStream, options: { gate: VoiceGateOptions | false; assets?: NoiseAssets }): Promise<RnnoiseProcessing> {
+export async function processMicrophone(raw: MediaStream, options: { gate: VoiceGateOptions | false; assets?: NoiseAssets; clock?: Clock }): Promise<RnnoiseProcessing> {
+  const clock = options.clock ?? systemClock;
   // Only the SIMD build ships (see scripts/build.mjs): without SIMD the browser's processing stays.
   if (!WebAssembly.validate(SIMD_PROBE)) throw new Error('this browser runs no WebAssembly SIMD');
   const urls = rnnoiseAssetUrls(options.assets);
@@ -78,14 +80,13 @@ export async function processMicrophone(raw: MediaStream, options: { gate: Voice
       numberOfInputs: 1, numberOfOutputs: 1, outputChannelCount: [1], channelCount: 1, channelCountMode: 'explicit', processorOptions,
     });
     await new Promise<void>((resolve, reject) => {
-      // Not the session's clock: this module runs outside it, and the wait only bounds a load.
-      const timer = setTimeout(() => reject(new Error(`rnnoise did not start within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+      const timer = clock.setTimeout(() => reject(new Error(`rnnoise did not start within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
       node.port.onmessage = (event: MessageEvent<WorkletMessage>) => {
         const message = event.data;
         if (message.type === 'stats') Object.assign(stats, { frames: message.frames, sent: message.sent, voiced: message.voiced });
         if (message.type === 'ready') resolve();
         if (message.type === 'error') reject(new Error(`rnnoise failed to start: ${message.message}`));
-        if (message.type !== 'stats') clearTimeout(timer);
+        if (message.type !== 'stats') clock.clearTimeout(timer);
       };
     });
     const source = context.createMediaStreamSource(raw);
@@ -93,7 +94,7 @@ export async function processMicrophone(raw: MediaStream, options: { gate: Voice
     destination.channelCount = 1;
     source.connect(node).connect(destination);
     // A context made without a user gesture may start suspended: its output would be silence.
-    if (context.state !== 'running') await Promise.race([context.resume(), new Promise((resolve) => setTimeout(resolve, 1000))]);
+    if (context.state !== 'running') await Promise.race([context.resume(), sleep(clock, 1000)]);
     if (context.state !== 'running') throw new Error('the AudioContext stays suspended (no user gesture yet)');
     let closed = false;
     return {

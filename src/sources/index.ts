@@ -2,7 +2,7 @@
  * `kb-voice/sources`: answers with their sources, and ratings (docs/client.md, "Sources and
  * ratings"). Pass `sources: withSources()` to a VoiceSession; the widget does it for you.
  */
-import { systemClock } from '../client/clock.js';
+import { systemClock } from '../clock.js';
 import type { SourcesFeature } from '../client/sources/api.js';
 import { Ratings } from '../client/sources/rating.js';
 import { SourceReader } from '../client/sources/reader.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../client/clock.js';
+import type { Clock } from '../clock.js';
 
 interface Timer {
   id: number;

@@ -1,4 +1,4 @@
-import type { Clock } from '../client/clock.js';
+import type { Clock } from '../clock.js';
 import type { VoiceSessionOptions } from '../client/options.js';
 import type { RealtimeSessionIn } from '../schemas/realtime.js';
 import type { ClientEvent } from '../schemas/realtime-events.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ValidationError } from '../../src/api/index.js';
 import { VoiceSession, type AudioLevels, type VoiceSessionError, type VoiceSessionOptions } from '../../src/client/index.js';
-import { GOODBYE_CLOSE_MS } from '../../src/client/ending.js';
+import { GOODBYE_CLOSE_MS } from '../../src/client/attempt.js';
 import { FakeClock, ScriptedService, type ScriptedServiceOptions } from '../../src/testing/index.js';
 
 // The controller's behaviour that needs no real peer, on kb-voice/testing's scripted service:

@@ -1,6 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Attempt } from '../../src/client/attempt.js';
-import { Recovery, type RecoveryReport } from '../../src/client/recovery.js';
+import { Recovery, type DroppedLink, type RecoveryReport } from '../../src/client/recovery.js';
 import { FakeClock } from '../../src/testing/index.js';
 
 // Recovery reports and asks; it never opens an attempt itself: run() yields an AttemptRequest for
@@ -14,7 +13,7 @@ function setup(delays: (number | null)[], options: { reconnectTimeoutMs?: number
     clock, network, probes: true, connectTimeoutMs: 15_000, reconnectTimeoutMs: options.reconnectTimeoutMs ?? 15_000,
     policy: { nextRetryDelayMs: ({ retryCount }) => delays[retryCount] ?? null },
   }, report);
-  const dropped = { transport: {}, abort: vi.fn() } as unknown as Attempt;
+  const dropped = { restart: () => undefined, send: vi.fn(), abort: vi.fn() } satisfies DroppedLink;
   return { clock, network, report, recovery, dropped, signal: new AbortController() };
 }
 
@@ -33,7 +32,7 @@ describe('Recovery asks the session for attempts', () => {
     expect(report.trying).toHaveBeenLastCalledWith('new-offer', 2);
     await clock.advance(1);
     expect(second?.value).toEqual({ sessionId: 's-1', timeoutMs: 15_000 - 300 });
-    const attempt = {} as Attempt;
+    const attempt = { restart: () => undefined, send: () => 1, abort: () => undefined } satisfies DroppedLink;
     expect((await steps.next({ attempt })).done).toBe(true);
     expect(report.restored).toHaveBeenCalledWith(attempt);
     expect(report.gaveUp).not.toHaveBeenCalled();

@@ -5,12 +5,13 @@ import { FakeClock, ScriptedService } from '../../src/testing/index.js';
 // Recovery of a dropped call on fake time: the policy's delays, the reconnectTimeoutMs budget,
 // refusals and end() while reconnecting. No real time passes.
 
-function setup(policy?: ReconnectPolicy, reconnectTimeoutMs?: number) {
+function setup(policy?: ReconnectPolicy, reconnectTimeoutMs?: number, maxRetryAfter?: number) {
   const clock = new FakeClock();
   const scripted = new ScriptedService({ clock });
   const session = new VoiceSession({
     aiId: 'robot-1', ...scripted.sessionOptions,
     ...(policy ? { reconnectPolicy: policy } : {}), ...(reconnectTimeoutMs ? { reconnectTimeoutMs } : {}),
+    ...(maxRetryAfter !== undefined ? { maxRetryAfter } : {}),
   });
   const states: SessionState[] = [];
   const errors: VoiceSessionError[] = [];
@@ -78,6 +79,33 @@ describe('VoiceSession recovery (fake time)', () => {
     expect(session.state).toEqual({ status: 'ended', sessionId: 'scripted-session-1', reason: 'connection_lost' });
     expect(errors.at(-1)).toMatchObject({ code: 'connection_lost', cause: { code: 'service_unavailable' } });
     expect(scripted.tracks[0]!.readyState).toBe('ended');
+  });
+
+  it("waits out a 503's Retry-After before the next offer (the policy said 10 ms)", async () => {
+    const { clock, scripted, session } = setup({ nextRetryDelayMs: ({ retryCount }) => (retryCount === 0 ? 0 : 10) }, 30_000);
+    await session.start();
+    scripted.failSignaling({ status: 503, retryAfterSeconds: 3 });
+    scripted.drop();
+    await clock.advance(0);
+    expect(scripted.offers).toHaveLength(2); // the first new offer: refused, come back in 3 s
+    await clock.advance(2_999);
+    expect(scripted.offers).toHaveLength(2);
+    expect(session.state.status).toBe('reconnecting');
+    await clock.advance(1);
+    expect(scripted.offers).toHaveLength(3);
+    expect(session.state).toEqual({ status: 'connected', sessionId: 'scripted-session-1' });
+    await session.end();
+  });
+
+  it('a Retry-After longer than maxRetryAfter (or the time left) ends the recovery at once, the 503 as cause', async () => {
+    const { clock, scripted, session, errors } = setup(undefined, 60_000, 10_000);
+    await session.start();
+    scripted.failSignaling({ status: 503, retryAfterSeconds: 30 });
+    scripted.drop();
+    await clock.advance(100);
+    expect(session.state).toMatchObject({ status: 'ended', reason: 'connection_lost' });
+    expect(errors.at(-1)).toMatchObject({ code: 'connection_lost', cause: { code: 'service_unavailable', retryAfterMs: 30_000 } });
+    expect(scripted.offers).toHaveLength(2);
   });
 
   it('stops at once when the service refuses the session (404)', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/errors.js';
+import { TRANSIENT } from '../../src/api/retryable.js';
 import { VoiceSession, type VoiceSessionError } from '../../src/client/index.js';
 import { classifyFailure, fromApiFailure } from '../../src/client/errors.js';
 import { ScriptedService } from '../../src/testing/index.js';
@@ -38,5 +39,11 @@ describe('Retry-After and HTTP outcomes', () => {
     expect(retryable(new ApiError('timeout', 't'))).toBe(true);
     for (const status of [408, 429, 500, 502, 503, 504]) expect(retryable({ status })).toBe(true);
     for (const status of [400, 401, 403, 404, 405, 409, 422]) expect(classifyFailure({ status })).toEqual({ status, retryable: false });
+  });
+
+  it("classifyFailure follows the API client's table: a 501 or 505 is a refusal, and the Retry-After comes along", () => {
+    for (const status of [301, 501, 505]) expect(classifyFailure({ status }).retryable, String(status)).toBe(false);
+    for (const status of TRANSIENT.keys()) expect(classifyFailure({ status }).retryable, String(status)).toBe(true);
+    expect(classifyFailure(new ApiError('http_error', 'busy', { status: 503, retryAfterMs: 3000 }))).toEqual({ status: 503, retryable: true, retryAfterMs: 3000 });
   });
 });

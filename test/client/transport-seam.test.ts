@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GOODBYE_CLOSE_MS } from '../../src/client/ending.js';
+import { GOODBYE_CLOSE_MS } from '../../src/client/attempt.js';
 import { VoiceSession, VoiceSessionError, v1Protocol, type RealtimeProtocol, type TransportProvider } from '../../src/index.js';
 import type { ServerEvent } from '../../src/schemas/index.js';
 import { FakeClock, ScriptedService } from '../../src/testing/index.js';

@@ -1,3 +1,5 @@
+import type { SessionEffect } from '../effects.js';
+import type { Clock } from '../../clock.js';
 import { stopStream } from '../media.js';
 import { voiceProcessing, type NoiseAssets, type NoiseFallbackReason, type NoiseModule, type NoiseProcessing, type NoiseSuppressionMode, type NoiseSuppressionStatus } from './suppression.js';
 import { VOICE_GATE_DEFAULTS, type VoiceGateOptions } from './voice-gate.js';
@@ -8,6 +10,8 @@ export interface NoiseStageOptions {
   noiseModule?: () => Promise<NoiseModule>;
   noiseAssets?: NoiseAssets;
   voiceGate?: VoiceGateOptions | false;
+  /** The session's clock: rnnoise's load waits on it. */
+  clock?: Clock;
 }
 
 /** Latency of the rnnoise path beyond the gate's pre-roll: one 10 ms frame and a render quantum. */
@@ -21,7 +25,7 @@ const FRAMING_MS = 13;
  * start: the browser's noise suppression is switched back on the open track) the browser's
  * processing cleans the call and the status says why. Its code stays small: it is in every call.
  */
-export class NoiseStage {
+export class NoiseStage implements SessionEffect {
   status: NoiseSuppressionStatus;
   /** Each raw stream given to {@link apply} with its processing (once started), released together. */
   private readonly processing = new Map<MediaStream, NoiseProcessing | undefined>();
@@ -48,8 +52,8 @@ export class NoiseStage {
     if (this.status.active !== 'rnnoise') return raw;
     this.processing.set(raw, undefined);
     try {
-      const { voiceGate, noiseAssets } = this.options;
-      const processing = await (await this.options.noiseModule!()).processMicrophone(raw, { gate: voiceGate ?? {}, ...(noiseAssets ? { assets: noiseAssets } : {}) });
+      const { voiceGate, noiseAssets, clock } = this.options;
+      const processing = await (await this.options.noiseModule!()).processMicrophone(raw, { gate: voiceGate ?? {}, ...(noiseAssets ? { assets: noiseAssets } : {}), ...(clock ? { clock } : {}) });
       if (!this.processing.has(raw)) processing.close(); // released meanwhile
       else this.processing.set(raw, processing);
       return processing.stream;

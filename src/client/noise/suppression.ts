@@ -1,3 +1,4 @@
+import type { Clock } from '../../clock.js';
 import type { VoiceGateOptions } from './voice-gate.js';
 
 /** Option `noiseSuppression`: who cleans the microphone. */
@@ -32,7 +33,7 @@ export interface NoiseProcessing {
 
 /** What `kb-voice/noise` exports (the option `noiseModule` loads it). */
 export interface NoiseModule {
-  processMicrophone(raw: MediaStream, options: { gate: VoiceGateOptions | false; assets?: NoiseAssets }): Promise<NoiseProcessing>;
+  processMicrophone(raw: MediaStream, options: { gate: VoiceGateOptions | false; assets?: NoiseAssets; clock?: Clock }): Promise<NoiseProcessing>;
 }
 
 /** The getUserMedia voice-processing constraints of each mode (rnnoise replaces only the browser's noise suppression). */

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { ValidationError } from '../../api/errors.js';
 import { ClientEvent, PROTOCOL_VERSION, type ServerEvent } from '../../schemas/realtime-events.js';
 import { toValidationDetail } from '../../schemas/validation.js';
-import { systemClock } from '../clock.js';
+import { systemClock } from '../../clock.js';
 import { VoiceSessionError } from '../errors.js';
 import type { RealtimeProtocolCodec } from '../realtime-protocol.js';
 

@@ -1,7 +1,7 @@
 import { sampleBetween, type QualitySample } from './sample.js';
 import { readStats, type StatsReading } from './stats.js';
 
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../../clock.js';
 
 export interface QualitySamplerOptions {
   /** The current connection's `getStats()`; undefined while there is no connection. */

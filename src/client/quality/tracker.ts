@@ -3,7 +3,7 @@ import { PerceivedLatencyMeter, type PerceivedMarks } from './perceived.js';
 import { summarizeQuality, type QualityReport } from './report.js';
 import { callQuality, UNKNOWN_QUALITY, type CallQuality, type QualitySample } from './sample.js';
 import type { Attempt } from '../attempt.js';
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../../clock.js';
 import type { SessionEffect } from '../effects.js';
 import { QualitySampler } from './sampler.js';
 

@@ -1,5 +1,5 @@
 import type { MessageRatingIn, MessageRatingQuery } from '../../schemas/sessions.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../clock.js';
 import type { Report, Turn } from '../events.js';
 import type { Source } from './normalize.js';
 

@@ -1,4 +1,4 @@
-import { deadline, sleep, type Clock } from '../clock.js';
+import { deadline, sleep, type Clock } from '../../clock.js';
 import type { Report, Turn } from '../events.js';
 import type { MessagesApi, TurnStore } from './api.js';
 import { toSources, type Source } from './normalize.js';

@@ -53,7 +53,7 @@ describe('a microphone that ends by itself', () => {
     const { scripted, session, errors } = setup({}, { microphone: mic.source });
     const replaced = vi.fn();
     await session.start();
-    const transport = (session as unknown as { attempt: { transport: { replaceTrack: (...a: unknown[]) => void } } }).attempt.transport;
+    const transport = (session as unknown as { carrier: { current: { transport: { replaceTrack: (...a: unknown[]) => void } } } }).carrier.current.transport;
     transport.replaceTrack = replaced;
     mic.tracks[0]!.readyState = 'ended';
     mic.tracks[0]!.dispatchEvent(new Event('ended'));
