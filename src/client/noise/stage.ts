@@ -49,7 +49,10 @@ export class NoiseStage {
     this.processing.set(raw, undefined);
     try {
       const { voiceGate, noiseAssets } = this.options;
-      const processing = await (await this.options.noiseModule!()).processMicrophone(raw, { gate: voiceGate ?? {}, ...(noiseAssets ? { assets: noiseAssets } : {}) });
+      const onReset = (added: number) => {
+        if (this.processing.has(raw)) this.report((this.status = Object.freeze({ ...this.status, resets: (this.status.resets ?? 0) + added })));
+      };
+      const processing = await (await this.options.noiseModule!()).processMicrophone(raw, { gate: voiceGate ?? {}, onReset, ...(noiseAssets ? { assets: noiseAssets } : {}) });
       if (!this.processing.has(raw)) processing.close(); // released meanwhile
       else this.processing.set(raw, processing);
       return processing.stream;

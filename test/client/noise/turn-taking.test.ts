@@ -130,6 +130,21 @@ describe('noiseSuppression', () => {
     expect(sentStream()?.getAudioTracks()[0]).toBe(mic.track);
   });
 
+  it('rnnoise reset after a non-finite output (#46): the snapshot counts the resets, reported as a noiseSuppression event', async () => {
+    stubGetUserMedia();
+    vi.stubGlobal('AudioWorkletNode', class {});
+    let onReset: ((added: number) => void) | undefined;
+    const module: NoiseModule = { processMicrophone: async (_raw, options) => ((onReset = options.onReset), { stream: fakeStream(), close() {} }) };
+    const { session } = setup({ microphone: {}, noiseSuppression: 'rnnoise', noiseModule: async () => module });
+    const statuses: unknown[] = [];
+    session.on('noiseSuppression', (s) => statuses.push(s));
+    await session.start();
+    onReset!(1);
+    onReset!(2);
+    expect(session.getSnapshot().noiseSuppression).toEqual({ requested: 'rnnoise', active: 'rnnoise', gate: true, resets: 3 });
+    expect(statuses).toHaveLength(2);
+  });
+
   it('an unknown mode fails at construction', () => {
     expect(() => setup({ noiseSuppression: 'krisp' as never })).toThrow(RangeError);
   });
