@@ -153,7 +153,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     this.tracker = new TurnTracker(this.notify, {
       ...(options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {}),
       timing: (completed) => this.timeline.finished(completed),
-      interruptedBy: (event) => this.ledger.interruptedBy(event),
+      interruptedBy: (event) => this.ledger.interruptedBy(event, this._state.status === 'ending'),
     }, () => clock.now());
     const pings = protocol.heartbeat !== false;
     this.heartbeat = new Heartbeat({

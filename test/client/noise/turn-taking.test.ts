@@ -244,6 +244,18 @@ describe('Turn.interruptedBy and report().interruptions', () => {
     expect(report.interruptions).toEqual({ byCaller: 1, byApp: 2, false: 2 });
   });
 
+  it('ending the call during an answer is not an interruption (#46): interruptedBy null, not counted', async () => {
+    const { session, scripted, turns } = setup();
+    await session.start();
+    scripted.userSays('one');
+    answerStarts(scripted, 1);
+    // The service cuts the answer at session.end and completes its turn before it closes the link.
+    scripted.expectEvent({ type: 'session.end' }, () => completes(scripted, 1, { interrupted: true }));
+    await session.end({ mode: 'immediate' });
+    expect(turns.map((t) => [t.interrupted, t.interruptedBy])).toEqual([[true, null]]);
+    expect(session.getSnapshot().turns[0]!.interruptedBy).toBeNull();
+  });
+
   it('an interrupt() with no answer under way marks nothing', async () => {
     const { session, scripted, turns } = setup();
     await session.start();
