@@ -74,22 +74,12 @@ export async function readBody(response: Response, options: ReadBodyOptions = {}
   return parseBody(await readText(response, options));
 }
 
-/** Longest part of a body that is not the service's JSON kept on an error (a proxy's page can be large). */
-export const KEPT_BODY_CHARS = 1024;
-
-/**
- * What a body that is not the service's JSON is, in words, for an error message: an HTML page (a
- * proxy, gateway or login page in between: its title), or JSON cut off. `undefined` for anything else.
- */
-export function foreignBody(body: unknown, contentType: string | null): string | undefined {
-  if (typeof body !== 'string') return undefined;
-  if (/html/i.test(contentType ?? '') || /^\s*<(!doctype html|html)/i.test(body)) {
-    const title = /<title[^>]*>([^<]{0,200})/i.exec(body)?.[1]?.trim();
-    return `an HTML page${title ? ` ("${title}")` : ''}, not the service's JSON: a proxy, gateway or login page in between?`;
-  }
-  if (/json/i.test(contentType ?? '') || /^\s*[[{]/.test(body)) return `a body that is not complete JSON (${body.length} characters, cut off?)`;
-  return undefined;
+/** An HTML page where JSON was expected (a proxy, gateway or login page in between), in words with its title; else `undefined`. */
+export function htmlPage(body: unknown): string | undefined {
+  if (typeof body !== 'string' || !/<html|<!doctype/i.test(body)) return undefined;
+  const title = /<title[^>]*>([^<]{0,200})/i.exec(body)?.[1]?.trim();
+  return `an HTML page${title ? ` ("${title}")` : ''}, not the service's JSON: a proxy, gateway or login page in between?`;
 }
 
-/** A body kept on an error: a string beyond {@link KEPT_BODY_CHARS} is cut there. */
-export const keptBody = (body: unknown): unknown => (typeof body === 'string' && body.length > KEPT_BODY_CHARS ? `${body.slice(0, KEPT_BODY_CHARS - 1)}…` : body);
+/** A body kept on an error: a string (a proxy's page can be large) is cut at 1024 characters. */
+export const keptBody = (body: unknown): unknown => (typeof body === 'string' ? body.slice(0, 1024) : body);

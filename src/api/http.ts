@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { fillPath, HTTPValidationError, objectToQuery, parseRequest, type Endpoint } from '../schemas/index.js';
 import { attempt, FailedAnswer, type ApiHooks, type AttemptPolicy } from './attempts.js';
-import { foreignBody, keptBody, parseBody, readText } from './body.js';
+import { htmlPage, keptBody, parseBody, readText } from './body.js';
 import { Deadline } from './deadline.js';
 import { ApiError, ValidationError } from './errors.js';
 import { retryAfterOf } from './retry-after.js';
@@ -113,10 +113,12 @@ export class Http {
       if (ack?.success) return { value: ack.data, response, url };
       throw new ApiError('invalid_response', `${what}: answered ${response.status} with no body; the endpoint has one`, { status: response.status });
     }
-    const foreign = endpoint.contentType ? undefined : foreignBody(body, response.headers.get('content-type'));
-    if (foreign) throw new ApiError('invalid_response', `${what}: answered ${response.status} with ${foreign}`, { status: response.status, body: keptBody(body) });
     const parsed = z.safeParse(endpoint.response, body);
     if (!parsed.success) {
+      // Text where JSON was due: a page from something in between, or JSON cut off.
+      if (typeof body === 'string') {
+        throw new ApiError('invalid_response', `${what}: answered ${response.status} with ${htmlPage(body) ?? `a body that is not complete JSON (${body.length} characters, cut off?)`}`, { status: response.status, body: keptBody(body) });
+      }
       throw new ApiError('invalid_response', `${what}: response does not match the schema (${summarize(parsed.error, body)})`, { status: response.status, body, cause: parsed.error });
     }
     return { value: parsed.data, response, url };
@@ -198,7 +200,7 @@ async function toApiError(error: unknown, endpoint: Endpoint, deadline: Deadline
       const parsed = z.safeParse(HTTPValidationError, body);
       if (parsed.success) return new ValidationError(parsed.data.detail, { local: false });
     }
-    const foreign = foreignBody(body, error.response.headers.get('content-type'));
+    const foreign = htmlPage(body);
     const detail = body && typeof body === 'object' && 'detail' in body && typeof body.detail === 'string' ? `: ${body.detail}` : foreign ? `: ${foreign}` : '';
     return new ApiError('http_error', `${what} failed with ${status}${detail}`, { status, body: keptBody(body), retryAfterMs: retryAfterOf(error.response, now) });
   }

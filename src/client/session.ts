@@ -15,6 +15,7 @@ import { LevelMonitor, webAudioMeters } from './levels.js';
 import { QualityTracker } from './quality/tracker.js';
 import { Microphone } from './microphone.js';
 import { NoiseStage } from './noise/stage.js';
+import { checkOptions } from './option-limits.js';
 import type { EndOptions, VoiceSessionOptions } from './options.js';
 import { simplePeerTransport } from './peer.js';
 import { AudioPlayback } from './playback.js';
@@ -107,6 +108,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
 
   constructor(options: VoiceSessionOptions) {
     super();
+    checkOptions(options);
     this.options = options;
     const clock = (this.clock = options.clock ?? systemClock);
     const protocol = options.protocol ?? v1Protocol;

@@ -177,7 +177,7 @@ export const AudioSegment = z.looseObject({
   segment_index: z.optional(Int),
   url: z.string(),
   /** When the URL stops working (ISO 8601; epoch seconds or ms are read and made ISO); absent when the service does not say. */
-  expires_at: maybe(ExpiresAt),
+  expires_at: z.optional(ExpiresAt),
   /** Length of the segment; absent when the service does not say (never guessed). */
   duration_ms: maybe(Num),
   /** Media type; absent when the service does not say. */

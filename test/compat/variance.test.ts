@@ -83,7 +83,7 @@ describe('nulls on E20 rules', () => {
     const rule = {
       ...nulls(integration, ['id', 'created_by', 'detail']),
       created_by: { ...nulls(integration.created_by, ['id']), corporate: null, is_independent: null },
-      detail: { ...nulls(integration.detail, ['id', 'share_urls']), share_urls: [{ ...nulls(integration.detail.share_urls[0], ['id', 'url']) }] },
+      detail: { ...nulls(integration.detail, ['id', 'share_urls']), share_urls: [{ ...nulls(integration.detail.share_urls[0]!, ['id', 'url']) }] },
     };
     up.next(json({ ...responses.E20, items: [rule] }));
     const [got] = (await api.datasets.integrations(DS)).items;

@@ -28,7 +28,7 @@ export class NoiseStage {
 
   constructor(private readonly options: NoiseStageOptions, private readonly report: (status: NoiseSuppressionStatus) => void, scope: { AudioWorkletNode?: unknown } = globalThis) {
     const mode = options.noiseSuppression ?? 'browser';
-    if (!['browser', 'rnnoise', 'off'].includes(mode)) throw new RangeError(`noiseSuppression: ${String(mode)}`);
+    // The mode is checked with every option (option-limits.ts); the gate's settings when rnnoise starts.
     this.status = this.statusOf(mode, mode === 'rnnoise' ? (!options.noiseModule ? 'no_module' : typeof scope.AudioWorkletNode !== 'function' ? 'no_audio_worklet' : undefined) : undefined);
   }
 
