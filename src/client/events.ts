@@ -109,6 +109,17 @@ export interface SessionEvents {
   noiseSuppression: (status: NoiseSuppressionStatus) => void;
   /** Push-to-talk: `talk()` opened or closed the microphone; also `snapshot.talking`. */
   talking: (talking: boolean) => void;
+  /**
+   * Push-to-talk: what came of a hold, once per hold after its release: `heard: true` once the
+   * service heard the caller (a turn started), `false` when nothing did within `HEARD_WITHIN_MS`
+   * (3 s) of the commit: show "I didn't catch that".
+   */
+  talk: (outcome: TalkOutcome) => void;
+}
+
+/** The `talk` event: whether the service heard a push-to-talk hold. */
+export interface TalkOutcome {
+  readonly heard: boolean;
 }
 
 /**

@@ -134,6 +134,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
         if (this._state.status === 'connected') this.attempt?.send({ v: PROTOCOL_VERSION, type: 'input.commit' });
       },
       changed: (talking) => this.notify('talking', talking),
+      outcome: (heard) => this.notify('talk', { heard }),
     }, () => this.noise.latencyMs) : undefined;
     this.devices = new DeviceWatch((devices) => this.notify('devices', devices));
     this.network = new NetworkWatch({
@@ -573,6 +574,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     if (event === 'error') this._error = args[0] as VoiceSessionError;
     if (event === 'assistantSpeaking' && args[0] === false) this.ending.speechOver();
     if (event === 'transcript') this.ending.transcript(args[0] as TranscriptUpdate);
+    if (event === 'userSpeaking' ? args[0] : event === 'transcript' && (args[0] as TranscriptUpdate).role === 'user') this.pushToTalk?.heard();
     this.publish(event, args);
   }
 

@@ -19,6 +19,7 @@ export const JAPANESE: WidgetMessageTable = {
   'button.send': '送信',
   'button.talk': '押して話す',
   'talk.hint': 'ボタン（またはスペースキー）を押している間だけ話せます。話し終えたら離してください。',
+  'talk.notHeard': 'うまく聞き取れませんでした。ボタンを押したまま話し、話し終えたら離してください。',
   'level.microphone': 'マイク',
   'level.microphoneMuted': 'マイク（ミュート中）',
   'level.talking': 'マイク（話し中）',

@@ -31,6 +31,8 @@ export interface WidgetMessages {
   /** Push-to-talk (`turn-taking="push-to-talk"`): the hold-to-talk button, and how to use it (shown under the controls). */
   'button.talk': string;
   'talk.hint': string;
+  /** In place of the hint after a hold the service did not hear (the session's `talk` event, `heard: false`). */
+  'talk.notHeard': string;
   /** The level meter's label, the same while muted, and while the caller holds talk. */
   'level.microphone': string;
   'level.microphoneMuted': string;
@@ -92,6 +94,7 @@ export const ENGLISH: WidgetMessageTable = {
   'button.send': 'Send',
   'button.talk': 'Hold to talk',
   'talk.hint': 'Hold the button (or Space) while you speak; release it when you are done.',
+  'talk.notHeard': 'I didn\u2019t catch that. Hold the button while you speak, then release it.',
   'level.microphone': 'Microphone',
   'level.microphoneMuted': 'Microphone muted',
   'level.talking': 'Listening to you',

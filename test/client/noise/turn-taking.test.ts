@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { VoiceSession, type Turn, type VoiceSessionError, type VoiceSessionOptions } from '../../../src/client/index.js';
 import type { NoiseModule } from '../../../src/client/noise/suppression.js';
-import { COMMIT_TAIL_MS } from '../../../src/client/push-to-talk.js';
+import { COMMIT_TAIL_MS, HEARD_WITHIN_MS } from '../../../src/client/push-to-talk.js';
 import { openaiCodec } from '../../../src/client/openai/codec.js';
 import { openaiProtocol } from '../../../src/client/openai/protocol.js';
 import type { TransportProvider } from '../../../src/client/transport.js';
@@ -151,6 +151,35 @@ describe('noiseSuppression', () => {
 });
 
 describe('push-to-talk', () => {
+  it('each hold has an outcome (#46): heard once the service heard the caller, not heard when no turn started within HEARD_WITHIN_MS of the commit', async () => {
+    const { session, scripted, clock } = setup({ turnTaking: 'push-to-talk' });
+    const outcomes: unknown[] = [];
+    session.on('talk', (o) => outcomes.push(o));
+    await session.start();
+    // A hold the service did not hear: nothing comes back.
+    session.talk(true);
+    session.talk(false);
+    await clock.advance(COMMIT_TAIL_MS + HEARD_WITHIN_MS - 1);
+    expect(outcomes).toEqual([]);
+    await clock.advance(1);
+    expect(outcomes).toEqual([{ heard: false }]);
+    // A hold it heard while held: heard at release.
+    session.talk(true);
+    scripted.userSays('what time is it');
+    session.talk(false);
+    expect(outcomes).toEqual([{ heard: false }, { heard: true }]);
+    await clock.advance(COMMIT_TAIL_MS + HEARD_WITHIN_MS);
+    expect(outcomes).toHaveLength(2);
+    // Heard after the commit: heard then, and no later "not heard".
+    session.talk(true);
+    session.talk(false);
+    await clock.advance(COMMIT_TAIL_MS + 500);
+    scripted.userSays('and the date');
+    await clock.advance(HEARD_WITHIN_MS);
+    expect(outcomes).toEqual([{ heard: false }, { heard: true }, { heard: true }]);
+    await session.end({ mode: 'immediate' });
+  });
+
   it('the microphone is heard only while talking; release commits once the tail has left', async () => {
     const { session, scripted, clock } = setup({ turnTaking: 'push-to-talk' });
     const talking: boolean[] = [];
