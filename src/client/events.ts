@@ -83,7 +83,7 @@ export interface AudioLevels {
   output: number | null;
 }
 
-/** Events of {@link VoiceSession} (eventemitter3). */
+/** Events of {@link VoiceSession} (its EventEmitter: emitter.ts, eventemitter3's API). */
 export interface SessionEvents {
   state: (state: SessionState, previous: SessionState) => void;
   warmup: (status: WarmupStatus) => void;

@@ -1,4 +1,4 @@
-import { EventEmitter } from 'eventemitter3';
+import { EventEmitter } from './emitter.js';
 import { PROTOCOL_VERSION, type ServerEvent } from '../schemas/realtime-events.js';
 import { Attempt, type AttemptReport, type AttemptSetup } from './attempt.js';
 import { DeviceWatch } from './devices.js';
