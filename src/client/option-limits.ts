@@ -31,8 +31,8 @@ export const OPTION_LIMITS = {
   audioElement: 'object',
   reconnectTimeoutMs: [0, 6e5],
   reconnectPolicy: 'object',
-  /** Or 0: no heartbeat. */
-  heartbeatIntervalMs: [50, 6e4],
+  /** Or 0: no heartbeat. At least 10 ms: 100 pings a second at most. */
+  heartbeatIntervalMs: [10, 6e4],
   connectTimeoutMs: [1000, 6e5],
   gracefulEndTimeoutMs: [0, 6e4],
   levelMeter: 'function',
