@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { endpoints, ErrorDetail, HTTPValidationError, OaiClientSecretIn, OaiClientSecretOut, OaiHttpError, OaiSessionConfigIn, type Endpoint } from 'kb-voice/schemas';
+import { endpoints, endpointSummaries, ErrorDetail, HTTPValidationError, OaiClientSecretIn, OaiClientSecretOut, OaiHttpError, OaiSessionConfigIn, type Endpoint } from 'kb-voice/schemas';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -45,7 +45,7 @@ function operation(e: Endpoint): JsonSchema {
   if (e.auth) responses['401'] = { description: 'Missing or wrong API key', content: json(response(ErrorDetail)) };
   return {
     operationId: e.id,
-    summary: `${e.id}: ${e.summary}`,
+    summary: `${e.id}: ${endpointSummaries[e.id] ?? e.id}`,
     parameters: [...parameters(e.params, 'path'), ...parameters(e.query, 'query')],
     ...(e.body ? { requestBody: { required: e.bodyRequired !== false, content: e.contentType ? { [e.contentType]: { schema: request(e.body) } } : json(request(e.body)) } } : {}),
     responses,

@@ -73,3 +73,13 @@ export function parseBody(text: string): unknown {
 export async function readBody(response: Response, options: ReadBodyOptions = {}): Promise<unknown> {
   return parseBody(await readText(response, options));
 }
+
+/** An HTML page where JSON was expected (a proxy, gateway or login page in between), in words with its title; else `undefined`. */
+export function htmlPage(body: unknown): string | undefined {
+  if (typeof body !== 'string' || !/<html|<!doctype/i.test(body)) return undefined;
+  const title = /<title[^>]*>([^<]{0,200})/i.exec(body)?.[1]?.trim();
+  return `an HTML page${title ? ` ("${title}")` : ''}, not the service's JSON: a proxy, gateway or login page in between?`;
+}
+
+/** A body kept on an error: a string (a proxy's page can be large) is cut at 1024 characters. */
+export const keptBody = (body: unknown): unknown => (typeof body === 'string' ? body.slice(0, 1024) : body);

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { fillPath, HTTPValidationError, objectToQuery, parseRequest, type Endpoint } from '../schemas/index.js';
 import { systemClock, type Clock } from '../clock.js';
 import { attempt, FailedAnswer, type ApiHooks, type AttemptPolicy } from './attempts.js';
-import { parseBody, readText } from './body.js';
+import { htmlPage, keptBody, parseBody, readText } from './body.js';
 import { Deadline } from './deadline.js';
 import { ApiError, ValidationError } from './errors.js';
 import { retryAfterOf } from './retry-after.js';
@@ -117,11 +117,18 @@ export class Http {
     const body = parseBody(text);
     if (body === undefined) {
       if (endpoint.empty) return { value: null, response, url };
+      // A 204 where the answer may be a bare acknowledgement (E4–E8): the change was made.
+      const ack = response.status === 204 ? z.safeParse(endpoint.response, {}) : undefined;
+      if (ack?.success) return { value: ack.data, response, url };
       throw new ApiError('invalid_response', `${what}: answered ${response.status} with no body; the endpoint has one`, { status: response.status });
     }
     const parsed = z.safeParse(endpoint.response, body);
     if (!parsed.success) {
-      throw new ApiError('invalid_response', `${what}: response does not match the schema (${summarize(parsed.error)})`, { status: response.status, body, cause: parsed.error });
+      // Text where JSON was due: a page from something in between, or JSON cut off.
+      if (typeof body === 'string') {
+        throw new ApiError('invalid_response', `${what}: answered ${response.status} with ${htmlPage(body) ?? `a body that is not complete JSON (${body.length} characters, cut off?)`}`, { status: response.status, body: keptBody(body) });
+      }
+      throw new ApiError('invalid_response', `${what}: response does not match the schema (${summarize(parsed.error, body)})`, { status: response.status, body, cause: parsed.error });
     }
     return { value: parsed.data, response, url };
   }
@@ -175,10 +182,14 @@ export class Http {
 }
 
 /** The first schema issue, in words: `sessions.0.duration_ms: Invalid input: expected number, received string`. */
-function summarize(error: z.core.$ZodError): string {
+function summarize(error: z.core.$ZodError, body: unknown): string {
   const issue = error.issues[0];
   if (!issue) return 'no detail';
-  return `${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}${error.issues.length > 1 ? ` (+${error.issues.length - 1} more)` : ''}`;
+  const path = issue.path.join('.');
+  // An absent field reads "missing sessions", not "sessions: Invalid input".
+  const absent = issue.path.length > 0 && issue.path.reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key] : undefined), body) === undefined;
+  const said = issue.code === 'invalid_type' && absent ? `missing ${path}` : `${path ? `${path}: ` : ''}${issue.message}`;
+  return `${said}${error.issues.length > 1 ? ` (+${error.issues.length - 1} more)` : ''}`;
 }
 
 /** A failure while the call was under way: the budget ran out, the caller aborted, or the read broke. */
@@ -198,8 +209,9 @@ async function toApiError(error: unknown, endpoint: Endpoint, deadline: Deadline
       const parsed = z.safeParse(HTTPValidationError, body);
       if (parsed.success) return new ValidationError(parsed.data.detail, { local: false });
     }
-    const detail = body && typeof body === 'object' && 'detail' in body && typeof body.detail === 'string' ? `: ${body.detail}` : '';
-    return new ApiError('http_error', `${what} failed with ${status}${detail}`, { status, body, retryAfterMs: retryAfterOf(error.response, () => clock.now()) });
+    const foreign = htmlPage(body);
+    const detail = body && typeof body === 'object' && 'detail' in body && typeof body.detail === 'string' ? `: ${body.detail}` : foreign ? `: ${foreign}` : '';
+    return new ApiError('http_error', `${what} failed with ${status}${detail}`, { status, body: keptBody(body), retryAfterMs: retryAfterOf(error.response, () => clock.now()) });
   }
   if (deadline.expired) return new ApiError('timeout', `${what} timed out after ${deadline.timeoutMs} ms`, { cause: deadline.signal.reason });
   if (deadline.cancelled || (error instanceof DOMException && error.name === 'AbortError')) return error;

@@ -1,9 +1,9 @@
-/** A page of the spec's envelope (`pages` may be null: a service that does not count). */
+/** A page of the spec's envelope (`pages` may be null or absent: a service that does not count). */
 export interface Page<T> {
   items: T[];
   page: number;
   size?: number;
-  pages: number | null;
+  pages?: number | null | undefined;
 }
 
 /**
@@ -16,6 +16,6 @@ export async function* paginate<T>(fetchPage: (page: number) => Promise<Page<T>>
     yield* result.items;
     // An empty page also ends the walk, so a server that miscounts `pages` cannot loop forever.
     if (result.items.length === 0) return;
-    if (result.pages !== null ? page >= result.pages : result.size !== undefined && result.items.length < result.size) return;
+    if (typeof result.pages === 'number' ? page >= result.pages : result.size !== undefined && result.items.length < result.size) return;
   }
 }

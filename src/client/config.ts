@@ -1,3 +1,4 @@
+import { checkOptions } from './option-limits.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { AttemptSetup } from './attempt.js';
 import type { VoiceSessionOptions } from './options.js';
@@ -30,6 +31,8 @@ export interface SessionConfig {
 
 /** Reads `options` once into a {@link SessionConfig}. */
 export function sessionConfig(options: VoiceSessionOptions): SessionConfig {
+  // Every option checked once, here: a TypeError/RangeError naming it and its limits (option-limits.ts).
+  checkOptions(options);
   const clock = options.clock ?? systemClock;
   const protocol = options.protocol ?? v1Protocol;
   // A protocol without ping/pong relies on the transport noticing a dead link.

@@ -90,7 +90,7 @@ export interface AudioLevels {
   output: number | null;
 }
 
-/** Events of {@link VoiceSession} (eventemitter3). */
+/** Events of {@link VoiceSession} (its EventEmitter: emitter.ts, eventemitter3's API). */
 export interface SessionEvents {
   state: (state: SessionState, previous: SessionState) => void;
   warmup: (status: WarmupStatus) => void;
@@ -118,6 +118,17 @@ export interface SessionEvents {
   talking: (talking: boolean) => void;
   /** A finished turn's sources were read (`Turn.sources`; the snapshot's turn is replaced by one carrying them). */
   sources: (turnId: number, sources: readonly Source[]) => void;
+  /**
+   * Push-to-talk: what came of a hold, once per hold after its release: `heard: true` once the
+   * service heard the caller (a turn started), `false` when nothing did within `HEARD_WITHIN_MS`
+   * (3 s) of the commit: show "I didn't catch that".
+   */
+  talk: (outcome: TalkOutcome) => void;
+}
+
+/** The `talk` event: whether the service heard a push-to-talk hold. */
+export interface TalkOutcome {
+  readonly heard: boolean;
 }
 
 /**

@@ -6,7 +6,7 @@ export type { SessionState, SessionStatus, WarmupStatus, EndReason, ReconnectHow
 export type { AudioDevice, DeviceList } from './devices.js';
 export { jitteredBackoff, type ReconnectPolicy, type ReconnectContext, type JitteredBackoffOptions } from './reconnect-policy.js';
 export type { Clock } from '../clock.js';
-export type { SessionEvents, Turn, TranscriptUpdate, AudioLevels, LiveTranscript } from './events.js';
+export type { SessionEvents, Turn, TranscriptUpdate, AudioLevels, LiveTranscript, TalkOutcome } from './events.js';
 export { TIMING_PHASES, type TurnTiming, type TimingPhase } from './timing/phases.js';
 export type { SessionSnapshot } from './snapshot.js';
 export type {

@@ -1,6 +1,6 @@
 import type { ServerEventOf } from '../schemas/realtime-events.js';
 
-/** Who cut an answer: the caller speaking (or pressing talk), the app (`interrupt()`, a typed question), or nobody. */
+/** Who cut an answer: the caller speaking (or pressing talk), the app (`interrupt()`, a typed question), or nobody (also: the call's end cut it). */
 export type InterruptedBy = 'caller' | 'app' | null;
 
 /** `report().interruptions`: answers cut by the caller, cut by the app, and false interruptions (sounds that paused an answer that then resumed). */
@@ -46,13 +46,16 @@ export class InterruptionLedger {
     if (this.marked.size > MAX_MARKED) this.marked.delete(this.marked.keys().next().value!);
   }
 
-  /** `Turn.interruptedBy` of a completed turn. */
-  interruptedBy(event: ServerEventOf<'turn.completed'>): InterruptedBy {
+  /**
+   * `Turn.interruptedBy` of a completed turn. `ending`: the call is ending (`end()`), so an answer
+   * cut without a mark was cut by the end, which is no interruption (null, not the caller's).
+   */
+  interruptedBy(event: ServerEventOf<'turn.completed'>, ending = false): InterruptedBy {
     const by = this.marked.get(event.turn_id) ?? this.pending;
     this.marked.delete(event.turn_id);
     this.pending = undefined;
     if (event.input === 'text' && this.typedInFlight > 0) this.typedInFlight--;
-    return event.interrupted ? by ?? 'caller' : null;
+    return event.interrupted ? by ?? (ending ? null : 'caller') : null;
   }
 }
 

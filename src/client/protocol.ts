@@ -5,8 +5,20 @@ import { toValidationDetail } from '../schemas/validation.js';
 import { VoiceSessionError } from './errors.js';
 import type { RealtimeProtocol, RealtimeProtocolCodec } from './realtime-protocol.js';
 
-/** How many distinct unknown event types one session reports (one protocol_error each) before it stops naming them. */
+/**
+ * How many distinct unknown event types, and distinct malformed-message errors, one session reports
+ * (one protocol_error each) before it only counts them: a service (or a peer) sending garbage in a
+ * loop cannot flood the app with `error` events.
+ */
 export const MAX_REPORTED_UNKNOWN_TYPES = 16;
+
+/** Whether `kind` is reported: the first of each kind, up to {@link MAX_REPORTED_UNKNOWN_TYPES} kinds; every one counted in `counts`. */
+function firstOfKind(counts: Map<string, number>, kind: string): boolean {
+  const seen = counts.get(kind);
+  if (seen === undefined && counts.size >= MAX_REPORTED_UNKNOWN_TYPES) return false;
+  counts.set(kind, (seen ?? 0) + 1);
+  return seen === undefined;
+}
 
 const KNOWN_TYPES: ReadonlySet<unknown> = new Set(ServerEvent.def.options.map((o) => o.def.shape.type.def.values[0]));
 
@@ -50,26 +62,23 @@ export function encodeClientEvent(event: ClientEvent): string {
 /**
  * The kb-voice v1 codec. An event type it does not know (a newer service of the same protocol
  * version) is ignored: the first message of each type is reported once as `protocol_error`, later
- * ones only counted in `ignored`.
+ * ones only counted in `ignored`. A malformed message likewise: once per distinct error, counted in
+ * `malformed`.
  */
-export function v1Codec(): RealtimeProtocolCodec & { readonly ignored: ReadonlyMap<string, number> } {
+export function v1Codec(): RealtimeProtocolCodec & { readonly ignored: ReadonlyMap<string, number>; readonly malformed: ReadonlyMap<string, number> } {
   const ignored = new Map<string, number>();
+  /** Malformed messages by their error's message, reported the same way as unknown types. */
+  const malformed = new Map<string, number>();
   return {
     ignored,
+    malformed,
     decode(text) {
       const result = parseServerEvent(text);
       if (result === undefined) return [];
-      if (result instanceof VoiceSessionError) return result;
+      if (result instanceof VoiceSessionError) return firstOfKind(malformed, result.message) ? result : [];
       if (result instanceof UnknownEvent) {
         const type = result.type;
-        const seen = ignored.get(type);
-        if (seen !== undefined) {
-          ignored.set(type, seen + 1);
-          return [];
-        }
-        if (ignored.size >= MAX_REPORTED_UNKNOWN_TYPES) return [];
-        ignored.set(type, 1);
-        return new VoiceSessionError('protocol_error', `Unknown event type "${type.slice(0, 64)}" ignored (reported once per type)`);
+        return firstOfKind(ignored, type) ? new VoiceSessionError('protocol_error', `Unknown event type "${type.slice(0, 64)}" ignored (reported once per type)`) : [];
       }
       return [result];
     },

@@ -1,4 +1,4 @@
-import { EventEmitter } from 'eventemitter3';
+import { EventEmitter } from './emitter.js';
 import type { Attempt } from './attempt.js';
 import { Carrier, type CarrierReport } from './carrier.js';
 import { sessionConfig, type SessionConfig } from './config.js';

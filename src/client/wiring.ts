@@ -66,6 +66,7 @@ export function wire(config: SessionConfig, conductor: Conductor) {
     interruptAnswer: () => conductor.cut('caller'),
     commit: () => whenConnected(() => conductor.current()?.send({ type: 'input.commit' })),
     changed: (talking) => report('talking', talking),
+    outcome: (heard) => report('talk', { heard }),
   }, () => noise.latencyMs) : undefined;
   const devices = new DeviceWatch((list) => report('devices', list));
   const network = new NetworkWatch({
@@ -86,7 +87,7 @@ export function wire(config: SessionConfig, conductor: Conductor) {
   const ending = new Ending(clock, config.gracefulEndTimeoutMs);
   const tracker = new TurnTracker(report, {
     ...(options.maxTranscriptChars !== undefined ? { maxTranscriptChars: options.maxTranscriptChars } : {}),
-    timing: (completed) => timeline.finished(completed), interruptedBy: (event) => ledger.interruptedBy(event), heard: ending,
+    timing: (completed) => timeline.finished(completed), interruptedBy: (event) => ledger.interruptedBy(event, conductor.state().status === 'ending'), heard: ending,
   }, () => clock.now());
   /** What the service and the link said of the call so far (for the snapshot and the getters). */
   const heard = { agentReady: undefined as boolean | undefined, resumed: false, iceSignaling: undefined as IceSignaling | undefined, remote: undefined as MediaStream | undefined };
@@ -124,14 +125,15 @@ export function wire(config: SessionConfig, conductor: Conductor) {
     // Its round trip sizes the dead-path allowance; at_ms: the service's clock (Turn.timing).
     pong: (event) => (heartbeat.alive(event.t, event.at_ms), recovery.pong()),
     error: (event) => report('error', new VoiceSessionError('server_error', event.message, { serverCode: event.code })),
-    'input.speech_started': (event) => tracker.handle(event),
+    // Push-to-talk: the service heard the hold (its outcome, the `talk` event)
+    'input.speech_started': (event) => (tracker.handle(event), pushToTalk?.heard()),
     'input.speech_stopped': (event) => tracker.handle(event),
     'output.speech_started': (event) => tracker.handle(event),
     'output.speech_stopped': (event) => tracker.handle(event),
     'output.speech_paused': (event) => tracker.handle(event),
     'output.speech_resumed': (event) => tracker.handle(event),
-    'transcript.delta': (event) => tracker.handle(event),
-    'transcript.final': (event) => tracker.handle(event),
+    'transcript.delta': (event) => (tracker.handle(event), event.role === 'user' && pushToTalk?.heard()),
+    'transcript.final': (event) => (tracker.handle(event), event.role === 'user' && pushToTalk?.heard()),
     'turn.completed': (event) => tracker.handle(event),
   };
 

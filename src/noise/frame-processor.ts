@@ -17,7 +17,15 @@ export interface FrameCounters {
   sent: number;
   /** Frames confirmed as voice. */
   voiced: number;
+  /** Times the suppressor's output turned non-finite and it was reset (its frame left silent). */
+  resets: number;
 }
+
+/**
+ * A sample rnnoise can take: non-finite is 0 (dropped), the rest clamped to -1..1. One NaN or
+ * Infinity (or a huge value) would poison rnnoise's recurrent state: every later frame NaN.
+ */
+const sane = (v: number): number => (Number.isFinite(v) ? Math.max(-1, Math.min(1, v)) : 0);
 
 /**
  * The audio side of rnnoise + the voice gate, free of Web Audio so it runs in Node (tests, bench):
@@ -27,21 +35,25 @@ export interface FrameCounters {
  * never clicks. Output lags input by one frame (framing) plus the pre-roll.
  */
 export class FrameProcessor {
-  readonly counters: FrameCounters = { frames: 0, sent: 0, voiced: 0 };
+  readonly counters: FrameCounters = { frames: 0, sent: 0, voiced: 0, resets: 0 };
   private readonly gate: VoiceGate | undefined;
   private readonly pending = new Float32Array(FRAME_SAMPLES);
   private filled = 0;
   /** Delay line of cleaned frames (pre-roll), oldest first. */
   private readonly delay: Float32Array[];
   private head = 0;
-  /** Samples ready to leave, as a ring the size of two frames. */
-  private readonly out = new Float32Array(FRAME_SAMPLES * 2);
+  /** Samples ready to leave, as a ring of two frames, grown when a render quantum holds more. */
+  private out = new Float32Array(FRAME_SAMPLES * 2);
   private outRead = 0;
   private outCount = FRAME_SAMPLES;
   private gain = 0;
   private readonly tones: ToneDetector | undefined;
 
-  constructor(private readonly denoise: Denoise, gate: VoiceGateOptions | false = {}) {
+  /**
+   * @param reset Makes `denoise` fresh again (rnnoise: a new state); called when its output turned
+   *   non-finite, which would otherwise last for the rest of the stream.
+   */
+  constructor(private readonly denoise: Denoise, gate: VoiceGateOptions | false = {}, private readonly reset: () => void = () => undefined) {
     this.gate = gate === false ? undefined : new VoiceGate(gate);
     this.gain = this.gate ? 0 : 1;
     this.tones = this.gate ? new ToneDetector() : undefined;
@@ -54,12 +66,15 @@ export class FrameProcessor {
     return FRAME_SAMPLES * (1 + this.delay.length);
   }
 
-  /** Processes `input` (any length up to a frame) into `output` (same length). */
+  /** Processes `input` (any length) into `output` (same length). */
   process(input: Float32Array, output: Float32Array): void {
+    // Room for every frame this quantum completes, beside those still waiting to leave.
+    const needed = this.outCount + Math.ceil((this.filled + input.length) / FRAME_SAMPLES) * FRAME_SAMPLES;
+    if (needed > this.out.length) this.grow(needed);
     let i = 0;
     while (i < input.length) {
       const take = Math.min(input.length - i, FRAME_SAMPLES - this.filled);
-      this.pending.set(input.subarray(i, i + take), this.filled);
+      for (let k = 0; k < take; k++) this.pending[this.filled + k] = sane(input[i + k]!);
       this.filled += take;
       i += take;
       if (this.filled === FRAME_SAMPLES) {
@@ -78,11 +93,26 @@ export class FrameProcessor {
     }
   }
 
+  /** The ring made `size` samples long (whole frames), the samples waiting kept in order. */
+  private grow(size: number): void {
+    const out = new Float32Array(Math.ceil(size / FRAME_SAMPLES) * FRAME_SAMPLES);
+    for (let k = 0; k < this.outCount; k++) out[k] = this.out[(this.outRead + k) % this.out.length]!;
+    this.out = out;
+    this.outRead = 0;
+  }
+
   private frame(): void {
     const frame = this.pending.slice();
     // A tone is never voice, whatever rnnoise's VAD says of it (it scores beeps as voice).
     const tonal = this.tones?.push(frame) ?? false;
-    const voice = this.denoise(frame);
+    let voice = this.denoise(frame);
+    if (!Number.isFinite(voice) || !frame.every(Number.isFinite)) {
+      // Input is sane, so the suppressor itself went wrong: start it afresh, send this frame silent.
+      this.reset();
+      this.counters.resets++;
+      frame.fill(0);
+      voice = 0;
+    }
     const probability = tonal ? 0 : voice;
     this.counters.frames++;
     let leaving: Float32Array = frame;

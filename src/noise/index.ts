@@ -39,6 +39,8 @@ export interface RnnoiseStats {
   frames: number;
   sent: number;
   voiced: number;
+  /** Times rnnoise's output turned non-finite and it was reset. */
+  resets: number;
 }
 
 /** {@link NoiseProcessing} with the worklet's counters. */
@@ -59,14 +61,14 @@ export function rnnoiseAssetUrls(assets: NoiseAssets = {}): { worklet: string; w
  * the stream to send once rnnoise runs. Rejects when something is missing or fails to load (the
  * session then falls back to the browser's processing); `close()` stops the graph (not `raw`).
  */
-export async function processMicrophone(raw: MediaStream, options: { gate: VoiceGateOptions | false; assets?: NoiseAssets; clock?: Clock }): Promise<RnnoiseProcessing> {
+export async function processMicrophone(raw: MediaStream, options: { gate: VoiceGateOptions | false; assets?: NoiseAssets; clock?: Clock; onReset?: (added: number) => void }): Promise<RnnoiseProcessing> {
   const clock = options.clock ?? systemClock;
   // Only the SIMD build ships (see scripts/build.mjs): without SIMD the browser's processing stays.
   if (!WebAssembly.validate(SIMD_PROBE)) throw new Error('this browser runs no WebAssembly SIMD');
   const urls = rnnoiseAssetUrls(options.assets);
   const gate = options.gate === false ? false : voiceGateSettings(options.gate);
   const context = new AudioContext({ sampleRate: SAMPLE_RATE, latencyHint: 'interactive' });
-  const stats: RnnoiseStats = { frames: 0, sent: 0, voiced: 0 };
+  const stats: RnnoiseStats = { frames: 0, sent: 0, voiced: 0, resets: 0 };
   try {
     const [wasm] = await Promise.all([
       fetch(urls.wasm).then((res) => {
@@ -83,7 +85,11 @@ export async function processMicrophone(raw: MediaStream, options: { gate: Voice
       const timer = clock.setTimeout(() => reject(new Error(`rnnoise did not start within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
       node.port.onmessage = (event: MessageEvent<WorkletMessage>) => {
         const message = event.data;
-        if (message.type === 'stats') Object.assign(stats, { frames: message.frames, sent: message.sent, voiced: message.voiced });
+        if (message.type === 'stats') {
+          const added = message.resets - stats.resets;
+          Object.assign(stats, { frames: message.frames, sent: message.sent, voiced: message.voiced, resets: message.resets });
+          if (added > 0) options.onReset?.(added);
+        }
         if (message.type === 'ready') resolve();
         if (message.type === 'error') reject(new Error(`rnnoise failed to start: ${message.message}`));
         if (message.type !== 'stats') clock.clearTimeout(timer);

@@ -14,9 +14,10 @@ interface RnnoiseExports {
 /** rnnoise reads and writes 16-bit sample values as floats. */
 const SCALE = 32768;
 
-/** One rnnoise state: {@link Denoise} for the frame processor, and `destroy()`. */
+/** One rnnoise state: {@link Denoise} for the frame processor, `reset()` (a fresh state) and `destroy()`. */
 export interface Rnnoise {
   denoise: Denoise;
+  reset(): void;
   destroy(): void;
 }
 
@@ -53,7 +54,7 @@ export async function instantiateRnnoise(binary: BufferSource | WebAssembly.Modu
   const e = instance.exports as unknown as RnnoiseExports;
   memory = e.memory;
   e.__wasm_call_ctors();
-  const state = e.rnnoise_create(0);
+  let state = e.rnnoise_create(0);
   const input = e.malloc(FRAME_SAMPLES * 4);
   const output = e.malloc(FRAME_SAMPLES * 4);
   let destroyed = false;
@@ -67,6 +68,11 @@ export async function instantiateRnnoise(binary: BufferSource | WebAssembly.Modu
       const from = new Float32Array(memory!.buffer, output, FRAME_SAMPLES);
       for (let i = 0; i < FRAME_SAMPLES; i++) frame[i] = from[i]! / SCALE;
       return probability;
+    },
+    reset() {
+      if (destroyed) return;
+      e.rnnoise_destroy(state);
+      state = e.rnnoise_create(0);
     },
     destroy() {
       if (destroyed) return;

@@ -24,7 +24,7 @@ export interface RnnoiseProcessorOptions {
 export type WorkletMessage =
   | { type: 'ready' }
   | { type: 'error'; message: string }
-  | { type: 'stats'; frames: number; sent: number; voiced: number; busyMs: number };
+  | { type: 'stats'; frames: number; sent: number; voiced: number; resets: number; busyMs: number };
 
 const STATS_EVERY_FRAMES = 100;
 
@@ -33,12 +33,13 @@ class RnnoiseProcessor extends AudioWorkletProcessor {
   private readonly processor: FrameProcessor;
   private closed = false;
   private reported = 0;
+  private resets = 0;
   private busyMs = 0;
 
   constructor(options: { processorOptions: RnnoiseProcessorOptions }) {
     super();
     const { wasm, gate } = options.processorOptions;
-    this.processor = new FrameProcessor((frame) => this.rnnoise?.denoise(frame) ?? 0, gate);
+    this.processor = new FrameProcessor((frame) => this.rnnoise?.denoise(frame) ?? 0, gate, () => this.rnnoise?.reset());
     instantiateRnnoise(wasm).then(
       (rnnoise) => {
         this.rnnoise = rnnoise;
@@ -67,10 +68,12 @@ class RnnoiseProcessor extends AudioWorkletProcessor {
     this.processor.process(input, output);
     for (let c = 1; c < (outputs[0]?.length ?? 0); c++) outputs[0]![c]!.set(output);
     if (began) this.busyMs += performance.now() - began;
-    const { frames, sent, voiced } = this.processor.counters;
-    if (frames - this.reported >= STATS_EVERY_FRAMES) {
+    const { frames, sent, voiced, resets } = this.processor.counters;
+    // A reset is told at once (the session shows it), the rest once a second.
+    if (frames - this.reported >= STATS_EVERY_FRAMES || resets !== this.resets) {
       this.reported = frames;
-      this.post({ type: 'stats', frames, sent, voiced, busyMs: this.busyMs });
+      this.resets = resets;
+      this.post({ type: 'stats', frames, sent, voiced, resets, busyMs: this.busyMs });
     }
     return true;
   }

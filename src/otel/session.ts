@@ -16,6 +16,8 @@ export interface SessionTracing {
 /** What a traced call offers its API calls: the span their `traceparent` should name (the innermost open one). */
 export interface TracedCall {
   current(): Span | undefined;
+  /** The call span, also once ended (its reports name it); undefined before the call began. */
+  readonly last: Span | undefined;
   /** Stops listening; ends the spans still open (the call span with what it knows). */
   dispose(): void;
 }
@@ -59,6 +61,7 @@ export function traceSession(session: VoiceSession, t: SessionTracing): TracedCa
     }
   };
 
+  let last: Span | undefined;
   const finish = (state: Extract<SessionState, { status: 'ended' | 'failed' }> | undefined, at: number) => {
     for (const [turnId, startedAt] of open) turnSpan(turnId, startedAt, at, 'session_closed', {}).end(at);
     open.clear();
@@ -76,6 +79,7 @@ export function traceSession(session: VoiceSession, t: SessionTracing): TracedCa
       call.setAttribute(ATTR.callEndReason, state.reason);
     }
     call.end(at);
+    last = call;
     call = undefined;
   };
 
@@ -118,6 +122,9 @@ export function traceSession(session: VoiceSession, t: SessionTracing): TracedCa
 
   return {
     current: () => connecting?.span ?? call,
+    get last() {
+      return call ?? last;
+    },
     dispose() {
       session.off('state', onState);
       session.off('userSpeaking', onSpeaking);

@@ -1,4 +1,4 @@
-import { metrics, trace, type Meter, type Tracer } from '@opentelemetry/api';
+import { metrics, trace, type Meter, type Span, type Tracer } from '@opentelemetry/api';
 import type { VoiceSession } from '../client/index.js';
 import { VoiceMetrics } from './metrics.js';
 import { traceSession, type TracedCall } from './session.js';
@@ -48,10 +48,16 @@ export function voiceTelemetry(options: VoiceTelemetryOptions = {}): VoiceTeleme
   const voiceMetrics = new VoiceMetrics(options.meter ?? metrics.getMeter(INSTRUMENTATION_SCOPE));
   /** The calls being traced, newest last: an API call names the newest one's open span. */
   const calls: TracedCall[] = [];
+  /**
+   * The span of the call that ended last: its `report()` (E11–E14, after `end()`) still belongs to
+   * it, so those requests carry its `traceparent` (until another call is traced) rather than start
+   * new root traces at the relay.
+   */
+  let ended: Span | undefined;
   const baseFetch = (input: RequestInfo | URL, init?: RequestInit) => (options.fetch ?? globalThis.fetch)(input, init);
 
   const tracedFetch: typeof globalThis.fetch = (input, init) => {
-    const span = trace.getActiveSpan() ?? calls.at(-1)?.current();
+    const span = trace.getActiveSpan() ?? calls.at(-1)?.current() ?? ended;
     const header = span && formatTraceparent(span.spanContext());
     if (!header) return baseFetch(input, init);
     const request = new Request(input, init);
@@ -64,6 +70,7 @@ export function voiceTelemetry(options: VoiceTelemetryOptions = {}): VoiceTeleme
     instrument(session, opts = {}) {
       const traced = traceSession(session, { tracer, metrics: voiceMetrics, ...(opts.aiId ? { aiId: opts.aiId } : {}) });
       calls.push(traced);
+      ended = undefined;
       const stop = () => {
         const i = calls.indexOf(traced);
         if (i >= 0) calls.splice(i, 1);
@@ -73,6 +80,7 @@ export function voiceTelemetry(options: VoiceTelemetryOptions = {}): VoiceTeleme
         if (state.status !== 'ended' && state.status !== 'failed') return;
         session.off('state', onState);
         stop();
+        if (calls.length === 0) ended = traced.last;
       };
       session.on('state', onState);
       return () => {

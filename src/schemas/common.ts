@@ -35,6 +35,8 @@ const numeric = (value: unknown) => (typeof value === 'string' && NUMERIC.test(v
 export const Num = before(numeric, z.number());
 /** {@link Num} for integers (`"12"` is 12; `"1.5"` fails). */
 export const Int = before(numeric, z.int());
+/** A boolean the spec says defaults to false: absent or `null` is false. */
+export const BoolOrFalse = before((value) => (value === null ? undefined : value), z._default(z.boolean(), false));
 /** A number the spec says defaults to 0: absent or `null` is 0; a decimal string is read as {@link Num}. */
 export const NumOr0 = before((value) => (value === null ? undefined : numeric(value)), z._default(z.number(), 0));
 
@@ -71,16 +73,17 @@ export const PageNumber = z.int().check(z.gte(1));
 export const PageSize = z.int().check(z.gte(1), z.lte(1000));
 
 /**
- * The page envelope of E19 and E20. `total` and `pages` may be `null` (fastapi-pagination sends
- * them so when it does not count); the page walk then ends at the first short or empty page.
+ * The page envelope of E19 and E20. `total` and `pages` may be `null` or absent (fastapi-pagination
+ * sends them null when it does not count, other pagers leave them out); the page walk then ends at
+ * the first short or empty page.
  */
 export const pageOf = <T extends z.core.SomeType>(item: T) =>
   z.looseObject({
     items: z.array(item),
-    total: z.nullable(Int),
+    total: maybe(Int),
     page: Int,
     size: Int,
-    pages: z.nullable(Int),
+    pages: maybe(Int),
   });
 
 /** Generic `{ detail: "<message>" }` error body (401, 404, 413, 502, 504). */

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { DateTimeOut, Int, JsonObject, maybe, PageNumber, PageSize, pageOf, Uuid } from './common.js';
+import { BoolOrFalse, DateTimeOut, Int, JsonObject, maybe, PageNumber, PageSize, pageOf, Uuid } from './common.js';
 
 /** E4 request. */
 export const RefreshFilesIn = z.strictObject({
@@ -89,8 +89,8 @@ export const User = z.looseObject({
   salt: maybe(z.string()),
   picture: maybe(z.string()),
   locale: maybe(z.string()),
-  corporate: z._default(z.boolean(), false),
-  is_independent: z._default(z.boolean(), false),
+  corporate: BoolOrFalse,
+  is_independent: BoolOrFalse,
 });
 export type User = z.infer<typeof User>;
 

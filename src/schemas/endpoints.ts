@@ -19,7 +19,6 @@ export interface Endpoint {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path template with `{name}` parameters. */
   readonly path: string;
-  readonly summary: string;
   readonly params: z.ZodMiniObject;
   readonly query?: z.ZodMiniObject;
   readonly body?: z.core.$ZodType;
@@ -66,28 +65,28 @@ const E8Out = orAcknowledgement(datasets.DatasetConfigsOut);
 const define = <const T extends Record<string, Endpoint>>(t: T) => t;
 
 export const endpoints = define({
-  E1: { id: 'E1', method: 'POST', path: '/v1/robots/{ai_id}/realtime/warmup', summary: 'Warm up the robot agent', params: aiUuid, body: realtime.RealtimeWarmupIn, bodyRequired: false, response: realtime.RealtimeWarmupOut, status: 200, auth: true },
-  RS: { id: 'RS', method: 'POST', path: '/v1/robots/{ai_id}/realtime/sessions', summary: 'Realtime signaling: offer in, answer out', params: aiId, body: realtime.RealtimeSessionIn, response: realtime.RealtimeSessionOut, status: 201, auth: true },
-  RT: { id: 'RT', method: 'PATCH', path: '/v1/robots/{ai_id}/realtime/sessions/{session_id}', summary: 'Realtime session resource: trickled ICE candidates, end-of-candidates, ICE restart (WHIP-style sdpfrag); 204, or 200 with the answer fragment of a restart', params: z.strictObject({ ai_id: id, session_id: id }), body: z.string().check(z.minLength(1), z.maxLength(SDPFRAG_LIMITS.maxChars)), contentType: SDPFRAG_CONTENT_TYPE, response: z.string(), status: 204, auth: true },
-  E2: { id: 'E2', method: 'PUT', path: '/v1/ais/{ai_id}/gen_prompt', summary: 'Update robot prompt information', params: aiId, body: prompts.GenPromptIn, response: prompts.GenPromptOut, status: 200, auth: true },
-  E3: { id: 'E3', method: 'POST', path: '/v1/ais/gen_prompt', summary: 'Generate a robot prompt from a meta prompt', params: none, body: prompts.GenPromptIn, response: prompts.GenPromptOut, status: 200, auth: true, streams: true },
-  E4: { id: 'E4', method: 'PUT', path: '/v1/datasets/{dataset_id}/files/refresh_list', summary: 'Refresh dataset files', params: z.strictObject({ dataset_id: id }), body: datasets.RefreshFilesIn, response: E4Out, status: 200, auth: true },
-  E5: { id: 'E5', method: 'POST', path: '/v1/datasets/{dataset_id}/links', summary: 'Add links to a dataset', params: z.strictObject({ dataset_id: id }), query: datasets.AddLinksQuery, body: datasets.AddLinksIn, response: E5Out, status: 200, auth: true },
-  E6: { id: 'E6', method: 'PATCH', path: '/v1/{ai_id}/message_rating', summary: 'Rate a message', params: aiId, query: sessions.MessageRatingQuery, body: sessions.MessageRatingIn, bodyRequired: false, response: E6Out, status: 200, auth: true },
-  E7: { id: 'E7', method: 'DELETE', path: '/v1/datasets/{dataset_id}/files', summary: 'Delete dataset files', params: z.strictObject({ dataset_id: id }), body: datasets.DeleteFilesIn, response: E7Out, status: 200, auth: true },
-  E8: { id: 'E8', method: 'POST', path: '/v1/datasets/{dataset_id}/configs', summary: 'Update dataset configuration', params: z.strictObject({ dataset_id: id }), body: datasets.DatasetConfigsIn, response: E8Out, status: 200, auth: true },
-  E9: { id: 'E9', method: 'POST', path: '/pdf/highlight', summary: 'PDF highlight positions of a text', params: none, body: documents.PdfHighlightIn, response: documents.PdfHighlightOut, status: 200, auth: false },
-  E10: { id: 'E10', method: 'POST', path: '/v1/digitals/v1/chat/completions', summary: 'Chat completions (digital human runtime)', params: none, body: chat.ChatCompletionIn, response: chat.ChatCompletionOut, status: 200, auth: false, streams: true },
-  E11: { id: 'E11', method: 'GET', path: '/v1/robots/{ai_id}/realtime-cost', summary: 'Realtime cost summary', params: aiId, query: realtime.RealtimeCostQuery, response: realtime.RealtimeCostSummary, status: 200, auth: true },
-  E12: { id: 'E12', method: 'GET', path: '/v1/robots/{ai_id}/realtime-cost/sessions', summary: 'Realtime cost per session', params: aiId, query: realtime.RealtimeCostQuery, response: realtime.RealtimeSessionCostList, status: 200, auth: true },
-  E13: { id: 'E13', method: 'GET', path: '/v1/robots/{ai_id}/realtime-usage', summary: 'Realtime usage', params: aiId, query: realtime.RealtimeUsageQuery, response: realtime.RealtimeUsage, status: 200, auth: true },
-  E14: { id: 'E14', method: 'GET', path: '/v1/robots/{ai_id}/realtime-audio/download', summary: 'Presigned URLs of recorded audio segments', params: aiId, query: realtime.RealtimeAudioQuery, response: realtime.RealtimeAudioOut, status: 200, auth: true },
-  E15: { id: 'E15', method: 'DELETE', path: '/v1/{ai_id}/sessions/{session_id}', summary: 'Delete a session (background hard delete)', params: z.strictObject({ ai_id: id, session_id: z.string().check(notDotSegment) }), response: sessions.SessionDeleteOut, status: 200, auth: true, empty: true },
-  E16: { id: 'E16', method: 'GET', path: '/v1/datasets/{dataset_id}/files/{file_id}/metadata', summary: 'Dataset file metadata', params: z.strictObject({ dataset_id: id, file_id: id }), response: datasets.DatasetFile, status: 200, auth: true },
-  E17: { id: 'E17', method: 'GET', path: '/v1/{ai_id}/session.messages/{message_id}', summary: 'One session message', params: z.strictObject({ ai_id: id, message_id: id }), response: sessions.SessionMessage, status: 200, auth: true },
-  E18: { id: 'E18', method: 'GET', path: '/v1/question/references/{ai_id}', summary: 'References of an answer', params: aiId, query: sessions.ReferencesQuery, response: sessions.ReferencesOut, status: 200, auth: true },
-  E19: { id: 'E19', method: 'GET', path: '/v1/{ai_id}/session.messages', summary: 'Messages of a session (paginated)', params: aiId, query: sessions.SessionMessagesQuery, response: sessions.SessionMessagePage, status: 200, auth: false },
-  E20: { id: 'E20', method: 'GET', path: '/v1/datasets/{dataset_id}/integrations', summary: 'Dataset integration rules (paginated)', params: z.strictObject({ dataset_id: Uuid }), query: datasets.IntegrationsQuery, response: datasets.IntegrationPage, status: 200, auth: true },
+  E1: { id: 'E1', method: 'POST', path: '/v1/robots/{ai_id}/realtime/warmup', params: aiUuid, body: realtime.RealtimeWarmupIn, bodyRequired: false, response: realtime.RealtimeWarmupOut, status: 200, auth: true },
+  RS: { id: 'RS', method: 'POST', path: '/v1/robots/{ai_id}/realtime/sessions', params: aiId, body: realtime.RealtimeSessionIn, response: realtime.RealtimeSessionOut, status: 201, auth: true },
+  RT: { id: 'RT', method: 'PATCH', path: '/v1/robots/{ai_id}/realtime/sessions/{session_id}', params: z.strictObject({ ai_id: id, session_id: id }), body: z.string().check(z.minLength(1), z.maxLength(SDPFRAG_LIMITS.maxChars)), contentType: SDPFRAG_CONTENT_TYPE, response: z.string(), status: 204, auth: true },
+  E2: { id: 'E2', method: 'PUT', path: '/v1/ais/{ai_id}/gen_prompt', params: aiId, body: prompts.GenPromptIn, response: prompts.GenPromptOut, status: 200, auth: true },
+  E3: { id: 'E3', method: 'POST', path: '/v1/ais/gen_prompt', params: none, body: prompts.GenPromptIn, response: prompts.GenPromptOut, status: 200, auth: true, streams: true },
+  E4: { id: 'E4', method: 'PUT', path: '/v1/datasets/{dataset_id}/files/refresh_list', params: z.strictObject({ dataset_id: id }), body: datasets.RefreshFilesIn, response: E4Out, status: 200, auth: true },
+  E5: { id: 'E5', method: 'POST', path: '/v1/datasets/{dataset_id}/links', params: z.strictObject({ dataset_id: id }), query: datasets.AddLinksQuery, body: datasets.AddLinksIn, response: E5Out, status: 200, auth: true },
+  E6: { id: 'E6', method: 'PATCH', path: '/v1/{ai_id}/message_rating', params: aiId, query: sessions.MessageRatingQuery, body: sessions.MessageRatingIn, bodyRequired: false, response: E6Out, status: 200, auth: true },
+  E7: { id: 'E7', method: 'DELETE', path: '/v1/datasets/{dataset_id}/files', params: z.strictObject({ dataset_id: id }), body: datasets.DeleteFilesIn, response: E7Out, status: 200, auth: true },
+  E8: { id: 'E8', method: 'POST', path: '/v1/datasets/{dataset_id}/configs', params: z.strictObject({ dataset_id: id }), body: datasets.DatasetConfigsIn, response: E8Out, status: 200, auth: true },
+  E9: { id: 'E9', method: 'POST', path: '/pdf/highlight', params: none, body: documents.PdfHighlightIn, response: documents.PdfHighlightOut, status: 200, auth: false },
+  E10: { id: 'E10', method: 'POST', path: '/v1/digitals/v1/chat/completions', params: none, body: chat.ChatCompletionIn, response: chat.ChatCompletionOut, status: 200, auth: false, streams: true },
+  E11: { id: 'E11', method: 'GET', path: '/v1/robots/{ai_id}/realtime-cost', params: aiId, query: realtime.RealtimeCostQuery, response: realtime.RealtimeCostSummary, status: 200, auth: true },
+  E12: { id: 'E12', method: 'GET', path: '/v1/robots/{ai_id}/realtime-cost/sessions', params: aiId, query: realtime.RealtimeCostQuery, response: realtime.RealtimeSessionCostList, status: 200, auth: true },
+  E13: { id: 'E13', method: 'GET', path: '/v1/robots/{ai_id}/realtime-usage', params: aiId, query: realtime.RealtimeUsageQuery, response: realtime.RealtimeUsage, status: 200, auth: true },
+  E14: { id: 'E14', method: 'GET', path: '/v1/robots/{ai_id}/realtime-audio/download', params: aiId, query: realtime.RealtimeAudioQuery, response: realtime.RealtimeAudioOut, status: 200, auth: true },
+  E15: { id: 'E15', method: 'DELETE', path: '/v1/{ai_id}/sessions/{session_id}', params: z.strictObject({ ai_id: id, session_id: z.string().check(notDotSegment) }), response: sessions.SessionDeleteOut, status: 200, auth: true, empty: true },
+  E16: { id: 'E16', method: 'GET', path: '/v1/datasets/{dataset_id}/files/{file_id}/metadata', params: z.strictObject({ dataset_id: id, file_id: id }), response: datasets.DatasetFile, status: 200, auth: true },
+  E17: { id: 'E17', method: 'GET', path: '/v1/{ai_id}/session.messages/{message_id}', params: z.strictObject({ ai_id: id, message_id: id }), response: sessions.SessionMessage, status: 200, auth: true },
+  E18: { id: 'E18', method: 'GET', path: '/v1/question/references/{ai_id}', params: aiId, query: sessions.ReferencesQuery, response: sessions.ReferencesOut, status: 200, auth: true },
+  E19: { id: 'E19', method: 'GET', path: '/v1/{ai_id}/session.messages', params: aiId, query: sessions.SessionMessagesQuery, response: sessions.SessionMessagePage, status: 200, auth: false },
+  E20: { id: 'E20', method: 'GET', path: '/v1/datasets/{dataset_id}/integrations', params: z.strictObject({ dataset_id: Uuid }), query: datasets.IntegrationsQuery, response: datasets.IntegrationPage, status: 200, auth: true },
 });
 
 export type EndpointId = keyof typeof endpoints;
@@ -99,9 +98,9 @@ export type EndpointId = keyof typeof endpoints;
  */
 // Plain literals and identifiers (no call), so bundlers drop these tables
 // from apps that never use them (the OpenAI dialect ships only when imported).
-const OAI_CLIENT_SECRETS = { id: 'OAI_CLIENT_SECRETS', method: 'POST', path: '/v1/realtime/client_secrets', summary: 'Mint an ephemeral client secret (ek_) for one robot', params: none, body: openai.OaiClientSecretIn, response: openai.OaiClientSecretOut, status: 200, auth: true } as const satisfies Endpoint;
+const OAI_CLIENT_SECRETS = { id: 'OAI_CLIENT_SECRETS', method: 'POST', path: '/v1/realtime/client_secrets', params: none, body: openai.OaiClientSecretIn, response: openai.OaiClientSecretOut, status: 200, auth: true } as const satisfies Endpoint;
 // The offer's non-emptiness is checked by its readers (the relay's text body, `readOfferBody`).
-const OAI_CALLS = { id: 'OAI_CALLS', method: 'POST', path: '/v1/realtime/calls', summary: 'Unified interface: SDP offer in, SDP answer out (Location names the call)', params: none, contentType: 'application/sdp', body: text, response: text, status: 201, auth: true } as const satisfies Endpoint;
+const OAI_CALLS = { id: 'OAI_CALLS', method: 'POST', path: '/v1/realtime/calls', params: none, contentType: 'application/sdp', body: text, response: text, status: 201, auth: true } as const satisfies Endpoint;
 export const openaiEndpoints = { OAI_CLIENT_SECRETS, OAI_CALLS } as const;
 
 const robot = z.strictObject({ ai_id: id });
@@ -112,11 +111,11 @@ const robot = z.strictObject({ ai_id: id });
  */
 export const openaiRelayEndpoints = {
   OAI_SECRET: {
-    id: 'OAI_SECRET', method: 'POST', path: '/v1/robots/{ai_id}/realtime/client_secrets', summary: 'Mint an OpenAI-dialect client secret (ek_) for the caller',
+    id: 'OAI_SECRET', method: 'POST', path: '/v1/robots/{ai_id}/realtime/client_secrets',
     params: robot, body: openai.OaiRelaySecretIn, bodyRequired: false, response: openai.OaiClientSecretOut, status: 200, auth: true, upstream: OAI_CLIENT_SECRETS,
   },
   OAI_CALL: {
-    id: 'OAI_CALL', method: 'POST', path: '/v1/robots/{ai_id}/realtime/calls', summary: 'OpenAI-dialect call, unified interface: SDP offer in, SDP answer out',
+    id: 'OAI_CALL', method: 'POST', path: '/v1/robots/{ai_id}/realtime/calls',
     params: robot, response: text, status: 201, auth: true, upstream: OAI_CALLS,
   },
 } as const satisfies Record<string, Endpoint>;
@@ -129,7 +128,7 @@ export const openaiRelayEndpoints = {
  */
 export const sourcesRelayEndpoints = {
   E9: {
-    id: 'E9', method: 'POST', path: '/v1/robots/{ai_id}/pdf/highlight', summary: 'PDF highlight positions of a file a message cites, through the relay',
+    id: 'E9', method: 'POST', path: '/v1/robots/{ai_id}/pdf/highlight',
     params: robot, query: documents.PdfHighlightRelayQuery, body: documents.PdfHighlightIn, response: documents.PdfHighlightOut, status: 200, auth: true,
   },
 } as const satisfies Record<string, Endpoint>;

@@ -16,6 +16,7 @@ export * from './datasets.js';
 export * from './documents.js';
 export * from './chat.js';
 export * from './endpoints.js';
+export * from './endpoint-summaries.js';
 export * from './sdpfrag.js';
 export * from './offer-form.js';
 export * from './http-status.js';

@@ -106,9 +106,19 @@ export type ServerEvent = z.infer<typeof ServerEvent>;
 export type ServerEventOf<T extends ServerEvent['type']> = Extract<ServerEvent, { type: T }>;
 
 /** Client → server events. */
-export const TextInputEvent = z.strictObject({
-  v, type: z.literal('input.text'), text: z.string().check(z.minLength(1), z.maxLength(4000)),
-});
+/**
+ * Typed text the service can read: 1–4000 characters, not only whitespace, no control character
+ * but tab, CR and LF (NUL and the like reach logs and prompts), no lone surrogate (not text: JSON
+ * encoders and the model's tokenizer differ on it) and no bidi override or isolate (U+202A–202E,
+ * U+2066–2069: they make a transcript read other than it is). Refused, never stripped: the caller
+ * sees what was wrong instead of a question silently changed.
+ */
+export const TypedText = z.string().check(
+  z.minLength(1), z.maxLength(4000),
+  z.refine((text) => text.trim() !== '', 'Text must not be only whitespace'),
+  z.refine((text) => !/[\0-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u.test(text), 'Text must not hold control characters, lone surrogates or bidi overrides'),
+);
+export const TextInputEvent = z.strictObject({ v, type: z.literal('input.text'), text: TypedText });
 export const InterruptEvent = z.strictObject({ v, type: z.literal('response.interrupt') });
 export const EndEvent = z.strictObject({ v, type: z.literal('session.end') });
 export const PingEvent = z.strictObject({ v, type: z.literal('ping'), t: z.number() });

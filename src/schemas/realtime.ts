@@ -47,7 +47,8 @@ export type RealtimeSessionIn = z.input<typeof RealtimeSessionIn>;
 /** Signaling response, status 201. */
 export const RealtimeSessionOut = z.looseObject({
   session_id: z.string(),
-  type: z.literal('answer'),
+  /** Absent is read as `answer` (a service that sends only the SDP); any other value fails. */
+  type: z._default(z.literal('answer'), 'answer'),
   sdp: z.string(),
 });
 export type RealtimeSessionOut = z.infer<typeof RealtimeSessionOut>;
@@ -83,9 +84,10 @@ export const RealtimeCostSummary = z.looseObject({
   bot_id: z.string(),
   model: maybe(z.string()),
   session_count: Num,
-  total_turns: Num,
-  total_duration_ms: Num,
-  cache_hit_rate: Num,
+  /** The three figures below may be absent (or null): the spec does not call them required, and 0 would be a claim. */
+  total_turns: maybe(Num),
+  total_duration_ms: maybe(Num),
+  cache_hit_rate: maybe(Num),
   items: z.array(CostItem),
   total_cost: Num,
   totals: maybe(JsonObject),
@@ -171,19 +173,23 @@ const ExpiresAt = z.pipe(
 
 /** One recorded audio segment with its presigned URL (E14; the spec does not show the fields). */
 export const AudioSegment = z.looseObject({
-  segment_index: Int,
+  /** Absent: the segment's position in the list (see {@link RealtimeAudioOut}). */
+  segment_index: z.optional(Int),
   url: z.string(),
-  /** When the URL stops working (ISO 8601; epoch seconds or ms are read and made ISO). */
-  expires_at: ExpiresAt,
+  /** When the URL stops working (ISO 8601; epoch seconds or ms are read and made ISO); absent when the service does not say. */
+  expires_at: z.optional(ExpiresAt),
   /** Length of the segment; absent when the service does not say (never guessed). */
   duration_ms: maybe(Num),
-  content_type: z.string(),
+  /** Media type; absent when the service does not say. */
+  content_type: maybe(z.string()),
 });
-export type AudioSegment = z.infer<typeof AudioSegment>;
+/** A segment as read: `segment_index` always set. */
+export type AudioSegment = z.infer<typeof AudioSegment> & { segment_index: number };
 
 /** E14 response (CONTRACT.md). */
 export const RealtimeAudioOut = z.looseObject({
   session_id: z.string(),
-  segments: z.array(AudioSegment),
+  /** A segment without `segment_index` gets its position in the list (the spec does not name the fields). */
+  segments: z.pipe(z.array(AudioSegment), z.transform((segments) => segments.map((s, i): AudioSegment => ({ ...s, segment_index: s.segment_index ?? i })))),
 });
 export type RealtimeAudioOut = z.infer<typeof RealtimeAudioOut>;

@@ -1,7 +1,7 @@
 import { createApiClient } from '../api/client.js';
 import type { CallCheckResult } from '../check/types.js';
 import type { VoiceSessionError } from '../client/errors.js';
-import type { AudioLevels, SessionEvents, TranscriptUpdate, Turn } from '../client/events.js';
+import type { AudioLevels, SessionEvents, TalkOutcome, TranscriptUpdate, Turn } from '../client/events.js';
 import { SessionHolder } from '../client/holder.js';
 import type { VoiceSessionOptions } from '../client/options.js';
 import type { VoiceSession } from '../client/session.js';
@@ -28,6 +28,8 @@ export interface KbVoiceWidgetEventMap {
   mute: CustomEvent<boolean>;
   /** Push-to-talk: the visitor started (true) or stopped (false) talking. */
   talking: CustomEvent<boolean>;
+  /** Push-to-talk: whether the service heard a hold (once per hold, after its release; the widget shows "I didn't catch that"). */
+  talk: CustomEvent<TalkOutcome>;
   error: CustomEvent<VoiceSessionError>;
   /** "Test my setup" finished: `detail` is the check's result (kb-voice/check's `CallCheckResult`). */
   check: CustomEvent<CallCheckResult>;
@@ -36,7 +38,7 @@ export interface KbVoiceWidgetEventMap {
 }
 
 /** Session events the element re-dispatches (`level` is not one: it fires 10 times a second). */
-const FORWARDED = ['state', 'turn', 'transcript', 'mute', 'talking', 'error'] as const satisfies readonly (keyof SessionEvents)[];
+const FORWARDED = ['state', 'turn', 'transcript', 'mute', 'talking', 'talk', 'error'] as const satisfies readonly (keyof SessionEvents)[];
 
 // Defining the class must not throw where there is no DOM (server-side rendering imports it too).
 const Base: typeof HTMLElement = typeof HTMLElement === 'undefined' ? (class {} as unknown as typeof HTMLElement) : HTMLElement;
@@ -292,6 +294,12 @@ export class KbVoiceWidget extends Base {
       this.dispatchEvent(new CustomEvent('timing', { detail: { id, input, firstResponseMs, perceivedLatencyMs, timing: t } }));
     session.on('turn', timing);
     offs.push(() => session.off('turn', timing));
+    // A hold the service missed says so in the hint; the next hold brings the hint back.
+    const heard = ({ heard }: TalkOutcome) => this.#view?.showTalkOutcome(heard);
+    const talking = (on: boolean) => on && this.#view?.showTalkOutcome(true);
+    session.on('talk', heard);
+    session.on('talking', talking);
+    offs.push(() => session.off('talk', heard), () => session.off('talking', talking));
     const level = (levels: AudioLevels) => this.#view?.setLevels(levels);
     session.on('level', level);
     offs.push(() => session.off('level', level));

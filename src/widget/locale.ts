@@ -37,13 +37,17 @@ export class WidgetText {
   constructor(readonly language: string, overrides: Partial<WidgetMessageTable> = {}) {
     const primary = language.split('-')[0]!.toLowerCase();
     this.builtIn = primary in BUILT_IN ? primary : 'en';
-    const own = Object.fromEntries(Object.entries(overrides).filter(([key, value]) => key in ENGLISH && typeof value === 'string'));
+    // Own keys only: a page's `constructor` or `__proto__` is not a message.
+    const own = Object.fromEntries(Object.entries(overrides).filter(([key, value]) => Object.hasOwn(ENGLISH, key) && typeof value === 'string'));
     this.table = { ...BUILT_IN[this.builtIn]!, ...own };
   }
 
-  /** The string of `key`, each `{name}` replaced by `params[name]` (an unknown name stays as written). */
+  /**
+   * The string of `key`, each `{name}` replaced by `params[name]` (an unknown name stays as written;
+   * only the params' own names: a page's `{constructor}` is not Object's).
+   */
   t(key: keyof WidgetMessageTable, params: Record<string, string | number> = {}): string {
-    return this.table[key].replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? this.value(params[name]!) : whole));
+    return this.table[key].replace(/\{(\w+)\}/g, (whole, name: string) => (Object.hasOwn(params, name) ? this.value(params[name]!) : whole));
   }
 
   /** A wait in whole seconds, in words ("5 seconds", "5 秒"). */

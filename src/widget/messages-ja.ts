@@ -21,6 +21,7 @@ export const JAPANESE: WidgetMessageTable = {
   'button.check': '接続をテスト',
   'check.running': 'マイク、ネットワーク、音声サービスを確認しています\u2026',
   'talk.hint': 'ボタン（またはスペースキー）を押している間だけ話せます。話し終えたら離してください。',
+  'talk.notHeard': 'うまく聞き取れませんでした。ボタンを押したまま話し、話し終えたら離してください。',
   'level.microphone': 'マイク',
   'level.microphoneMuted': 'マイク（ミュート中）',
   'level.talking': 'マイク（話し中）',

@@ -34,6 +34,8 @@ export interface WidgetMessages {
   /** "Test my setup" (the pre-call check), and its panel while it runs (its results are in check-panel.ts). */
   'button.check': string;
   'check.running': string;
+  /** In place of the hint after a hold the service did not hear (the session's `talk` event, `heard: false`). */
+  'talk.notHeard': string;
   /** The level meter's label, the same while muted, and while the caller holds talk. */
   'level.microphone': string;
   'level.microphoneMuted': string;
@@ -108,6 +110,7 @@ export const ENGLISH: WidgetMessageTable = {
   'button.check': 'Test my setup',
   'check.running': 'Testing your microphone, network and the voice service\u2026',
   'talk.hint': 'Hold the button (or Space) while you speak; release it when you are done.',
+  'talk.notHeard': 'I didn\u2019t catch that. Hold the button while you speak, then release it.',
   'level.microphone': 'Microphone',
   'level.microphoneMuted': 'Microphone muted',
   'level.talking': 'Listening to you',

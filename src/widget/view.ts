@@ -41,7 +41,7 @@ const TEMPLATE = `
     <button type="button" part="button check-button" data-testid="check-start" aria-controls="kbv-check"></button>
   </div>
   <div class="check" part="check-result" id="kbv-check" data-testid="check-result" role="status" aria-live="polite" hidden></div>
-  <p class="hint" part="talk-hint" id="kbv-talk-hint" hidden></p>
+  <p class="hint" part="talk-hint" id="kbv-talk-hint" data-testid="talk-hint" aria-live="polite" hidden></p>
   <div class="level" part="level">
     <span id="kbv-level-label" data-testid="mic-status"></span>
     <span class="meter" part="meter" role="meter" aria-labelledby="kbv-level-label" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0" data-testid="input-level" data-value="0"><span part="meter-bar"></span></span>
@@ -308,6 +308,16 @@ export class WidgetView {
   /** Empties the question box once it was sent. */
   clearInput(): void {
     this.el.input.value = '';
+  }
+
+  /**
+   * Push-to-talk: after a hold the service did not hear, the hint says so ("I didn't catch that");
+   * the next hold, or a heard one, brings the hint back.
+   */
+  showTalkOutcome(heard: boolean): void {
+    const words = this.text.t(heard ? 'talk.hint' : 'talk.notHeard');
+    if (this.el.hint.textContent !== words) this.el.hint.textContent = words;
+    this.el.hint.dataset.heard = String(heard);
   }
 
   /** The latency of the last answer that was heard (a turn cut before its audio has none). */

@@ -82,11 +82,19 @@ describe('VoiceSession (scripted service)', () => {
     await session.start();
     expect(() => session.sendText('')).toThrow(ValidationError);
     expect(() => session.sendText('x'.repeat(4001))).toThrow(ValidationError);
+    // #46: only whitespace, control characters, a lone surrogate, a bidi override: refused, nothing sent.
+    for (const text of [' \t\n ', 'a\u0000b', 'a\u001bb', 'x\ud800', '\udc00x', 'abc\u202edcba', 'a\u2066b']) {
+      expect(() => session.sendText(text), JSON.stringify(text)).toThrow(ValidationError);
+    }
+    expect(() => session.sendText(' ')).toThrow(/only whitespace/);
+    expect(() => session.sendText('a\u202eb')).toThrow(/bidi/);
     session.sendText('How long is the warranty?');
     session.interrupt();
+    session.sendText('Line one\nline two\ttab 😀 日本語');
     expect(scripted.sent).toEqual([
       { v: 1, type: 'input.text', text: 'How long is the warranty?' },
       { v: 1, type: 'response.interrupt' },
+      { v: 1, type: 'input.text', text: 'Line one\nline two\ttab 😀 日本語' },
     ]);
     await session.end();
   });

@@ -254,6 +254,18 @@ describe('protocol limits and forward compatibility', () => {
     await session.end();
   });
 
+  it('malformed messages are reported once per distinct error, 16 at most, then only counted (#46)', async () => {
+    const { scripted, session, errors } = setup();
+    await session.start();
+    for (let i = 0; i < 20_000; i++) scripted.sendRaw(i % 2 ? `garbage ${i}` : JSON.stringify({ v: 1, type: 'transcript.final', turn_id: -i, role: 'user', text: 'x' }));
+    for (let i = 0; i < 40; i++) scripted.sendRaw(JSON.stringify({ v: 1, type: 'transcript.delta', [`field${i}`]: 1 }));
+    expect(errors.length).toBeLessThanOrEqual(16);
+    expect(errors.slice(0, 2).map((e) => e.message)).toEqual([expect.stringContaining('turn_id'), 'Data-channel message is not JSON']);
+    expect(errors.every((e) => e.code === 'protocol_error')).toBe(true);
+    expect(session.state.status).toBe('connected');
+    await session.end();
+  });
+
   it('turn.completed for a turn that never started is a protocol_error, not a turn', async () => {
     const { scripted, session, errors } = setup();
     await session.start();

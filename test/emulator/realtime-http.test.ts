@@ -146,7 +146,7 @@ describe('E14 presigned audio', () => {
     expect(out.segments.map((s) => s.segment_index)).toEqual([0, 1, 2, 3]);
     const seg = out.segments[1]!;
     expect(seg.content_type).toBe('audio/wav');
-    const expires = Date.parse(seg.expires_at) - Date.now();
+    const expires = Date.parse(seg.expires_at!) - Date.now();
     expect(expires).toBeGreaterThan(14 * 60_000);
     expect(expires).toBeLessThanOrEqual(15 * 60_000);
     const res = await fetch(seg.url);
@@ -193,7 +193,7 @@ describe('E14 presigned audio', () => {
     // Expiry is read from the clock: move it instead of waiting out a short lifetime.
     vi.useFakeTimers({ toFake: ['Date'] });
     const { segments } = await t.api.realtime.audio(t.robotId, { session_id: S1, segment_index: 0 });
-    const expiresAt = Date.parse(segments[0]!.expires_at);
+    const expiresAt = Date.parse(segments[0]!.expires_at!);
     vi.setSystemTime(expiresAt - 1);
     expect((await fetch(segments[0]!.url)).status).toBe(200);
     vi.setSystemTime(expiresAt);

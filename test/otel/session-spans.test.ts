@@ -71,7 +71,7 @@ describe('kb-voice/otel on a call\'s events', () => {
     expect(spans.getFinishedSpans().filter((s) => s.name === 'kb_voice.connect')).toHaveLength(2);
   });
 
-  it('sends the open span as traceparent on API calls (the connect span while connecting), and none without a call', async () => {
+  it('sends the open span as traceparent on API calls (the connect span while connecting, the call\'s after its end: its reports), and none before a call', async () => {
     const spans = new InMemorySpanExporter();
     const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
     providers.push(provider);
@@ -88,9 +88,16 @@ describe('kb-voice/otel on a call\'s events', () => {
     session.go({ status: 'connected', sessionId: 's-1' });
     await telemetry.fetch('http://app.test/warmup');
     session.go({ status: 'ended', sessionId: 's-1', reason: 'local' });
-    await telemetry.fetch('http://app.test/after');
+    // report() after end() (#46): E11–E14 are the call's, not new root traces at the relay.
+    await telemetry.fetch('http://app.test/report');
     const byName = (name: string) => spans.getFinishedSpans().find((s) => s.name === name)!.spanContext().spanId;
-    expect(seen.map((h) => (h ? parseTraceparent(h)!.spanId : null))).toEqual([null, byName('kb_voice.connect'), byName('realtime_inference'), null]);
+    expect(seen.map((h) => (h ? parseTraceparent(h)!.spanId : null))).toEqual([null, byName('kb_voice.connect'), byName('realtime_inference'), byName('realtime_inference')]);
+    // The next traced call takes over.
+    const next = new FakeSession();
+    telemetry.instrument(next as unknown as VoiceSession);
+    next.go({ status: 'connecting', attempt: 1 });
+    await telemetry.fetch('http://app.test/signaling');
+    expect(parseTraceparent(seen.at(-1)!)!.traceId).not.toBe(parseTraceparent(seen[1]!)!.traceId);
   });
 
   it('reads and writes W3C traceparent, refusing invalid ones', () => {

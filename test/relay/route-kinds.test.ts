@@ -13,13 +13,13 @@ import { KEY, ROBOT, startFakeUpstream, type FakeUpstream } from './helpers.js';
 
 const SECRET = 'route-kinds-secret';
 const trickle: Endpoint = {
-  id: 'RS_PATCH', method: 'PATCH', path: '/v1/robots/{ai_id}/realtime/sessions/{session_id}', summary: 'Trickle ICE',
+  id: 'RS_PATCH', method: 'PATCH', path: '/v1/robots/{ai_id}/realtime/sessions/{session_id}',
   params: z.strictObject({ ai_id: z.uuid(), session_id: z.string() }), response: z.unknown(), status: 204, auth: true,
 };
 const calls: Endpoint = {
-  id: 'OA_CALLS', method: 'POST', path: '/v1/robots/{ai_id}/realtime/calls', summary: 'OpenAI-compatible calls',
+  id: 'OA_CALLS', method: 'POST', path: '/v1/robots/{ai_id}/realtime/calls',
   params: z.strictObject({ ai_id: z.uuid() }), response: z.unknown(), status: 201, auth: true,
-  upstream: { id: 'UP_CALLS', method: 'POST', path: '/v1/realtime/calls', summary: 'upstream calls', params: z.strictObject({}), response: z.unknown(), status: 201, auth: true },
+  upstream: { id: 'UP_CALLS', method: 'POST', path: '/v1/realtime/calls', params: z.strictObject({}), response: z.unknown(), status: 201, auth: true },
 };
 const routes: RelayRoute[] = [
   { endpoint: trickle, user: forUser.sessionInPath, textBody: { contentTypes: ['application/trickle-ice-sdpfrag'] } },

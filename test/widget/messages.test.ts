@@ -52,6 +52,12 @@ describe('the UI language', () => {
     expect('nope' in french.table).toBe(false);
   });
 
+  it('a page string\u2019s {constructor} or {toString} stays as written, and only real keys are taken (#46)', () => {
+    const text = new WidgetText('en', { 'devices.unnamed': 'Mic {n} {constructor} {toString} {__proto__}', constructor: 'x' } as never);
+    expect(text.t('devices.unnamed', { n: 2 })).toBe('Mic 2 {constructor} {toString} {__proto__}');
+    expect(Object.hasOwn(text.table, 'constructor')).toBe(false);
+  });
+
   it('formats numbers and times with Intl for the language', () => {
     expect(new WidgetText('en').latency(840)).toBe('840 ms');
     expect(new WidgetText('en').latency(1234)).toBe('1.2 sec');

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import '../../src/widget/index.js';
 import type { KbVoiceWidget } from '../../src/widget/index.js';
-import { COMMIT_TAIL_MS } from '../../src/client/push-to-talk.js';
+import { COMMIT_TAIL_MS, HEARD_WITHIN_MS } from '../../src/client/push-to-talk.js';
 import { FakeClock, ScriptedService } from '../../src/testing/index.js';
 
 // The widget's push-to-talk (issue 35) on kb-voice/testing's scripted service and fake time: the
@@ -47,6 +47,27 @@ const key = (target: EventTarget, type: 'keydown' | 'keyup', k: string, repeat =
   target.dispatchEvent(new KeyboardEvent(type, { key: k, repeat, bubbles: true, composed: true, cancelable: true }));
 const pointer = (target: EventTarget, type: string) =>
   target.dispatchEvent(new PointerEvent(type, { pointerId: 1, button: 0, bubbles: true, composed: true, cancelable: true }));
+
+describe('a hold the service did not hear (#46)', () => {
+  it('the hint says "I didn\u2019t catch that" (announced politely), the talk event says heard: false, and the next hold brings the hint back', async () => {
+    const t = await connected();
+    const outcomes: unknown[] = [];
+    t.el.addEventListener('talk', (event) => outcomes.push(event.detail));
+    const hint = t.get('talk-hint');
+    const usual = hint.textContent;
+    expect(hint.getAttribute('aria-live')).toBe('polite');
+    pointer(t.talk(), 'pointerdown');
+    pointer(t.talk(), 'pointerup');
+    await t.clock.advance(COMMIT_TAIL_MS + HEARD_WITHIN_MS);
+    await flush();
+    expect(outcomes).toEqual([{ heard: false }]);
+    expect(hint.textContent).toBe('I didn\u2019t catch that. Hold the button while you speak, then release it.');
+    pointer(t.talk(), 'pointerdown');
+    await flush();
+    expect(hint.textContent).toBe(usual);
+    pointer(t.talk(), 'pointerup');
+  });
+});
 
 describe('turn-taking', () => {
   it('the attribute is the session\u2019s option: push-to-talk opens nothing until talk is held', async () => {

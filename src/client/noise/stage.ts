@@ -32,7 +32,7 @@ export class NoiseStage implements SessionEffect {
 
   constructor(private readonly options: NoiseStageOptions, private readonly report: (status: NoiseSuppressionStatus) => void, scope: { AudioWorkletNode?: unknown } = globalThis) {
     const mode = options.noiseSuppression ?? 'browser';
-    if (!['browser', 'rnnoise', 'off'].includes(mode)) throw new RangeError(`noiseSuppression: ${String(mode)}`);
+    // The mode is checked with every option (option-limits.ts); the gate's settings when rnnoise starts.
     this.status = this.statusOf(mode, mode === 'rnnoise' ? (!options.noiseModule ? 'no_module' : typeof scope.AudioWorkletNode !== 'function' ? 'no_audio_worklet' : undefined) : undefined);
   }
 
@@ -53,7 +53,10 @@ export class NoiseStage implements SessionEffect {
     this.processing.set(raw, undefined);
     try {
       const { voiceGate, noiseAssets, clock } = this.options;
-      const processing = await (await this.options.noiseModule!()).processMicrophone(raw, { gate: voiceGate ?? {}, ...(noiseAssets ? { assets: noiseAssets } : {}), ...(clock ? { clock } : {}) });
+      const onReset = (added: number) => {
+        if (this.processing.has(raw)) this.report((this.status = Object.freeze({ ...this.status, resets: (this.status.resets ?? 0) + added })));
+      };
+      const processing = await (await this.options.noiseModule!()).processMicrophone(raw, { gate: voiceGate ?? {}, onReset, ...(noiseAssets ? { assets: noiseAssets } : {}), ...(clock ? { clock } : {}) });
       if (!this.processing.has(raw)) processing.close(); // released meanwhile
       else this.processing.set(raw, processing);
       return processing.stream;

@@ -16,6 +16,11 @@ export interface NoiseSuppressionStatus {
   readonly reason?: NoiseFallbackReason;
   /** Whether the client voice gate runs (only with `rnnoise` active). */
   readonly gate: boolean;
+  /**
+   * Times rnnoise's output turned non-finite and it was reset (each costs 10 ms of silence); absent
+   * until the first. Non-finite or out-of-range samples are dropped or clamped before rnnoise.
+   */
+  readonly resets?: number;
 }
 
 /** Where the lazy entry's worklet and rnnoise's WebAssembly are served; default beside `kb-voice/noise`. */
@@ -31,9 +36,9 @@ export interface NoiseProcessing {
   close(): void;
 }
 
-/** What `kb-voice/noise` exports (the option `noiseModule` loads it). */
+/** What `kb-voice/noise` exports (the option `noiseModule` loads it); `onReset`: rnnoise was reset `added` more times. */
 export interface NoiseModule {
-  processMicrophone(raw: MediaStream, options: { gate: VoiceGateOptions | false; assets?: NoiseAssets; clock?: Clock }): Promise<NoiseProcessing>;
+  processMicrophone(raw: MediaStream, options: { gate: VoiceGateOptions | false; assets?: NoiseAssets; clock?: Clock; onReset?: (added: number) => void }): Promise<NoiseProcessing>;
 }
 
 /** The getUserMedia voice-processing constraints of each mode (rnnoise replaces only the browser's noise suppression). */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { VoiceSession, type Turn, type VoiceSessionError, type VoiceSessionOptions } from '../../../src/client/index.js';
 import type { NoiseModule } from '../../../src/client/noise/suppression.js';
-import { COMMIT_TAIL_MS } from '../../../src/client/push-to-talk.js';
+import { COMMIT_TAIL_MS, HEARD_WITHIN_MS } from '../../../src/client/push-to-talk.js';
 import { openaiCodec } from '../../../src/client/openai/codec.js';
 import { openaiProtocol } from '../../../src/client/openai/protocol.js';
 import type { TransportProvider } from '../../../src/client/transport.js';
@@ -130,12 +130,56 @@ describe('noiseSuppression', () => {
     expect(sentStream()?.getAudioTracks()[0]).toBe(mic.track);
   });
 
+  it('rnnoise reset after a non-finite output (#46): the snapshot counts the resets, reported as a noiseSuppression event', async () => {
+    stubGetUserMedia();
+    vi.stubGlobal('AudioWorkletNode', class {});
+    let onReset: ((added: number) => void) | undefined;
+    const module: NoiseModule = { processMicrophone: async (_raw, options) => ((onReset = options.onReset), { stream: fakeStream(), close() {} }) };
+    const { session } = setup({ microphone: {}, noiseSuppression: 'rnnoise', noiseModule: async () => module });
+    const statuses: unknown[] = [];
+    session.on('noiseSuppression', (s) => statuses.push(s));
+    await session.start();
+    onReset!(1);
+    onReset!(2);
+    expect(session.getSnapshot().noiseSuppression).toEqual({ requested: 'rnnoise', active: 'rnnoise', gate: true, resets: 3 });
+    expect(statuses).toHaveLength(2);
+  });
+
   it('an unknown mode fails at construction', () => {
     expect(() => setup({ noiseSuppression: 'krisp' as never })).toThrow(RangeError);
   });
 });
 
 describe('push-to-talk', () => {
+  it('each hold has an outcome (#46): heard once the service heard the caller, not heard when no turn started within HEARD_WITHIN_MS of the commit', async () => {
+    const { session, scripted, clock } = setup({ turnTaking: 'push-to-talk' });
+    const outcomes: unknown[] = [];
+    session.on('talk', (o) => outcomes.push(o));
+    await session.start();
+    // A hold the service did not hear: nothing comes back.
+    session.talk(true);
+    session.talk(false);
+    await clock.advance(COMMIT_TAIL_MS + HEARD_WITHIN_MS - 1);
+    expect(outcomes).toEqual([]);
+    await clock.advance(1);
+    expect(outcomes).toEqual([{ heard: false }]);
+    // A hold it heard while held: heard at release.
+    session.talk(true);
+    scripted.userSays('what time is it');
+    session.talk(false);
+    expect(outcomes).toEqual([{ heard: false }, { heard: true }]);
+    await clock.advance(COMMIT_TAIL_MS + HEARD_WITHIN_MS);
+    expect(outcomes).toHaveLength(2);
+    // Heard after the commit: heard then, and no later "not heard".
+    session.talk(true);
+    session.talk(false);
+    await clock.advance(COMMIT_TAIL_MS + 500);
+    scripted.userSays('and the date');
+    await clock.advance(HEARD_WITHIN_MS);
+    expect(outcomes).toEqual([{ heard: false }, { heard: true }, { heard: true }]);
+    await session.end({ mode: 'immediate' });
+  });
+
   it('the microphone is heard only while talking; release commits once the tail has left', async () => {
     const { session, scripted, clock } = setup({ turnTaking: 'push-to-talk' });
     const talking: boolean[] = [];
@@ -227,6 +271,18 @@ describe('Turn.interruptedBy and report().interruptions', () => {
     expect(turns.map((t) => [t.interruptedBy, t.falseInterruptions])).toEqual([['app', 0], ['caller', 0], [null, 2], ['app', 0]]);
     const report = await session.report();
     expect(report.interruptions).toEqual({ byCaller: 1, byApp: 2, false: 2 });
+  });
+
+  it('ending the call during an answer is not an interruption (#46): interruptedBy null, not counted', async () => {
+    const { session, scripted, turns } = setup();
+    await session.start();
+    scripted.userSays('one');
+    answerStarts(scripted, 1);
+    // The service cuts the answer at session.end and completes its turn before it closes the link.
+    scripted.expectEvent({ type: 'session.end' }, () => completes(scripted, 1, { interrupted: true }));
+    await session.end({ mode: 'immediate' });
+    expect(turns.map((t) => [t.interrupted, t.interruptedBy])).toEqual([[true, null]]);
+    expect(session.getSnapshot().turns[0]!.interruptedBy).toBeNull();
   });
 
   it('an interrupt() with no answer under way marks nothing', async () => {
