@@ -19,6 +19,8 @@ import type { EndOptions, VoiceSessionOptions } from './options.js';
 import { simplePeerTransport } from './peer.js';
 import { AudioPlayback } from './playback.js';
 import { PushToTalk } from './push-to-talk.js';
+import { PreConnectBuffer } from './pre-connect.js';
+import { webAudioCapture } from './pcm-capture.js';
 import { v1Protocol } from './protocol.js';
 import { jitteredBackoff } from './reconnect-policy.js';
 import { Recovery } from './recovery.js';
@@ -89,6 +91,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   // ---- turn-taking and noise (issue 35): microphone cleaning, push-to-talk, who cut which answer
   private readonly noise: NoiseStage;
   private readonly pushToTalk: PushToTalk | undefined;
+  private readonly preConnect: PreConnectBuffer;
   private readonly ledger = new InterruptionLedger();
   private reconnectCause: ReconnectCause = 'connection_lost';
   /** Set with `resume: true`: where the live call's id is kept for a reload. */
@@ -133,6 +136,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       },
       changed: (talking) => this.notify('talking', talking),
     }, () => this.noise.latencyMs) : undefined;
+    this.preConnect = new PreConnectBuffer(options.preConnectBuffer, { open: () => this.microphone.audible, hold: (on) => this.microphone.hold(on), pushToTalk, capture: webAudioCapture() });
     this.devices = new DeviceWatch((devices) => this.notify('devices', devices));
     this.network = new NetworkWatch({
       offline: () => {
@@ -181,6 +185,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
     });
     this.ending = new Ending(clock, options.gracefulEndTimeoutMs ?? 10000);
     this.effects = [
+      this.preConnect,
       { connected: () => this.warmupRequest.now(), close: () => this.warmupRequest.cancel() },
       { connected: () => this.heartbeat.start(), lost: () => this.heartbeat.stop(), close: () => this.heartbeat.stop() },
       { connected: () => this.levels.start(), close: () => (this.levels.close(), this.meters?.close()) },
@@ -320,7 +325,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   talk(on: boolean): void {
     if (!on) return this.pushToTalk?.release();
     if (!this.pushToTalk) throw new VoiceSessionError('not_supported', "talk() needs turnTaking: 'push-to-talk'");
-    this.requireConnected();
+    if (!this.preConnect.buffering) this.requireConnected();
     this.pushToTalk.press(this.tracker.assistantSpeaking);
   }
 
@@ -370,7 +375,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   async report(): Promise<SessionReport> {
     const sessionId = await this.ids.when(this._state);
     try {
-      return await fetchReport(this.options.api, this.options.aiId, sessionId, this.tracker.turns, reportWindow(this.startedAt, this.clock.now()), this.quality.report());
+      return await fetchReport(this.options.api, this.options.aiId, sessionId, this.tracker.turns, reportWindow(this.startedAt, this.clock.now()), this.quality.report(), this.preConnect.report());
     } catch (err) {
       throw fromApiFailure(err, 'Report failed', 'report_failed');
     }
@@ -392,6 +397,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
         const mic = await this.microphone.open(() => !stillConnecting());
         if (!mic) return;
         this.levels.setInput(this.microphone.input ?? mic);
+        this.preConnect.begin((this.microphone.input ?? mic).getAudioTracks()[0]);
       }
       this.network.start();
       const attempt = await this.firstAttempt(this.options.connectTimeoutMs ?? 15000);
@@ -544,6 +550,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       this._agentReady = event.agent_ready;
       if (this.resuming && this._state.status === 'connecting') this._resumed = event.resumed === true;
       this.tracker.ready(event.resumed);
+      this.preConnect.ready(event);
     },
     pong: (event) => {
       this.heartbeat.alive(event.t, event.at_ms); // its round trip sizes the dead-path allowance; at_ms: the service's clock (Turn.timing)

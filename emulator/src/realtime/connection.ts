@@ -17,6 +17,7 @@ import { runTurn } from './turn.js';
 import { TurnController } from './turn-controller.js';
 import { releaseBeforeExit } from './wrtc-exit.js';
 import { VAD_SAMPLE_RATE, VoiceActivityDetector, type VadEvent, type VadOptions } from './vad.js';
+import { PreConnectFeed } from './pre-connect.js';
 
 const { RTCAudioSink, RTCAudioSource } = wrtc.nonstandard;
 
@@ -61,6 +62,8 @@ export class RealtimeConnection {
   readonly #output: PacedAudioOutput;
   readonly #vad: VoiceActivityDetector;
   readonly #judge: InterruptionJudge;
+  /** The caller's audio on its way to the VAD: pre-connect audio first, then the live track's. */
+  readonly #feed: PreConnectFeed;
   readonly #openedAt = performance.now();
   #sink: InstanceType<typeof RTCAudioSink> | undefined;
   readonly #turns: TurnController;
@@ -76,6 +79,9 @@ export class RealtimeConnection {
     this.#vad = vad;
     const interruptions = opts.interruptions ?? DEFAULT_INTERRUPTIONS;
     this.#judge = new InterruptionJudge(interruptions);
+    this.#feed = new PreConnectFeed((samples) => {
+      for (const event of this.#vad.push(samples)) this.#onVad(event);
+    });
     releaseBeforeExit(this.#source);
     this.#track = this.#source.createTrack();
     const source = this.#source;
@@ -139,6 +145,7 @@ export class RealtimeConnection {
       sendText: (text) => this.#sendText(text),
       turns: this.#turns,
       end: () => this.end(),
+      preConnect: (chunk) => (this.#closed ? undefined : this.#feed.chunk(chunk)),
       endUtterance: () => {
         const event = this.#closed ? undefined : this.#vad.commit();
         if (event) this.#onVad(event);
@@ -247,7 +254,7 @@ export class RealtimeConnection {
     sink.ondata = (data: { samples: Int16Array; sampleRate: number; bitsPerSample?: number; channelCount?: number }) => {
       if (this.#closed || (data.bitsPerSample ?? 16) !== 16) return;
       const mono = toMono(data.samples, data.channelCount ?? 1);
-      for (const event of this.#vad.push(resample(mono, data.sampleRate, VAD_SAMPLE_RATE))) this.#onVad(event);
+      this.#feed.live(resample(mono, data.sampleRate, VAD_SAMPLE_RATE));
     };
     this.#sink = sink;
   }
@@ -265,6 +272,7 @@ export class RealtimeConnection {
     // answer did not yield to): up at once, down slowly.
     const active = this.#turns.active;
     if (event.type === 'stop' && (!active || active.interrupted)) this.#judge.heardCaller(activeLevelDbfs(event.audio));
+    if (event.type === 'stop') event.preConnectMs = this.#feed.bufferedWithin(event.startMs, (event.audio.length * 1000) / VAD_SAMPLE_RATE);
     this.#protocol.vad(event);
   }
 

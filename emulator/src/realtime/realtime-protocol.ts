@@ -1,4 +1,4 @@
-import type { ServerEvent } from 'kb-voice/schemas';
+import type { ClientEvent, ServerEvent } from 'kb-voice/schemas';
 import type { InterruptionSettings, JudgeAction } from './barge-in.js';
 import type { TurnController } from './turn-controller.js';
 import type { VadEvent } from './vad.js';
@@ -54,6 +54,11 @@ export interface ProtocolHost {
    * hangover's end would. False when no utterance was open or it held no speech (nothing is told).
    */
   endUtterance(): boolean;
+  /**
+   * One chunk of the caller's pre-connect audio (v1 `input.preconnect`): put ahead of the live
+   * audio (./pre-connect.ts). Returns why it was refused, or undefined.
+   */
+  preConnect(chunk: Extract<ClientEvent, { type: 'input.preconnect' }>): string | undefined;
   /** Changes the call's turn-taking (barge-in settings, the VAD's timing and thresholds). */
   configure(settings: TurnTakingSettings): void;
 }

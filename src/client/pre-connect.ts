@@ -1,0 +1,172 @@
+import { PRE_CONNECT_CAPABILITY, PROTOCOL_VERSION, type ServerEventOf } from '../schemas/realtime-events.js';
+import type { Attempt } from './attempt.js';
+import type { SessionEffect } from './effects.js';
+
+/**
+ * Captures a microphone track as mono PCM16 until the returned function is called: `onPcm` gets
+ * each block with its sample rate. The default is {@link webAudioCapture} (pcm-capture.ts); Node
+ * and tests pass their own (option `preConnectBuffer: { capture }`).
+ */
+export type PcmCapture = (track: MediaStreamTrack, onPcm: (samples: Int16Array, sampleRate: number) => void) => () => void;
+
+/** Option `preConnectBuffer` of `VoiceSession`: `true` (default), `false`, or its settings. */
+export type PreConnectBufferOption = boolean | {
+  /** Most audio kept (ms, default 10000, at most 30000); beyond it the oldest audio is dropped. */
+  maxMs?: number;
+  /** How the microphone is captured before the call is connected (default Web Audio). */
+  capture?: PcmCapture;
+};
+
+/** What `report().preConnect` says: how much audio the pre-connect buffer kept, sent and dropped (ms). */
+export interface PreConnectReport {
+  /** Audio kept from `start()` until connected (never while muted; in push-to-talk only while held). */
+  bufferedMs: number;
+  /** How much of it reached the service (0 when it did not announce `pre_connect_audio`). */
+  sentMs: number;
+  /** Audio dropped because the buffer was full (the oldest first). */
+  droppedMs: number;
+}
+
+/** Default and largest `maxMs` (the v1 protocol takes at most 30 s: `MAX_PRECONNECT_MS`). */
+export const PRE_CONNECT_DEFAULT_MS = 10000;
+export const PRE_CONNECT_LIMIT_MS = 30000;
+/** Most bytes of PCM per `input.preconnect` chunk: 24576 (768 ms at 16 kHz), 32768 base64 characters. */
+const CHUNK_BYTES = 24576;
+
+export interface PreConnectDeps {
+  /** Whether the caller may be heard now: not muted and, in push-to-talk, holding talk. */
+  open(): boolean;
+  /** Keeps the sent track silent while the buffer records (the buffer then carries that audio, the live track what follows). */
+  hold(on: boolean): void;
+  /** Push-to-talk: an utterance released before connected is committed after its audio. */
+  pushToTalk: boolean;
+  /** The default capture where the platform has one (Web Audio); undefined leaves the buffer off. */
+  capture: PcmCapture | undefined;
+}
+
+/**
+ * The pre-connect buffer (CONTRACT.md, "First words"): from `start()` the caller's microphone is
+ * recorded (a clone of its track, so the live track can stay silent meanwhile) and kept, at most
+ * `maxMs` with the oldest dropped, so what is sent stays contiguous with the live audio that
+ * follows; when the call connects over a service whose `session.ready` announced
+ * `pre_connect_audio` it is sent as `input.preconnect` chunks ahead of the live audio, otherwise
+ * dropped. Runs once per call (a reconnection sends nothing). An effect: it only sends through the
+ * attempt it is given.
+ */
+export class PreConnectBuffer implements SessionEffect {
+  private readonly maxMs: number;
+  private readonly capture: PcmCapture | undefined;
+  private blocks: Int16Array[] = [];
+  private samples = 0;
+  private rate = 0;
+  private capable = false;
+  private stopCapture: (() => void) | undefined;
+  private tap: MediaStreamTrack | undefined;
+  private phase: 'idle' | 'buffering' | 'done' = 'idle';
+  private stats: PreConnectReport = { bufferedMs: 0, sentMs: 0, droppedMs: 0 };
+
+  constructor(option: PreConnectBufferOption | undefined, private readonly deps: PreConnectDeps) {
+    const settings = typeof option === 'object' ? option : {};
+    this.maxMs = option === false ? 0 : Math.max(0, Math.min(PRE_CONNECT_LIMIT_MS, settings.maxMs ?? PRE_CONNECT_DEFAULT_MS));
+    this.capture = settings.capture ?? deps.capture;
+  }
+
+  /** True from `begin()` until connected: push-to-talk may be held before the call is connected. */
+  get buffering(): boolean {
+    return this.phase === 'buffering';
+  }
+
+  /** The microphone opened (its device track): start recording it, and hold the live track. */
+  begin(track: MediaStreamTrack | undefined): void {
+    if (this.phase !== 'idle' || !track || !this.capture || this.maxMs === 0) return;
+    this.phase = 'buffering';
+    this.tap = track.clone();
+    this.deps.hold(true);
+    try {
+      this.stopCapture = this.capture(this.tap, (samples, rate) => this.push(samples, rate));
+    } catch {
+      this.finish(); // no capture here: the call goes on without the buffer
+    }
+  }
+
+  /** One block of the microphone (mono PCM16 at `rate`): kept when the caller may be heard. */
+  push(samples: Int16Array, rate: number): void {
+    if (this.phase !== 'buffering' || samples.length === 0 || !this.deps.open()) return;
+    this.rate ||= rate;
+    if (rate !== this.rate) return; // one stream, one rate (a capture never changes it mid-call)
+    this.blocks.push(samples.slice());
+    this.samples += samples.length;
+    this.stats.bufferedMs += (samples.length * 1000) / rate;
+    const max = Math.floor((this.maxMs * rate) / 1000);
+    while (this.samples > max) {
+      const first = this.blocks[0]!;
+      const cut = Math.min(first.length, this.samples - max);
+      this.blocks[0] = first.subarray(cut);
+      if (cut === first.length) this.blocks.shift();
+      this.samples -= cut;
+      this.stats.droppedMs += (cut * 1000) / rate;
+    }
+  }
+
+  /** The service's `session.ready`: does it take pre-connect audio? */
+  ready(event: ServerEventOf<'session.ready'>): void {
+    this.capable = event.capabilities?.includes(PRE_CONNECT_CAPABILITY) === true;
+  }
+
+  connected(attempt: Attempt): void {
+    if (this.phase !== 'buffering') return;
+    const pcm = this.take();
+    this.finish();
+    if (!this.capable || pcm.length === 0) return;
+    const bytes = new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength);
+    const count = Math.ceil(bytes.length / CHUNK_BYTES);
+    for (let seq = 0; seq < count; seq++) {
+      const audio = base64(bytes.subarray(seq * CHUNK_BYTES, (seq + 1) * CHUNK_BYTES));
+      attempt.send({ v: PROTOCOL_VERSION, type: 'input.preconnect', seq, audio, sample_rate: this.rate, final: seq === count - 1 });
+    }
+    this.stats.sentMs = (pcm.length * 1000) / this.rate;
+    // Push-to-talk released while connecting: that utterance is complete.
+    if (this.deps.pushToTalk && !this.deps.open()) attempt.send({ v: PROTOCOL_VERSION, type: 'input.commit' });
+  }
+
+  close(): void {
+    this.finish();
+    this.blocks = [];
+  }
+
+  /** What `report()` says; null when the buffer is off. */
+  report(): PreConnectReport | null {
+    if (this.maxMs === 0 || !this.capture) return null;
+    const ms = (v: number) => Math.round(v);
+    return { bufferedMs: ms(this.stats.bufferedMs), sentMs: ms(this.stats.sentMs), droppedMs: ms(this.stats.droppedMs) };
+  }
+
+  private take(): Int16Array {
+    const out = new Int16Array(this.samples);
+    let at = 0;
+    for (const block of this.blocks) {
+      out.set(block, at);
+      at += block.length;
+    }
+    this.blocks = [];
+    this.samples = 0;
+    return out;
+  }
+
+  /** Stops recording and gives the live track back; idempotent. */
+  private finish(): void {
+    if (this.phase === 'buffering') this.deps.hold(false);
+    this.phase = 'done';
+    this.stopCapture?.();
+    this.stopCapture = undefined;
+    this.tap?.stop();
+    this.tap = undefined;
+  }
+}
+
+/** Bytes as base64 (in pieces: a spread of a whole chunk could exceed the engine's argument limit). */
+function base64(bytes: Uint8Array): string {
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 0x2000) text += String.fromCharCode(...bytes.subarray(i, i + 0x2000));
+  return btoa(text);
+}

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { ClientEvent, PRE_CONNECT_CAPABILITY, type ServerEventOf } from '../../../src/schemas/realtime-events.js';
+import type { Attempt } from '../../../src/client/attempt.js';
+import { PreConnectBuffer, type PcmCapture, type PreConnectDeps } from '../../../src/client/pre-connect.js';
+
+const RATE = 16000;
+const ready = (capabilities?: string[]): ServerEventOf<'session.ready'> => ({
+  v: 1, type: 'session.ready', session_id: 's', language: 'en', agent_ready: true, ...(capabilities ? { capabilities } : {}),
+});
+
+/** A capture the test drives: `feed(ms, value)` delivers that much audio of one sample value. */
+function harness(option: ConstructorParameters<typeof PreConnectBuffer>[0] = true, overrides: Partial<PreConnectDeps> = {}) {
+  let deliver: ((samples: Int16Array, rate: number) => void) | undefined;
+  let stopped = 0;
+  const capture: PcmCapture = (_track, onPcm) => {
+    deliver = onPcm;
+    return () => void stopped++;
+  };
+  const state = { open: true, held: [] as boolean[] };
+  const buffer = new PreConnectBuffer(option, {
+    open: () => state.open, hold: (on) => state.held.push(on), pushToTalk: false, capture, ...overrides,
+  });
+  const sent: ClientEvent[] = [];
+  const attempt = { send: (event: ClientEvent) => (sent.push(ClientEvent.parse(event)), 1) } as unknown as Attempt;
+  const track = { clone: () => ({ stop() {} }) } as unknown as MediaStreamTrack;
+  const feed = (ms: number, value: number) => deliver!(new Int16Array((RATE * ms) / 1000).fill(value), RATE);
+  const pcm = () => {
+    const chunks = sent.filter((e): e is Extract<ClientEvent, { type: 'input.preconnect' }> => e.type === 'input.preconnect');
+    return new Int16Array(new Uint8Array(chunks.flatMap((c) => [...Buffer.from(c.audio, 'base64')])).buffer);
+  };
+  return { buffer, state, sent, attempt, track, feed, pcm, stopped: () => stopped };
+}
+
+describe('PreConnectBuffer', () => {
+  it('sends what was said before connected, in order and in bounded chunks, where the service announced the capability', () => {
+    const h = harness();
+    h.buffer.begin(h.track);
+    expect(h.buffer.buffering).toBe(true);
+    expect(h.state.held).toEqual([true]); // the live track is silent while the buffer carries the audio
+    h.feed(1000, 1);
+    h.feed(1000, 2);
+    h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+    h.buffer.connected(h.attempt);
+    const chunks = h.sent.filter((e) => e.type === 'input.preconnect');
+    expect(chunks.map((c) => c.seq)).toEqual([0, 1, 2]); // 64000 bytes in chunks of at most 24576
+    expect(chunks.map((c) => c.final)).toEqual([false, false, true]);
+    for (const c of chunks) expect(c.audio.length).toBeLessThanOrEqual(32768);
+    const pcm = h.pcm();
+    expect(pcm.length).toBe(2 * RATE);
+    expect(pcm[0]).toBe(1);
+    expect(pcm[pcm.length - 1]).toBe(2);
+    expect(h.state.held).toEqual([true, false]);
+    expect(h.stopped()).toBe(1);
+    expect(h.buffer.report()).toEqual({ bufferedMs: 2000, sentMs: 2000, droppedMs: 0 });
+  });
+
+  it('keeps at most maxMs, dropping the oldest audio (what is sent stays contiguous with the live audio)', () => {
+    const h = harness({ maxMs: 1500 });
+    h.buffer.begin(h.track);
+    h.feed(1000, 1);
+    h.feed(1000, 2);
+    h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+    h.buffer.connected(h.attempt);
+    const pcm = h.pcm();
+    expect(pcm.length).toBe(1.5 * RATE);
+    expect(pcm.filter((v) => v === 1).length).toBe(0.5 * RATE); // the newest 500 ms of the first second
+    expect(pcm[pcm.length - 1]).toBe(2);
+    expect(h.buffer.report()).toEqual({ bufferedMs: 2000, sentMs: 1500, droppedMs: 500 });
+  });
+
+  it('buffers nothing while muted (or while push-to-talk is not held)', () => {
+    const h = harness();
+    h.buffer.begin(h.track);
+    h.state.open = false;
+    h.feed(1000, 1);
+    h.state.open = true;
+    h.feed(500, 2);
+    h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+    h.buffer.connected(h.attempt);
+    const pcm = h.pcm();
+    expect(pcm.length).toBe(0.5 * RATE);
+    expect(pcm.every((v) => v === 2)).toBe(true);
+  });
+
+  it('push-to-talk released before connected: the utterance is committed after its audio', () => {
+    const h = harness(true, { pushToTalk: true });
+    h.buffer.begin(h.track);
+    h.feed(500, 3);
+    h.state.open = false; // released
+    h.feed(500, 4);
+    h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+    h.buffer.connected(h.attempt);
+    expect(h.sent.map((e) => e.type)).toEqual(['input.preconnect', 'input.commit']);
+    expect(h.pcm().every((v) => v === 3)).toBe(true);
+  });
+
+  it('sends nothing to a service without the capability (OpenAI protocol, older services)', () => {
+    const h = harness();
+    h.buffer.begin(h.track);
+    h.feed(1000, 1);
+    h.buffer.ready(ready());
+    h.buffer.connected(h.attempt);
+    expect(h.sent).toEqual([]);
+    expect(h.state.held).toEqual([true, false]);
+    expect(h.buffer.report()).toEqual({ bufferedMs: 1000, sentMs: 0, droppedMs: 0 });
+  });
+
+  it('runs once per call: a reconnection sends nothing more', () => {
+    const h = harness();
+    h.buffer.begin(h.track);
+    h.feed(100, 1);
+    h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+    h.buffer.connected(h.attempt);
+    const count = h.sent.length;
+    h.feed(100, 1);
+    h.buffer.connected(h.attempt);
+    expect(h.sent.length).toBe(count);
+  });
+
+  it('off (false): nothing is captured, the live track is never held, report says null', () => {
+    const h = harness(false);
+    h.buffer.begin(h.track);
+    expect(h.buffer.buffering).toBe(false);
+    expect(h.state.held).toEqual([]);
+    expect(h.buffer.report()).toBeNull();
+  });
+
+  it('a call that ends before connecting releases the capture', () => {
+    const h = harness();
+    h.buffer.begin(h.track);
+    h.feed(100, 1);
+    h.buffer.close();
+    expect(h.stopped()).toBe(1);
+    expect(h.state.held).toEqual([true, false]);
+    h.buffer.connected(h.attempt);
+    expect(h.sent).toEqual([]);
+  });
+
+  it('bounds maxMs to 30 s', () => {
+    const h = harness({ maxMs: 120_000 });
+    h.buffer.begin(h.track);
+    for (let i = 0; i < 40; i++) h.feed(1000, 1);
+    h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+    h.buffer.connected(h.attempt);
+    expect(h.buffer.report()).toMatchObject({ sentMs: 30000, droppedMs: 10000 });
+  });
+});
