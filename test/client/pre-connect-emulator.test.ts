@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import wrtc from '@roamhq/wrtc';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/index.js';
+import { VoiceSession, type PcmCapture, type Turn } from '../../src/client/index.js';
+import { startEmulator } from 'kb-voice-emulator';
+import { decodeWav, missedStartMs } from '../../qa/src/first-words.js';
+import { FakeMicrophone } from './helpers/microphone.js';
+import { nextTurn } from './helpers/turns.js';
+import { sinkLevelMeter } from './helpers/level-meter.js';
+
+// The pre-connect buffer end to end: a real VoiceSession, the real emulator, real WebRTC (@roamhq/wrtc).
+// The caller starts the question the moment start() opened the microphone; signaling is slowed
+// by the emulator's latency fault, so the call connects well after the question began. What the
+// service recorded of the question is compared with what was said (kb-voice-qa's measure): with
+// the buffer it is whole, without it its start is missing. No wall-clock bound: the figures are
+// what the service holds, whatever the machine's speed.
+
+type Emulator = Awaited<ReturnType<typeof startEmulator>>;
+const { RTCAudioSink } = wrtc.nonstandard;
+
+/** Node's capture: wrtc's RTCAudioSink on the cloned track. */
+const sinkCapture: PcmCapture = (track, onPcm) => {
+  const sink = new RTCAudioSink(track);
+  sink.ondata = (d: { samples: Int16Array; sampleRate: number; channelCount?: number }) => {
+    const channels = d.channelCount ?? 1;
+    const mono = channels === 1 ? d.samples : d.samples.filter((_, i) => i % channels === 0);
+    onPcm(mono, d.sampleRate);
+  };
+  return () => sink.stop();
+};
+
+const QUESTION = readFileSync(new URL('../fixtures/audio/warranty.wav', import.meta.url));
+let emu: Emulator;
+const cleanups: Array<() => Promise<void> | void> = [];
+
+beforeEach(async () => {
+  emu = await startEmulator({ port: 0, agentBuildMs: 0 });
+  // Every HTTP answer (signaling included) 1.5 s late: the question is under way long before the call connects.
+  const res = await fetch(`${emu.url}/_emulator/faults`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ latencyMs: 1500 }) });
+  expect(res.ok).toBe(true);
+});
+
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  await emu.close();
+});
+
+async function questionAtStart(preConnectBuffer: false | { capture: PcmCapture }): Promise<{ turn: Turn; session: VoiceSession; missed: ReturnType<typeof missedStartMs> }> {
+  const mic = new FakeMicrophone({ emulatorUrl: emu.url });
+  let opened!: () => void;
+  const micOpen = new Promise<void>((resolve) => (opened = resolve));
+  const session = new VoiceSession({
+    aiId: emu.fixtures.robotId, api: createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey }), wrtc: wrtc as never, language: 'en',
+    microphone: async (deviceId) => {
+      const stream = await mic.open(deviceId);
+      opened();
+      return stream as MediaStream;
+    },
+    levelMeter: sinkLevelMeter,
+    preConnectBuffer,
+  });
+  cleanups.push(async () => {
+    await session.end({ mode: 'immediate' });
+    mic.close();
+  });
+  const turnDone = nextTurn(session);
+  const started = session.start();
+  await micOpen;
+  const said = mic.playWav(QUESTION, { transcript: 'How long is the warranty?' });
+  await started;
+  await said;
+  const turn = await turnDone;
+  const report = await session.report();
+  const recording = await fetch(report.audio[0]!.url);
+  const heard = decodeWav(new Uint8Array(await recording.arrayBuffer()));
+  const spoken = decodeWav(QUESTION);
+  return { turn, session, missed: missedStartMs(spoken.samples, spoken.sampleRate, heard.samples, heard.sampleRate) };
+}
+
+describe('pre-connect buffer against the emulator over WebRTC', () => {
+  it('on: the service hears the question said while connecting from its first syllable, and the turn says how much was buffered', async () => {
+    const { turn, session, missed } = await questionAtStart({ capture: sinkCapture });
+    expect(missed.missedMs).toBeLessThanOrEqual(100);
+    expect(turn.timing.preConnectMs).toBeGreaterThan(1000);
+    const report = await session.report();
+    expect(report.preConnect!.sentMs).toBeGreaterThan(1500);
+    expect(report.preConnect!.droppedMs).toBe(0);
+  }, 60_000);
+
+  it('off: the question said while connecting reaches the service cut', async () => {
+    const { turn, missed } = await questionAtStart(false);
+    expect(missed.missedMs).toBeGreaterThan(500);
+    expect(turn.timing.preConnectMs).toBeUndefined();
+  }, 60_000);
+});
