@@ -31,6 +31,8 @@ export interface WidgetMessages {
   /** Push-to-talk (`turn-taking="push-to-talk"`): the hold-to-talk button, and how to use it (shown under the controls). */
   'button.talk': string;
   'talk.hint': string;
+  /** The cue to speak once the call is connected (before the first question). */
+  listening: string;
   /** The level meter's label, the same while muted, and while the caller holds talk. */
   'level.microphone': string;
   'level.microphoneMuted': string;
@@ -77,6 +79,7 @@ export type WidgetMessageTable = WidgetMessages & ErrorMessages;
 export const ENGLISH: WidgetMessageTable = {
   title: 'Voice assistant',
   'status.idle': 'idle',
+  listening: 'Listening: go ahead and ask your question.',
   'status.connecting': 'connecting',
   'status.connected': 'connected',
   'status.ended': 'ended',
