@@ -80,12 +80,12 @@ export class PreConnectBuffer implements SessionEffect {
   begin(track: MediaStreamTrack | undefined): void {
     if (this.phase !== 'idle' || !track || !this.capture || this.maxMs === 0) return;
     this.phase = 'buffering';
-    this.tap = track.clone();
-    this.deps.hold(true);
     try {
+      this.tap = track.clone();
+      this.deps.hold(true);
       this.stopCapture = this.capture(this.tap, (samples, rate) => this.push(samples, rate));
     } catch {
-      this.finish(); // no capture here: the call goes on without the buffer
+      this.finish(); // no capture here (no clone, no Web Audio): the call goes on without the buffer
     }
   }
 
