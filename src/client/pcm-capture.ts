@@ -1,12 +1,16 @@
 import type { PcmCapture } from './pre-connect.js';
 
-/** Rate of the pre-connect audio: the rate the service's voice-activity detection works at. */
-export const CAPTURE_RATE = 16000;
+/**
+ * Rate of the pre-connect audio: 8 kHz, telephone speech, half the data of 16 kHz (it crosses the
+ * data channel, possibly on a slow uplink: pre-connect.ts); voice-activity detection (libfvad works
+ * at 8 kHz inside) and recognizers take it.
+ */
+export const CAPTURE_RATE = 8000;
 
 /**
  * The pre-connect buffer's default capture in browsers: a Web Audio graph reads the track and a
  * ScriptProcessorNode (available everywhere, no module to fetch, so no CSP entry; deprecated but
- * kept by every engine) averages its blocks down to 16 kHz mono PCM16. Its output is silent. Where
+ * kept by every engine) averages its blocks down to 8 kHz mono PCM16. Its output is silent. Where
  * there is no AudioContext (Node) there is no default: undefined.
  */
 export function webAudioCapture(): PcmCapture | undefined {

@@ -1,5 +1,6 @@
 import { PRE_CONNECT_CAPABILITY, PROTOCOL_VERSION, type ServerEventOf } from '../schemas/realtime-events.js';
 import type { Attempt } from './attempt.js';
+import type { Clock } from './clock.js';
 import type { SessionEffect } from './effects.js';
 
 /**
@@ -30,10 +31,19 @@ export interface PreConnectReport {
 /** Default and largest `maxMs` (the v1 protocol takes at most 30 s: `MAX_PRECONNECT_MS`). */
 export const PRE_CONNECT_DEFAULT_MS = 10000;
 export const PRE_CONNECT_LIMIT_MS = 30000;
-/** Most bytes of PCM per `input.preconnect` chunk: 24576 (768 ms at 16 kHz), 32768 base64 characters. */
-const CHUNK_BYTES = 24576;
+/** Bytes of PCM per `input.preconnect` chunk (512 ms at 8 kHz; the protocol allows up to 24576). */
+const CHUNK_BYTES = 8192;
+/**
+ * How fast the chunks go out (bytes of PCM per second: 192 kbit/s, 256 with base64): 1.5 times real
+ * time at 8 kHz, under the slowest uplinks of the network lab (384-400 kbit/s) with the live audio
+ * beside it. Sent at once, 10 s of audio fill a slow link's queue: its live audio and pings are lost
+ * and the call drops (measured on the lab's satellite profile).
+ */
+const PACE_BYTES_PER_S = 24000;
 
 export interface PreConnectDeps {
+  /** Paces the chunks. */
+  clock: Clock;
   /** Whether the caller may be heard now: not muted and, in push-to-talk, holding talk. */
   open(): boolean;
   /** Keeps the sent track silent while the buffer records (the buffer then carries that audio, the live track what follows). */
@@ -64,6 +74,7 @@ export class PreConnectBuffer implements SessionEffect {
   private tap: MediaStreamTrack | undefined;
   private phase: 'idle' | 'buffering' | 'done' = 'idle';
   private stats: PreConnectReport = { bufferedMs: 0, sentMs: 0, droppedMs: 0 };
+  private pacing: unknown;
 
   constructor(option: PreConnectBufferOption | undefined, private readonly deps: PreConnectDeps) {
     const settings = typeof option === 'object' ? option : {};
@@ -113,25 +124,38 @@ export class PreConnectBuffer implements SessionEffect {
     this.capable = event.capabilities?.includes(PRE_CONNECT_CAPABILITY) === true;
   }
 
+  /**
+   * Sends the first chunk now (before the live track opens, so the service knows to put the buffer
+   * first), the rest paced; the live audio flows meanwhile and the service holds it until the final
+   * chunk. A connection lost meanwhile takes the rest with it (the buffer is sent once).
+   */
   connected(attempt: Attempt): void {
     if (this.phase !== 'buffering') return;
     const pcm = this.take();
-    this.finish();
-    if (!this.capable || pcm.length === 0) return;
+    const rate = this.rate;
+    const commit = this.deps.pushToTalk && !this.deps.open();
     const bytes = new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength);
     const count = Math.ceil(bytes.length / CHUNK_BYTES);
-    for (let seq = 0; seq < count; seq++) {
-      const audio = base64(bytes.subarray(seq * CHUNK_BYTES, (seq + 1) * CHUNK_BYTES));
-      attempt.send({ v: PROTOCOL_VERSION, type: 'input.preconnect', seq, audio, sample_rate: this.rate, final: seq === count - 1 });
-    }
-    this.stats.sentMs = (pcm.length * 1000) / this.rate;
-    // Push-to-talk released while connecting: that utterance is complete.
-    if (this.deps.pushToTalk && !this.deps.open()) attempt.send({ v: PROTOCOL_VERSION, type: 'input.commit' });
+    const next = (seq: number): void => {
+      try {
+        const audio = base64(bytes.subarray(seq * CHUNK_BYTES, (seq + 1) * CHUNK_BYTES));
+        attempt.send({ v: PROTOCOL_VERSION, type: 'input.preconnect', seq, audio, sample_rate: rate, final: seq === count - 1 });
+        this.stats.sentMs += (Math.min(bytes.length, (seq + 1) * CHUNK_BYTES) - seq * CHUNK_BYTES) * 500 / rate;
+        // Push-to-talk released while connecting: that utterance is complete.
+        if (seq === count - 1 && commit) attempt.send({ v: PROTOCOL_VERSION, type: 'input.commit' });
+        else if (seq < count - 1) this.pacing = this.deps.clock.setTimeout(() => next(seq + 1), (CHUNK_BYTES * 1000) / PACE_BYTES_PER_S);
+      } catch {
+        // The connection closed: what is left of the buffer goes with it.
+      }
+    };
+    if (this.capable && count > 0) next(0);
+    this.finish();
   }
 
   close(): void {
     this.finish();
     this.blocks = [];
+    if (this.pacing !== undefined) this.deps.clock.clearTimeout(this.pacing);
   }
 
   /** What `report()` says; null when the buffer is off. */

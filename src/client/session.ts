@@ -136,7 +136,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
       },
       changed: (talking) => this.notify('talking', talking),
     }, () => this.noise.latencyMs) : undefined;
-    this.preConnect = new PreConnectBuffer(options.preConnectBuffer, { open: () => this.microphone.audible, hold: (on) => this.microphone.hold(on), pushToTalk, capture: webAudioCapture() });
+    this.preConnect = new PreConnectBuffer(options.preConnectBuffer, { clock, open: () => this.microphone.audible, hold: (on) => this.microphone.hold(on), pushToTalk, capture: webAudioCapture() });
     this.devices = new DeviceWatch((devices) => this.notify('devices', devices));
     this.network = new NetworkWatch({
       offline: () => {

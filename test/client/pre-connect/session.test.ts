@@ -29,8 +29,9 @@ async function connecting(options: { turnTaking?: 'push-to-talk'; preConnectBuff
   const ready = async (capabilities?: string[]) => {
     scripted.send({ type: 'session.ready', session_id: session.sessionId!, language: 'en', agent_ready: true, ...(capabilities ? { capabilities } : {}) });
     await started;
+    await clock.advance(5000); // the paced chunks (and a few pings)
   };
-  return { session, scripted, say, ready, track: () => scripted.tracks[0]!, sent: () => scripted.sent.map((e) => e.type) };
+  return { session, scripted, say, ready, track: () => scripted.tracks[0]!, sent: () => scripted.sent.map((e) => e.type).filter((type) => type !== 'ping') };
 }
 
 describe('VoiceSession with the pre-connect buffer', () => {
