@@ -14,23 +14,25 @@ test.use({ network: PROFILE });
 async function record(call: Call, buffer: boolean): Promise<void> {
   const out = process.env.KB_FIRST_WORDS_OUT;
   if (!out) return;
-  const measured = await call.heardFromStart(8_000);
+  const measured = await call.heardFromStart(buffer ? 30_000 : 8_000);
   await appendFile(out, `${JSON.stringify({ profile: PROFILE, buffer, ...measured })}\n`);
 }
 
 test('with the pre-connect buffer (default), a question said at the click reaches the service whole', async ({ voiceCall }) => {
   const call = await voiceCall.start({ sayAtStart: QUESTION });
+  await record(call, true);
   await expect(call).toHaveHeardFromStart();
   await expect(call).toAnswer(/two-year/i, { within: 60_000 });
   const report = await call.end();
   expect(report.preConnect?.sentMs).toBeGreaterThan(0);
   expect(call.turns[0]!.timing.preConnectMs).toBeGreaterThan(0);
-  await record(call, true);
 });
 
 test('without it (preConnectBuffer: false), the question said at the click reaches the service cut', async ({ voiceCall }) => {
   const call = await voiceCall.start({ sayAtStart: QUESTION, preConnectBuffer: false });
-  // Not heard from its start: cut, or (on the slowest profiles) not heard at all.
-  await expect(call).not.toHaveHeardFromStart({ within: 8_000 });
   await record(call, false);
+  // Not heard from its start: cut, or (on the slowest profiles) not heard at all. On a fast profile
+  // (wifi: connected in ~0.35 s, within the spoken clip's lead-in) nothing is said before connected.
+  test.skip(PROFILE === 'wifi' || PROFILE === 'none', `${PROFILE} connects before the question begins`);
+  await expect(call).not.toHaveHeardFromStart({ within: 8_000 });
 });

@@ -5,7 +5,7 @@ import type { MicrophoneSource } from './media.js';
 import type { WrtcImplementation } from './peer.js';
 import type { NoiseAssets, NoiseModule, NoiseSuppressionMode } from './noise/suppression.js';
 import type { VoiceGateOptions } from './noise/voice-gate.js';
-import type { PreConnectBufferOption } from './pre-connect.js';
+import type { PreConnectBufferOption } from './pre-connect-options.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 import type { VoiceSessionApi } from './report.js';
 import type { InterruptionsOption, RealtimeProtocol } from './realtime-protocol.js';

@@ -1,4 +1,4 @@
-import type { PcmCapture } from './pre-connect.js';
+import type { PcmCapture } from './pre-connect-options.js';
 
 /**
  * Rate of the pre-connect audio: 8 kHz, telephone speech, half the data of 16 kHz (it crosses the

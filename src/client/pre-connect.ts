@@ -2,31 +2,9 @@ import { PRE_CONNECT_CAPABILITY, PROTOCOL_VERSION, type ServerEventOf } from '..
 import type { Attempt } from './attempt.js';
 import type { Clock } from './clock.js';
 import type { SessionEffect } from './effects.js';
+import type { PcmCapture, PreConnectBufferOption, PreConnectReport } from './pre-connect-options.js';
 
-/**
- * Captures a microphone track as mono PCM16 until the returned function is called: `onPcm` gets
- * each block with its sample rate. The default is {@link webAudioCapture} (pcm-capture.ts); Node
- * and tests pass their own (option `preConnectBuffer: { capture }`).
- */
-export type PcmCapture = (track: MediaStreamTrack, onPcm: (samples: Int16Array, sampleRate: number) => void) => () => void;
-
-/** Option `preConnectBuffer` of `VoiceSession`: `true` (default), `false`, or its settings. */
-export type PreConnectBufferOption = boolean | {
-  /** Most audio kept (ms, default 10000, at most 30000); beyond it the oldest audio is dropped. */
-  maxMs?: number;
-  /** How the microphone is captured before the call is connected (default Web Audio). */
-  capture?: PcmCapture;
-};
-
-/** What `report().preConnect` says: how much audio the pre-connect buffer kept, sent and dropped (ms). */
-export interface PreConnectReport {
-  /** Audio kept from `start()` until connected (never while muted; in push-to-talk only while held). */
-  bufferedMs: number;
-  /** How much of it reached the service (0 when it did not announce `pre_connect_audio`). */
-  sentMs: number;
-  /** Audio dropped because the buffer was full (the oldest first). */
-  droppedMs: number;
-}
+export type { PcmCapture, PreConnectBufferOption, PreConnectReport };
 
 /** Default and largest `maxMs` (the v1 protocol takes at most 30 s: `MAX_PRECONNECT_MS`). */
 export const PRE_CONNECT_DEFAULT_MS = 10000;
@@ -40,6 +18,8 @@ const CHUNK_BYTES = 8192;
  * and the call drops (measured on the lab's satellite profile).
  */
 const PACE_BYTES_PER_S = 24000;
+/** How often a chunk held back by the channel's queue looks again (ms). */
+const BACKPRESSURE_POLL_MS = 100;
 
 export interface PreConnectDeps {
   /** Paces the chunks. */
@@ -126,7 +106,7 @@ export class PreConnectBuffer implements SessionEffect {
 
   /**
    * Sends the first chunk now (before the live track opens, so the service knows to put the buffer
-   * first), the rest paced; the live audio flows meanwhile and the service holds it until the final
+   * first), the rest paced and never more than one chunk queued in the channel; the live audio flows meanwhile and the service holds it until the final
    * chunk. A connection lost meanwhile takes the rest with it (the buffer is sent once).
    */
   connected(attempt: Attempt): void {
@@ -138,6 +118,14 @@ export class PreConnectBuffer implements SessionEffect {
     const count = Math.ceil(bytes.length / CHUNK_BYTES);
     const next = (seq: number): void => {
       try {
+        // Backpressure: pings and other messages queue behind what the channel still holds (one
+        // ordered stream), so the next chunk waits until at most one is left. A lossy uplink (3G)
+        // carries far less than the pace: sent anyway, the pings would wait there until the
+        // heartbeat gave the link up (measured on the lab's 3g-poor profile).
+        if (seq > 0 && attempt.transport.bufferedAmount > CHUNK_BYTES) {
+          this.pacing = this.deps.clock.setTimeout(() => next(seq), BACKPRESSURE_POLL_MS);
+          return;
+        }
         const audio = base64(bytes.subarray(seq * CHUNK_BYTES, (seq + 1) * CHUNK_BYTES));
         attempt.send({ v: PROTOCOL_VERSION, type: 'input.preconnect', seq, audio, sample_rate: rate, final: seq === count - 1 });
         this.stats.sentMs += (Math.min(bytes.length, (seq + 1) * CHUNK_BYTES) - seq * CHUNK_BYTES) * 500 / rate;

@@ -7,7 +7,7 @@ import { fromApiFailure, type VoiceSessionError } from './errors.js';
 import type { Turn } from './events.js';
 import { countInterruptions, type InterruptionCounts } from './interruptions.js';
 import type { QualityReport } from './quality/report.js';
-import type { PreConnectReport } from './pre-connect.js';
+import type { PreConnectReport } from './pre-connect-options.js';
 
 /**
  * What VoiceSession needs from an API client: `createApiClient(...)` pointed at your relay fits.

@@ -23,7 +23,8 @@ function harness(option: ConstructorParameters<typeof PreConnectBuffer>[0] = tru
     clock, open: () => state.open, hold: (on) => state.held.push(on), pushToTalk: false, capture, ...overrides,
   });
   const sent: ClientEvent[] = [];
-  const attempt = { send: (event: ClientEvent) => (sent.push(ClientEvent.parse(event)), 1) } as unknown as Attempt;
+  const transport = { bufferedAmount: 0 };
+  const attempt = { send: (event: ClientEvent) => (sent.push(ClientEvent.parse(event)), 1), transport } as unknown as Attempt;
   const track = { clone: () => ({ stop() {} }) } as unknown as MediaStreamTrack;
   const feed = (ms: number, value: number) => deliver!(new Int16Array((RATE * ms) / 1000).fill(value), RATE);
   const pcm = () => {
@@ -35,7 +36,7 @@ function harness(option: ConstructorParameters<typeof PreConnectBuffer>[0] = tru
     buffer.connected(attempt);
     await clock.advance(60_000);
   };
-  return { buffer, state, sent, attempt, track, feed, pcm, clock, connect, stopped: () => stopped };
+  return { buffer, state, sent, attempt, transport, track, feed, pcm, clock, connect, stopped: () => stopped };
 }
 
 describe('PreConnectBuffer', () => {
@@ -127,6 +128,20 @@ describe('PreConnectBuffer', () => {
     await h.clock.advance(60_000);
     expect(h.sent).toHaveLength(2);
     expect(h.buffer.report()!.sentMs).toBe(512);
+  });
+
+  it('backpressure: the next chunk waits while the channel still holds more than one', async () => {
+    const h = harness();
+    h.buffer.begin(h.track);
+    h.feed(2000, 1);
+    h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+    h.buffer.connected(h.attempt);
+    h.transport.bufferedAmount = 20000; // a slow, lossy uplink has not sent the first chunk yet
+    await h.clock.advance(5000);
+    expect(h.sent).toHaveLength(1);
+    h.transport.bufferedAmount = 0;
+    await h.clock.advance(100);
+    expect(h.sent).toHaveLength(2);
   });
 
   it('runs once per call: a reconnection sends nothing more', async () => {
