@@ -5,7 +5,7 @@ import { attachEvidence } from './evidence.js';
 import { mixUnder, prepareNoise, type PageClip } from './noise.js';
 import { scriptTranscript } from './service.js';
 import { prepareUtterance } from './speech.js';
-import { decodeWav, firstRecording, missedStartMs } from './first-words.js';
+import { firstRecording, missedStartMs } from './first-words.js';
 import type { CallNoiseOptions, CallReport, CallSnapshot, CallTurn, HeardAnswer, NoiseSource, SayOptions, Utterance } from './types.js';
 
 /** Default wait of `nextTurn()` and of a call's connection (ms). */
@@ -217,8 +217,7 @@ export class Call {
     if (!relayUrl || !aiId || !sessionId) return { problem: 'the call has no session on a relay to read the recording from' };
     const recording = await firstRecording(relayUrl, aiId, sessionId, Date.now() + timeout);
     if (!recording) return { problem: `the service recorded no question within ${timeout} ms: it heard none of it` };
-    const heard = decodeWav(recording);
-    return missedStartMs(await this.#decode16k(this.#firstSaid), 16000, heard.samples, heard.sampleRate);
+    return missedStartMs(await this.#decode16k(this.#firstSaid), 16000, await this.#decode16k(recording), 16000);
   }
 
   /** @internal Ends the call if the test did not (fixture teardown); never throws. */

@@ -1,8 +1,8 @@
 /**
  * `toHaveHeardFromStart`'s measurement: how much of the first question's beginning the service
- * missed. It compares what the caller said (the clip played into the fake microphone, decoded at
- * 16 kHz) with what the service recorded of that utterance (its first recorded segment, E14 through
- * the relay): the speech span of each — from its first to its last 10 ms frame within 30 dB of its
+ * missed. It compares what the caller said (the clip played into the fake microphone) with what the
+ * service recorded of that utterance (its first recorded segment, E14 through the relay), both
+ * decoded at 16 kHz by the page's audio decoder (any format the browser reads): the speech span of each — from its first to its last 10 ms frame within 30 dB of its
  * loudest — and the difference is what was cut. The recording keeps the end of an utterance (the
  * live audio runs on), so a shorter span is a cut start: words said before the service heard the
  * caller (no pre-connect buffer) are missing from it.
@@ -38,32 +38,6 @@ export function missedStartMs(said: Int16Array, saidRate: number, heard: Int16Ar
   const saidMs = a ? a.endMs - a.startMs : 0;
   const heardMs = b ? b.endMs - b.startMs : 0;
   return { missedMs: Math.max(0, saidMs - heardMs), saidMs, heardMs };
-}
-
-/** Mono PCM16 of a WAV file (the emulator's recordings: PCM16, any channel count, first channel kept). */
-export function decodeWav(bytes: Uint8Array): { samples: Int16Array; sampleRate: number } {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const tag = (at: number) => String.fromCharCode(...bytes.subarray(at, at + 4));
-  if (bytes.length < 12 || tag(0) !== 'RIFF' || tag(8) !== 'WAVE') throw new Error('kb-voice-qa: the recording is not a WAV file');
-  let rate = 0;
-  let channels = 1;
-  let bits = 16;
-  for (let at = 12; at + 8 <= bytes.length;) {
-    const size = view.getUint32(at + 4, true);
-    if (tag(at) === 'fmt ') {
-      channels = view.getUint16(at + 10, true);
-      rate = view.getUint32(at + 12, true);
-      bits = view.getUint16(at + 22, true);
-    } else if (tag(at) === 'data') {
-      if (bits !== 16 || !rate) throw new Error('kb-voice-qa: the recording is not PCM16');
-      const count = Math.floor(Math.min(size, bytes.length - at - 8) / (2 * channels));
-      const samples = new Int16Array(count);
-      for (let i = 0; i < count; i++) samples[i] = view.getInt16(at + 8 + i * 2 * channels, true);
-      return { samples, sampleRate: rate };
-    }
-    at += 8 + size + (size % 2);
-  }
-  throw new Error('kb-voice-qa: the recording has no data chunk');
 }
 
 /**
