@@ -68,6 +68,30 @@ describe('PreConnectFeed', () => {
     expect(feed.chunk(chunk(2, new Int16Array(160), true))).toMatch(/after its final chunk/);
   });
 
+  it('after session.ready, live audio waits for the first client message: pre-connect audio goes ahead of live audio that overtook it', () => {
+    const fed: number[] = [];
+    const feed = new PreConnectFeed((s) => fed.push(...s));
+    feed.expect();
+    feed.live(new Int16Array(160).fill(3)); // RTP that arrived before the first chunk
+    expect(fed).toEqual([]);
+    feed.chunk(chunk(0, new Int16Array(160).fill(1), true));
+    feed.messageSeen();
+    expect(fed).toEqual([...Array(160).fill(1), ...Array(160).fill(3)]);
+  });
+
+  it('a first message that is not pre-connect audio (or the deadline) lets the held live audio through', () => {
+    for (const end of ['message', 'deadline'] as const) {
+      const fed: number[] = [];
+      const feed = new PreConnectFeed((s) => fed.push(...s));
+      feed.expect();
+      feed.live(new Int16Array(160).fill(3));
+      if (end === 'message') feed.messageSeen();
+      else feed.release();
+      feed.live(new Int16Array(160).fill(4));
+      expect(fed).toEqual([...Array(160).fill(3), ...Array(160).fill(4)]);
+    }
+  });
+
   it('refuses chunks out of order, odd byte counts, and more than 30 s in all', () => {
     const feed = new PreConnectFeed(() => undefined);
     expect(feed.chunk(chunk(1, new Int16Array(16), false))).toMatch(/out of order/);

@@ -20,6 +20,8 @@ import { VAD_SAMPLE_RATE, VoiceActivityDetector, type VadEvent, type VadOptions 
 import { PreConnectFeed } from './pre-connect.js';
 
 const { RTCAudioSink, RTCAudioSource } = wrtc.nonstandard;
+/** Longest wait for a client's first message after `session.ready` (its live audio is held meanwhile): a slow link's round trip and then some. */
+const PRE_CONNECT_WAIT_MS = 3000;
 
 export { RealtimeOfferError };
 
@@ -69,6 +71,8 @@ export class RealtimeConnection {
   readonly #turns: TurnController;
   #closed = false;
   #ready = false;
+  /** The deadline of the wait for the client's first message (pre-connect audio or anything else). */
+  #expecting: ReturnType<typeof setTimeout> | undefined;
   readonly #protocol: RealtimeProtocol;
   #ice!: SessionIce;
 
@@ -108,7 +112,10 @@ export class RealtimeConnection {
     });
     this.#peer.on('track', (track: MediaStreamTrack) => this.#attachSink(track));
     this.#peer.on('connect', () => this.#onConnect());
-    this.#peer.on('data', (data: unknown) => this.#protocol.message(data));
+    this.#peer.on('data', (data: unknown) => {
+      this.#protocol.message(data);
+      this.#feed.messageSeen();
+    });
     this.#peer.on('close', () => void this.close());
     this.#peer.on('error', () => void this.close());
     this.#turns = new TurnController({
@@ -246,6 +253,10 @@ export class RealtimeConnection {
     if (this.#ready || this.#closed) return;
     this.#ready = true;
     this.#protocol.open();
+    if (this.#protocol.preConnect) {
+      this.#feed.expect();
+      this.#expecting = setTimeout(() => this.#feed.release(), PRE_CONNECT_WAIT_MS);
+    }
   }
 
   #attachSink(track: MediaStreamTrack): void {
@@ -291,6 +302,7 @@ export class RealtimeConnection {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearTimeout(this.#expecting);
     this.#output.stop('ended');
     const settled = this.#turns.end();
     this.#sink?.stop();

@@ -20,7 +20,7 @@ type PreConnectChunk = Extract<ClientEvent, { type: 'input.preconnect' }>;
  * 16 kHz audio fed so far), so a turn can say how much of its audio came from the buffer.
  */
 export class PreConnectFeed {
-  #phase: 'live' | 'receiving' | 'done' = 'live';
+  #phase: 'live' | 'expecting' | 'receiving' | 'done' = 'live';
   #next = 0;
   #receivedMs = 0;
   #held: Int16Array[] = [];
@@ -32,9 +32,29 @@ export class PreConnectFeed {
 
   constructor(private readonly feed: (samples: Int16Array) => void) {}
 
-  /** Live audio at 16 kHz: fed at once, or held while pre-connect audio is arriving. */
+  /**
+   * The channel opened and `session.ready` announced the capability: live audio is held until the
+   * client's first message. A client with pre-connect audio sends it first, ahead of any ping, so
+   * live audio that overtakes it on the network (RTP beside the data channel) still goes after it;
+   * any other first message, or {@link release} (a deadline), lets it through.
+   */
+  expect(): void {
+    if (this.#phase === 'live') this.#phase = 'expecting';
+  }
+
+  /** A client message was handled: if it was not pre-connect audio, the held live audio goes on. */
+  messageSeen(): void {
+    if (this.#phase === 'expecting') this.#finish();
+  }
+
+  /** No message came in time: the held live audio goes on. */
+  release(): void {
+    if (this.#phase === 'expecting') this.#finish();
+  }
+
+  /** Live audio at 16 kHz: fed at once, or held while pre-connect audio is expected or arriving. */
   live(samples: Int16Array): void {
-    if (this.#phase !== 'receiving') return this.#push(samples);
+    if (this.#phase !== 'receiving' && this.#phase !== 'expecting') return this.#push(samples);
     this.#held.push(samples);
     this.#heldSamples += samples.length;
     while (this.#heldSamples > (MAX_HELD_LIVE_MS * VAD_SAMPLE_RATE) / 1000) this.#heldSamples -= this.#held.shift()!.length;
@@ -54,7 +74,7 @@ export class PreConnectFeed {
     }
     this.#next++;
     this.#receivedMs += ms;
-    if (this.#phase === 'live') {
+    if (this.#phase === 'live' || this.#phase === 'expecting') {
       this.#phase = 'receiving';
       this.#startMs = this.#streamMs;
     }

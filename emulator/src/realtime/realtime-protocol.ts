@@ -14,6 +14,8 @@ import type { VoiceLikenessThresholds } from './voice-likeness.js';
 export interface RealtimeProtocol {
   /** The data channel is open. */
   open(): void;
+  /** True when `open()` announced pre-connect audio (v1 `pre_connect_audio`): the live audio waits for the client's first message. */
+  readonly preConnect?: boolean;
   /** One message from the client. */
   message(data: unknown): void;
   /** The caller's voice activity (utterance start / end with its audio). */

@@ -27,6 +27,7 @@ export function v1Protocol(options: V1ProtocolOptions): ProtocolFactory {
 }
 
 class V1Protocol implements RealtimeProtocol {
+  readonly preConnect = true;
   readonly #host: ProtocolHost;
   readonly #opts: V1ProtocolOptions;
   /** The turn of the utterance being heard, and its scripted words. */
