@@ -5,6 +5,7 @@ import { attachEvidence } from './evidence.js';
 import { mixUnder, prepareNoise, type PageClip } from './noise.js';
 import { scriptTranscript } from './service.js';
 import { prepareUtterance } from './speech.js';
+import { firstRecording, missedStartMs } from './first-words.js';
 import type { CallNoiseOptions, CallReport, CallSnapshot, CallTurn, HeardAnswer, NoiseSource, SayOptions, Utterance } from './types.js';
 
 /** Default wait of `nextTurn()` and of a call's connection (ms). */
@@ -25,6 +26,8 @@ export interface CallContext {
   number: number;
   /** The emulator to script transcripts on; undefined for a real service. */
   emulatorUrl: string | undefined;
+  /** The robot called (for the service's recordings, `toHaveHeardFromStart`). */
+  aiId?: string;
   /** For the evidence: the relay, whether it is the worker's emulator, the network profile. */
   relayUrl?: string;
   network?: string | null;
@@ -44,6 +47,8 @@ export class Call {
   #speaking: Promise<unknown> = Promise.resolve();
   #ended: Promise<CallReport> | undefined;
   readonly #startedAt = new Date().toISOString();
+  /** The first question said (a WAV file's bytes), for `toHaveHeardFromStart`. */
+  #firstSaid: Uint8Array | undefined;
 
   /** @internal */
   constructor(
@@ -88,6 +93,7 @@ export class Call {
     const run = this.#speaking.then(async () => {
       const { wav, transcript } = await prepared;
       const sessionId = await this.#connected('say()');
+      this.#firstSaid ??= wav;
       const clip = options.noise === undefined ? { file: Buffer.from(wav).toString('base64') } : await mixUnder(wav, options, (file) => this.#decode16k(file));
       if (transcript !== undefined && this.context.emulatorUrl) await scriptTranscript(this.context.emulatorUrl, sessionId, transcript);
       await this.page.evaluate((c) => (globalThis as QaGlobal).__KB_VOICE_QA__.play(c), clip);
@@ -192,6 +198,26 @@ export class Call {
   /** @internal Resolves once `predicate` holds after some event of the session; rejects after `timeout` ms. */
   until(predicate: () => boolean, timeout: number): Promise<void> {
     return this.mirror.until(predicate, timeout, () => `kb-voice-qa: timed out after ${timeout} ms\n${this.describe()}`);
+  }
+
+  /** @internal `sayAtStart`: `wav` is being played since the click (`playing`); later say()s queue after it. */
+  saidAtStart(wav: Uint8Array, playing: Promise<unknown>): void {
+    this.#firstSaid ??= wav;
+    this.#speaking = this.#speaking.then(() => playing).catch(() => undefined);
+  }
+
+  /**
+   * @internal For `toHaveHeardFromStart`: how much of the first question's start the service's
+   * recording of it misses (qa/src/first-words.ts), waiting up to `timeout` ms for the recording.
+   */
+  async heardFromStart(timeout: number): Promise<{ missedMs: number; saidMs: number; heardMs: number } | { problem: string }> {
+    if (!this.#firstSaid) return { problem: 'nothing was said in this call (say() or sayAtStart)' };
+    const { relayUrl, aiId } = this.context;
+    const sessionId = this.mirror.snapshot?.sessionId;
+    if (!relayUrl || !aiId || !sessionId) return { problem: 'the call has no session on a relay to read the recording from' };
+    const recording = await firstRecording(relayUrl, aiId, sessionId, Date.now() + timeout);
+    if (!recording) return { problem: `the service recorded no question within ${timeout} ms: it heard none of it` };
+    return missedStartMs(await this.#decode16k(this.#firstSaid), 16000, await this.#decode16k(recording), 16000);
   }
 
   /** @internal Ends the call if the test did not (fixture teardown); never throws. */

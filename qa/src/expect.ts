@@ -51,6 +51,10 @@ async function turnForLatency(call: Call, timeout: number): Promise<CallTurn> {
  *   title, file id or URL matching `expected` (a RegExp, or a string it contains, ignoring case);
  *   it waits up to `within` ms (default: the expect timeout) for the page to read the turn's
  *   sources (`Turn.sources`, read after the turn ends), and a failure lists the sources it had.
+ * - `toHaveHeardFromStart({ within, toleranceMs })`: the service received the first question said in
+ *   the call (`say()` or `voiceCall.start({ sayAtStart })`) from within `toleranceMs` (default 100)
+ *   of its onset: its recording of that utterance misses at most that much of its start
+ *   (qa/src/first-words.ts); waits up to `within` ms (default 30 s) for the recording.
  * Failures say what was heard: the answer, the transcript so far and the latency.
  */
 export const expect = base.extend({
@@ -184,4 +188,22 @@ export const expect = base.extend({
       call.describe();
     return { pass, message, name: 'toHaveQuality', expected: level, actual: quality?.level };
   },
+
+  async toHaveHeardFromStart(this: ExpectMatcherState, received: Call, options: { within?: number; toleranceMs?: number } = {}) {
+    const call = requireCall(received, 'toHaveHeardFromStart');
+    const tolerance = options.toleranceMs ?? FROM_START_TOLERANCE_MS;
+    const measured = await call.heardFromStart(options.within ?? Math.max(this.timeout, 30_000));
+    const pass = 'missedMs' in measured && measured.missedMs <= tolerance;
+    const message = () =>
+      header(this, 'toHaveHeardFromStart', '') +
+      `Expected: the service ${this.isNot ? 'not ' : ''}to hear the first question from within ${tolerance} ms of its onset\n` +
+      ('problem' in measured
+        ? `Received: ${measured.problem}\n\n`
+        : `Received: its first ${measured.missedMs} ms missing (said ${measured.saidMs} ms of speech, the service recorded ${measured.heardMs} ms)\n\n`) +
+      call.describe();
+    return { pass, message, name: 'toHaveHeardFromStart', expected: tolerance, actual: 'missedMs' in measured ? measured.missedMs : null };
+  },
 });
+
+/** `toHaveHeardFromStart`'s default: the service heard the question from within this long of its onset (ms). */
+export const FROM_START_TOLERANCE_MS = 100;

@@ -70,14 +70,14 @@ export async function warmRobot(baseUrl: string, apiKey: string | undefined, aiI
 /** Longest wait for a robot's warmup (the emulator's build takes agentBuildMs; its CLI allows up to 600 s). */
 export const WARMUP_TIMEOUT_MS = 120_000;
 
-/** Queues `words` as what the emulator recognizes next in that session (replacing its queue). */
-export async function scriptTranscript(emulatorUrl: string, sessionId: string, words: string): Promise<void> {
+/** Queues `words` as what the emulator recognizes next in that session (replacing its queue); without a session (not known yet), in the emulator-wide queue. */
+export async function scriptTranscript(emulatorUrl: string, sessionId: string | undefined, words: string): Promise<void> {
   let response: Response;
   try {
     response = await fetch(`${emulatorUrl.replace(/\/+$/, '')}/_emulator/script`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ session_id: sessionId, utterances: [words] }),
+      body: JSON.stringify({ ...(sessionId === undefined ? {} : { session_id: sessionId }), utterances: [words] }),
     });
   } catch (cause) {
     throw new Error(`kb-voice-qa: could not reach the emulator at ${emulatorUrl} to script the transcript`, { cause });

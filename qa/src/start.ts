@@ -2,12 +2,16 @@ import type { Page } from '@playwright/test';
 import { PageBridge, type SessionMirror } from './bridge.js';
 import type { Call } from './call.js';
 import { openHarness } from './harness.js';
+import { scriptTranscript } from './service.js';
+import { prepareUtterance } from './speech.js';
 import type { CallOptions } from './types.js';
 
 /** What a harness call talks to. */
 export interface CallTarget {
   relayUrl: string;
   aiId: string;
+  /** The emulator behind the relay, to script `sayAtStart`'s words on. */
+  emulatorUrl?: string | undefined;
 }
 
 /**
@@ -22,15 +26,21 @@ export async function startHarnessCall(
   options: CallOptions & { language: string },
   makeCall: (page: Page, mirror: SessionMirror) => Call,
 ): Promise<Call> {
+  const { sayAtStart, ...sessionOptions } = options;
+  // Said at the click: ready (synthesized, its words scripted emulator-wide, as the session has no id yet) before it.
+  const atStart = sayAtStart === undefined ? undefined : await prepareUtterance(sayAtStart);
+  if (atStart?.transcript !== undefined && target.emulatorUrl) await scriptTranscript(target.emulatorUrl, undefined, atStart.transcript);
   const bridge = await PageBridge.install(page);
   await openHarness(page, target.relayUrl);
   await page.evaluate(
     (config) => (globalThis as unknown as { __kbVoiceQaHarness: { configure(c: unknown): void } }).__kbVoiceQaHarness.configure(config),
-    { relayUrl: target.relayUrl, aiId: target.aiId, ...options },
+    { relayUrl: target.relayUrl, aiId: target.aiId, ...sessionOptions },
   );
   await page.getByRole('button', { name: 'Start call' }).click();
+  const speaking = atStart && page.evaluate((file) => (globalThis as unknown as { __KB_VOICE_QA__: { play(c: { file: string }): Promise<number> } }).__KB_VOICE_QA__.play({ file }), Buffer.from(atStart.wav).toString('base64'));
   const timeout = (options.connectTimeoutMs ?? 15_000) + 5_000;
   const call = makeCall(page, await bridge.next(timeout));
+  if (atStart && speaking) call.saidAtStart(atStart.wav, speaking);
   await call.waitConnected(timeout);
   return call;
 }

@@ -12,7 +12,7 @@ export type Quality = CallQuality;
 export type CallTurn = Turn;
 
 /** What `call.end()` resolves with: `VoiceSession.report()`, `quality` null where the page's kb-voice does not measure it. */
-export type CallReport = Omit<SessionReport, 'quality'> & { quality: QualityReport | null };
+export type CallReport = Omit<SessionReport, 'quality' | 'preConnect'> & { quality: QualityReport | null; preConnect?: SessionReport['preConnect'] };
 
 /** An error as the page sends it (JSON): its name, stable `code` and message. */
 export interface PlainError {
@@ -88,6 +88,14 @@ export interface CallOptions {
   connectTimeoutMs?: number;
   gracefulEndTimeoutMs?: number;
   iceServers?: RTCIceServer[];
+  /** The pre-connect buffer (`VoiceSession`'s option, default on): `false` turns it off. */
+  preConnectBuffer?: boolean | { maxMs?: number };
+  /**
+   * Harness calls: the caller is already speaking at the click — this is played into the fake
+   * microphone right after Start is clicked, while the call connects (as `say()` would, its words
+   * scripted on the emulator). `expect(call).toHaveHeardFromStart()` checks it arrived whole.
+   */
+  sayAtStart?: Utterance;
 }
 
 /** What `call.say()` takes: text for the built-in TTS, or a WAV file. */

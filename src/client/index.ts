@@ -18,6 +18,7 @@ export { v1Protocol } from './protocol.js';
 export { openaiProtocol, type OpenAIProtocolOptions } from './openai/index.js';
 export type { ReportErrors, SessionReport, VoiceReport, VoiceSessionApi } from './report.js';
 export type { MicrophoneSource } from './media.js';
+export type { PcmCapture, PreConnectBufferOption, PreConnectReport } from './pre-connect-options.js';
 export { VOICE_PROCESSING } from './media.js';
 export type { LevelMeter, LevelMeterFactory } from './levels.js';
 export type { CallQuality, QualitySample, QualityReport, QualityLevel, QualityOptions, PerceivedLatencyOptions } from './quality/index.js';

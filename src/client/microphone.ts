@@ -23,6 +23,8 @@ export class Microphone implements SessionEffect {
   private _muted = false;
   /** Push-to-talk: the caller holds talk (always true in `auto` turn-taking). */
   private talking: boolean;
+  /** The pre-connect buffer records the caller: the sent track stays silent until connected. */
+  private held = false;
   private watched: MediaStreamTrack | undefined;
   private readonly onEnded = () => this.trackEnded?.();
 
@@ -74,6 +76,17 @@ export class Microphone implements SessionEffect {
   /** Push-to-talk: the microphone is heard only while `talking` (closed at its source, so a delayed processing still sends the words' tail). */
   setTalking(talking: boolean): void {
     this.talking = talking;
+    this.apply();
+  }
+
+  /** Whether the caller may be heard: not muted and, in push-to-talk, holding talk. */
+  get audible(): boolean {
+    return !this._muted && this.talking;
+  }
+
+  /** The pre-connect buffer carries the audio until connected: nothing is sent on the track meanwhile. */
+  hold(on: boolean): void {
+    this.held = on;
     this.apply();
   }
 
@@ -151,7 +164,8 @@ export class Microphone implements SessionEffect {
 
   /** Muting closes what is sent; push-to-talk closes the source (a processed stream then drains its delay first). */
   private apply(): void {
-    if (this.raw !== this._stream) for (const track of this._stream?.getAudioTracks() ?? []) track.enabled = !this._muted;
-    for (const track of this.raw?.getAudioTracks() ?? []) track.enabled = !this._muted && this.talking;
+    const processed = this.raw !== this._stream;
+    if (processed) for (const track of this._stream?.getAudioTracks() ?? []) track.enabled = !this._muted && !this.held;
+    for (const track of this.raw?.getAudioTracks() ?? []) track.enabled = !this._muted && this.talking && (processed || !this.held);
   }
 }

@@ -5,6 +5,7 @@ import type { MicrophoneSource } from './media.js';
 import type { WrtcImplementation } from './peer.js';
 import type { NoiseAssets, NoiseModule, NoiseSuppressionMode } from './noise/suppression.js';
 import type { VoiceGateOptions } from './noise/voice-gate.js';
+import type { PreConnectBufferOption } from './pre-connect-options.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 import type { VoiceSessionApi } from './report.js';
 import type { InterruptionsOption, RealtimeProtocol } from './realtime-protocol.js';
@@ -44,6 +45,14 @@ export interface VoiceSessionOptions {
   noiseAssets?: NoiseAssets;
   /** The client voice gate with rnnoise (default on: pre-roll 200 ms, hangover 400 ms); `false` sends everything rnnoise cleaned. */
   voiceGate?: VoiceGateOptions | false;
+  /**
+   * Pre-connect buffer (default on, 10 s): the microphone is recorded from `start()` until the call
+   * is connected, and that audio reaches the service ahead of the live audio where its
+   * `session.ready` announces `pre_connect_audio` (else it is dropped), so words said while
+   * connecting are heard. Never while muted; in push-to-talk only while talk is held. `false` turns
+   * it off; `{ maxMs }` bounds it (at most 30000; the oldest audio is dropped beyond it).
+   */
+  preConnectBuffer?: PreConnectBufferOption;
   /** `auto` (default): the service hears the caller all the time; `push-to-talk`: only while `talk(true)`. */
   turnTaking?: 'auto' | 'push-to-talk';
   /**

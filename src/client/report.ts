@@ -8,6 +8,7 @@ import type { Turn } from './events.js';
 import { countInterruptions, type InterruptionCounts } from './interruptions.js';
 import type { QualityReport } from './quality/report.js';
 import type { MessagesApi } from './sources/api.js';
+import type { PreConnectReport } from './pre-connect-options.js';
 
 /**
  * What VoiceSession needs from an API client: `createApiClient(...)` pointed at your relay fits.
@@ -58,6 +59,8 @@ export interface VoiceReport {
   audio: AudioSegment[];
   /** The call's quality over all its samples (docs/quality.md). */
   quality: QualityReport;
+  /** The pre-connect buffer: audio kept from start() until connected, sent and dropped (ms); null when it was off (docs/client.md). */
+  preConnect: PreConnectReport | null;
   /** Why a part is missing: the failure of its request (`VoiceSessionError` with its code), per part. Empty when every part arrived. */
   errors: ReportErrors;
   /** Answers cut by the caller, by the app, and false interruptions (sounds that paused an answer that then resumed). */
@@ -98,7 +101,7 @@ const noRecording = (error: unknown) => (error as { status?: unknown } | null)?.
  * history is. Each part that fails is reported in `errors` and the others are kept; it rejects (with
  * the usage failure) only when all three failed, as there is nothing of the service's to show.
  */
-export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId: string, turns: readonly Turn[], window: { start_time: string; end_time: string }, quality: QualityReport): Promise<VoiceReport> {
+export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId: string, turns: readonly Turn[], window: { start_time: string; end_time: string }, quality: QualityReport, preConnect: PreConnectReport | null = null): Promise<VoiceReport> {
   // Each request is started inside then(): a custom api object that throws is a failed part too.
   const ask = <T>(request: () => Promise<T>) => Promise.resolve().then(request);
   const [usage, cost, audio] = await Promise.allSettled([
@@ -122,6 +125,7 @@ export async function fetchReport(api: VoiceSessionApi, aiId: string, sessionId:
     cost: cost.status === 'fulfilled' ? (cost.value.sessions.find((s) => s.session_id === sessionId) ?? null) : null,
     audio: audio.status === 'fulfilled' ? (audio.value?.segments ?? []) : [],
     quality,
+    preConnect,
     errors,
     interruptions: countInterruptions(turns),
   };

@@ -164,14 +164,15 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
    * Push-to-talk (`turnTaking: 'push-to-talk'`): `talk(true)` while the caller holds the talk
    * button opens the microphone (cutting an answer under way: the caller interrupts it), `talk(false)`
    * closes it and tells the service the utterance is complete, so it answers at once. `talk(true)`
-   * throws `not_connected` unless connected and `not_supported` in `auto` turn-taking;
+   * throws `not_connected` unless connected (or connecting with the pre-connect buffer) and `not_supported` in `auto` turn-taking;
    * `talk(false)` never throws (a release after the call ended does nothing).
    */
   talk(on: boolean): void {
-    const { pushToTalk, tracker } = this.parts;
+    const { pushToTalk, tracker, preConnect } = this.parts;
     if (!on) return pushToTalk?.release();
     if (!pushToTalk) throw new VoiceSessionError('not_supported', "talk() needs turnTaking: 'push-to-talk'");
-    this.requireConnected();
+    // while connecting, the pre-connect buffer keeps what is said
+    if (!preConnect.buffering) this.requireConnected();
     pushToTalk.press(tracker.assistantSpeaking);
   }
 
@@ -219,7 +220,7 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   async report(): Promise<SessionReport> {
     const sessionId = await this.ids.when(this._state);
     const { options: { api, aiId }, clock } = this.config;
-    return fetchReport(api, aiId, sessionId, this.parts.tracker.turns, reportWindow(this.startedAt, clock.now()), this.parts.quality.report())
+    return fetchReport(api, aiId, sessionId, this.parts.tracker.turns, reportWindow(this.startedAt, clock.now()), this.parts.quality.report(), this.parts.preConnect.report())
       .catch((err: unknown) => Promise.reject(fromApiFailure(err, 'Report failed', 'report_failed')));
   }
 

@@ -14,6 +14,8 @@ import { NetworkWatch } from './network.js';
 import { NoiseStage } from './noise/stage.js';
 import { AudioPlayback } from './playback.js';
 import { PushToTalk } from './push-to-talk.js';
+import { PreConnectBuffer } from './pre-connect.js';
+import { webAudioCapture } from './pcm-capture.js';
 import { QualityTracker } from './quality/tracker.js';
 import { Recovery, type RecoveryReport } from './recovery.js';
 import { ResumeStore } from './resume-store.js';
@@ -68,6 +70,7 @@ export function wire(config: SessionConfig, conductor: Conductor) {
     changed: (talking) => report('talking', talking),
     outcome: (heard) => report('talk', { heard }),
   }, () => noise.latencyMs) : undefined;
+  const preConnect = new PreConnectBuffer(options.preConnectBuffer, { clock, open: () => microphone.audible, hold: (on) => microphone.hold(on), pushToTalk: config.pushToTalk, capture: webAudioCapture() });
   const devices = new DeviceWatch((list) => report('devices', list));
   const network = new NetworkWatch({
     offline: () => whenConnected(() => conductor.lost('offline')),
@@ -121,6 +124,7 @@ export function wire(config: SessionConfig, conductor: Conductor) {
       heard.agentReady = event.agent_ready;
       if (conductor.resuming()) heard.resumed = event.resumed === true;
       tracker.ready(event.resumed);
+      preConnect.ready(event);
     },
     // Its round trip sizes the dead-path allowance; at_ms: the service's clock (Turn.timing).
     pong: (event) => (heartbeat.alive(event.t, event.at_ms), recovery.pong()),
@@ -138,18 +142,21 @@ export function wire(config: SessionConfig, conductor: Conductor) {
   };
 
   const effects: SessionEffect[] = [
-    warmup, heartbeat, levels, ...(meters ? [meters] : []), tracker, ...(pushToTalk ? [pushToTalk] : []), noise, ending,
+    preConnect, warmup, heartbeat, levels, ...(meters ? [meters] : []), tracker, ...(pushToTalk ? [pushToTalk] : []), noise, ending,
     microphone, devices, network, ...(resumeStore ? [resumeStore] : []), playback, quality, timeline,
   ];
 
   return {
     effects, warmup, microphone, tracker, quality, heartbeat, levels, meters, playback, recovery, ending, network, pushToTalk,
-    resumeStore, switchMicrophone, heard,
+    resumeStore, switchMicrophone, heard, preConnect,
     /** Opens the microphone (unless the call is text-only); false when `standDown()` said the call stopped meanwhile. */
     async openMicrophone(standDown: () => boolean): Promise<boolean> {
       if (microphone.textOnly) return true;
       const stream = await microphone.open(standDown);
-      if (stream) levels.setInput(microphone.input ?? stream);
+      if (stream) {
+        levels.setInput(microphone.input ?? stream);
+        preConnect.begin((microphone.input ?? stream).getAudioTracks()[0]);
+      }
       return stream !== undefined;
     },
     /** The call is ending: no new turn may start while the last answer finishes, and nothing but the goodbye is sent. */

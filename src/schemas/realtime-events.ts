@@ -28,7 +28,15 @@ export const SessionReadyEvent = z.looseObject({
    * started it fresh. Absent on a first connection.
    */
   resumed: z.optional(z.boolean()),
+  /**
+   * What the service takes beyond the base protocol; absent means none. `pre_connect_audio`: it
+   * accepts `input.preconnect` (the caller's audio from before the call was connected, put ahead of
+   * the live audio).
+   */
+  capabilities: z.optional(z.array(z.string().check(z.maxLength(64))).check(z.maxLength(32))),
 });
+/** The capability of `session.ready` under which a client sends its pre-connect audio. */
+export const PRE_CONNECT_CAPABILITY = 'pre_connect_audio';
 export const SpeechStartedEvent = z.looseObject({
   v, type: z.literal('input.speech_started'), turn_id: turnId, at_ms: z.number(),
 });
@@ -40,6 +48,8 @@ export const SpeechStoppedEvent = z.looseObject({
    * backchannel): it is not a turn, and no other event of `turn_id` follows.
    */
   false_interruption: z.optional(z.boolean()),
+  /** How much of the utterance's audio (ms, pre-roll included) came from `input.preconnect`; absent when none. */
+  pre_connect_ms: z.optional(z.number().check(z.gte(0))),
 });
 export const TranscriptDeltaEvent = z.looseObject({
   v, type: z.literal('transcript.delta'), turn_id: turnId, role, delta: z.string(),
@@ -128,5 +138,23 @@ export const PingEvent = z.strictObject({ v, type: z.literal('ping'), t: z.numbe
  */
 export const CommitEvent = z.strictObject({ v, type: z.literal('input.commit') });
 
-export const ClientEvent = z.discriminatedUnion('type', [TextInputEvent, InterruptEvent, EndEvent, PingEvent, CommitEvent]);
+/** Most base64 characters of one `input.preconnect` chunk (24576 bytes: 768 ms of 16 kHz PCM16), well under every data channel's message size limit. */
+export const MAX_PRECONNECT_CHUNK_CHARS = 32768;
+/** Most audio one call's `input.preconnect` chunks may carry in all (ms). */
+export const MAX_PRECONNECT_MS = 30000;
+/**
+ * The caller's audio from before the call was connected (pre-connect buffer), sent once, right
+ * after `session.ready` announced `pre_connect_audio`, in chunks numbered from 0; `final` on the
+ * last. Mono PCM16 little-endian, base64, at `sample_rate`. The service puts it ahead of the live
+ * audio, as if it had been heard first. A service without the capability is sent none.
+ */
+export const PreConnectAudioEvent = z.strictObject({
+  v, type: z.literal('input.preconnect'),
+  seq: z.int().check(z.gte(0), z.lte(1000)),
+  audio: z.string().check(z.maxLength(MAX_PRECONNECT_CHUNK_CHARS), z.regex(/^[A-Za-z0-9+/]*={0,2}$/)),
+  sample_rate: z.int().check(z.gte(8000), z.lte(48000)),
+  final: z.boolean(),
+});
+
+export const ClientEvent = z.discriminatedUnion('type', [TextInputEvent, InterruptEvent, EndEvent, PingEvent, CommitEvent, PreConnectAudioEvent]);
 export type ClientEvent = z.infer<typeof ClientEvent>;

@@ -10,6 +10,8 @@ export interface FakeTrack {
   enabled: boolean;
   readyState: 'live' | 'ended';
   stop(): void;
+  /** A new fake track (what the pre-connect buffer records from). */
+  clone(): FakeTrack;
 }
 
 let ids = 0;
@@ -20,6 +22,7 @@ export function fakeTrack(): FakeTrack {
     stop() {
       this.readyState = 'ended';
     },
+    clone: () => fakeTrack(),
   };
 }
 

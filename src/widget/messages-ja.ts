@@ -4,6 +4,7 @@ import type { WidgetMessageTable } from './messages.js';
 export const JAPANESE: WidgetMessageTable = {
   title: '音声アシスタント',
   'status.idle': '待機中',
+  listening: '聞いています。どうぞご質問ください。',
   'status.connecting': '接続中',
   'status.connected': '通話中',
   'status.ended': '終了',

@@ -36,6 +36,8 @@ export interface WidgetMessages {
   'check.running': string;
   /** In place of the hint after a hold the service did not hear (the session's `talk` event, `heard: false`). */
   'talk.notHeard': string;
+  /** The cue to speak once the call is connected (before the first question). */
+  listening: string;
   /** The level meter's label, the same while muted, and while the caller holds talk. */
   'level.microphone': string;
   'level.microphoneMuted': string;
@@ -93,6 +95,7 @@ export type WidgetMessageTable = WidgetMessages & ErrorMessages;
 export const ENGLISH: WidgetMessageTable = {
   title: 'Voice assistant',
   'status.idle': 'idle',
+  listening: 'Listening: go ahead and ask your question.',
   'status.connecting': 'connecting',
   'status.connected': 'connected',
   'status.ended': 'ended',

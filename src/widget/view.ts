@@ -42,6 +42,7 @@ const TEMPLATE = `
   </div>
   <div class="check" part="check-result" id="kbv-check" data-testid="check-result" role="status" aria-live="polite" hidden></div>
   <p class="hint" part="talk-hint" id="kbv-talk-hint" data-testid="talk-hint" aria-live="polite" hidden></p>
+  <p class="hint" part="listening" data-testid="listening" role="status" hidden></p>
   <div class="level" part="level">
     <span id="kbv-level-label" data-testid="mic-status"></span>
     <span class="meter" part="meter" role="meter" aria-labelledby="kbv-level-label" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0" data-testid="input-level" data-value="0"><span part="meter-bar"></span></span>
@@ -93,7 +94,7 @@ export class WidgetView {
     meter: HTMLElement; micLabel: HTMLElement; quality: HTMLElement; bar: HTMLElement; captions: HTMLElement; latency: HTMLElement; form: HTMLFormElement;
     input: HTMLInputElement; send: HTMLButtonElement; error: HTMLElement; typeInstead: HTMLButtonElement;
     devices: HTMLElement; mic: HTMLSelectElement; speaker: HTMLSelectElement; micName: HTMLElement; speakerName: HTMLElement;
-    talk: HTMLButtonElement; hint: HTMLElement; check: HTMLButtonElement; checkResult: HTMLElement;
+    talk: HTMLButtonElement; hint: HTMLElement; check: HTMLButtonElement; checkResult: HTMLElement; listening: HTMLElement;
   };
   private readonly talkControl: TalkControl;
   private readonly visualizer: VoiceVisualizer;
@@ -119,7 +120,7 @@ export class WidgetView {
       bar: q('[part="meter-bar"]'), captions: q('.captions'), latency: q('.latency'), form: q('form'),
       input: q('[data-testid="text-input"]'), send: q('[data-testid="text-send"]'), error: q('[data-testid="error"]'),
       typeInstead: q('[data-testid="type-instead"]'), devices: q('.devices'), mic: q('[data-testid="mic-select"]'), speaker: q('[data-testid="speaker-select"]'),
-      micName: q('[data-label="mic"]'), speakerName: q('[data-label="speaker"]'), talk: q('[data-testid="talk"]'), hint: q('.hint'),
+      micName: q('[data-label="mic"]'), speakerName: q('[data-label="speaker"]'), talk: q('[data-testid="talk"]'), hint: q('.hint'), listening: q('[data-testid="listening"]'),
       check: q('[data-testid="check-start"]'), checkResult: q('[data-testid="check-result"]'),
     };
     this.talkControl = new TalkControl(this.el.talk, root, (on) => actions.talk(on));
@@ -161,6 +162,7 @@ export class WidgetView {
     set(el.talk, 'button.talk');
     set(el.check, 'button.check');
     set(el.hint, 'talk.hint');
+    set(el.listening, 'listening');
     set(el.micName, 'devices.microphone');
     set(el.speakerName, 'devices.speaker');
     el.captions.setAttribute('aria-label', text.t('captions.label'));
@@ -238,6 +240,9 @@ export class WidgetView {
     el.quality.hidden = level !== 'poor';
     el.quality.dataset.level = level;
     el.input.disabled = el.send.disabled = status !== 'connected';
+    // The cue to speak: connected, nothing asked yet, the caller not speaking (what was said while
+    // connecting is heard anyway where the service takes pre-connect audio, docs/widget.md).
+    el.listening.hidden = status !== 'connected' || textOnly || (snapshot?.turns.length ?? 0) > 0 || (snapshot?.userSpeaking ?? false) || snapshot?.live != null;
     if (!live) this.setLevel(0);
     this.visualizer.setLive(live);
     this.captions.render(snapshot);

@@ -56,6 +56,7 @@ function engine(factory: ProtocolFactory, opts: { interruptions?: 'auto' | 'off'
       ended++;
     },
     configure: (settings) => configured.push(settings),
+    preConnect: () => undefined,
     endUtterance: () => {
       if (utterance === undefined) return false;
       vadStop(utterance);
@@ -85,7 +86,7 @@ describe('kb-voice v1 protocol through the turn controller', () => {
   it('says session.ready, answers pings and protocol errors, and tells a typed turn in the service order', async () => {
     const t = engine(v1());
     t.protocol.open();
-    expect(t.sent[0]).toEqual({ v: 1, type: 'session.ready', session_id: 'sess-1', language: 'en', agent_ready: true, resumed: true });
+    expect(t.sent[0]).toEqual({ v: 1, type: 'session.ready', session_id: 'sess-1', language: 'en', agent_ready: true, resumed: true, capabilities: ['pre_connect_audio'] });
     t.protocol.message(JSON.stringify({ v: 1, type: 'ping', t: 7 }));
     expect(t.sent.at(-1)).toEqual({ v: 1, type: 'pong', t: 7, at_ms: 42 }); // at_ms: the connection's clock (host.now), as the speech events'
     t.protocol.message('{ nope');

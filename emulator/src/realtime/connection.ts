@@ -17,8 +17,11 @@ import { runTurn } from './turn.js';
 import { TurnController } from './turn-controller.js';
 import { releaseBeforeExit } from './wrtc-exit.js';
 import { VAD_SAMPLE_RATE, VoiceActivityDetector, type VadEvent, type VadOptions } from './vad.js';
+import { PreConnectFeed } from './pre-connect.js';
 
 const { RTCAudioSink, RTCAudioSource } = wrtc.nonstandard;
+/** Longest wait for a client's first message after `session.ready` (its live audio is held meanwhile): a slow link's round trip and then some. */
+const PRE_CONNECT_WAIT_MS = 3000;
 
 export { RealtimeOfferError };
 
@@ -61,11 +64,15 @@ export class RealtimeConnection {
   readonly #output: PacedAudioOutput;
   readonly #vad: VoiceActivityDetector;
   readonly #judge: InterruptionJudge;
+  /** The caller's audio on its way to the VAD: pre-connect audio first, then the live track's. */
+  readonly #feed: PreConnectFeed;
   readonly #openedAt = performance.now();
   #sink: InstanceType<typeof RTCAudioSink> | undefined;
   readonly #turns: TurnController;
   #closed = false;
   #ready = false;
+  /** The deadline of the wait for the client's first message (pre-connect audio or anything else). */
+  #expecting: ReturnType<typeof setTimeout> | undefined;
   readonly #protocol: RealtimeProtocol;
   #ice!: SessionIce;
 
@@ -76,6 +83,9 @@ export class RealtimeConnection {
     this.#vad = vad;
     const interruptions = opts.interruptions ?? DEFAULT_INTERRUPTIONS;
     this.#judge = new InterruptionJudge(interruptions);
+    this.#feed = new PreConnectFeed((samples) => {
+      for (const event of this.#vad.push(samples)) this.#onVad(event);
+    });
     releaseBeforeExit(this.#source);
     this.#track = this.#source.createTrack();
     const source = this.#source;
@@ -102,7 +112,10 @@ export class RealtimeConnection {
     });
     this.#peer.on('track', (track: MediaStreamTrack) => this.#attachSink(track));
     this.#peer.on('connect', () => this.#onConnect());
-    this.#peer.on('data', (data: unknown) => this.#protocol.message(data));
+    this.#peer.on('data', (data: unknown) => {
+      this.#protocol.message(data);
+      this.#feed.messageSeen();
+    });
     this.#peer.on('close', () => void this.close());
     this.#peer.on('error', () => void this.close());
     this.#turns = new TurnController({
@@ -139,6 +152,7 @@ export class RealtimeConnection {
       sendText: (text) => this.#sendText(text),
       turns: this.#turns,
       end: () => this.end(),
+      preConnect: (chunk) => (this.#closed ? undefined : this.#feed.chunk(chunk)),
       endUtterance: () => {
         const event = this.#closed ? undefined : this.#vad.commit();
         if (event) this.#onVad(event);
@@ -239,6 +253,10 @@ export class RealtimeConnection {
     if (this.#ready || this.#closed) return;
     this.#ready = true;
     this.#protocol.open();
+    if (this.#protocol.preConnect) {
+      this.#feed.expect();
+      this.#expecting = setTimeout(() => this.#feed.release(), PRE_CONNECT_WAIT_MS);
+    }
   }
 
   #attachSink(track: MediaStreamTrack): void {
@@ -247,7 +265,7 @@ export class RealtimeConnection {
     sink.ondata = (data: { samples: Int16Array; sampleRate: number; bitsPerSample?: number; channelCount?: number }) => {
       if (this.#closed || (data.bitsPerSample ?? 16) !== 16) return;
       const mono = toMono(data.samples, data.channelCount ?? 1);
-      for (const event of this.#vad.push(resample(mono, data.sampleRate, VAD_SAMPLE_RATE))) this.#onVad(event);
+      this.#feed.live(resample(mono, data.sampleRate, VAD_SAMPLE_RATE));
     };
     this.#sink = sink;
   }
@@ -265,6 +283,7 @@ export class RealtimeConnection {
     // answer did not yield to): up at once, down slowly.
     const active = this.#turns.active;
     if (event.type === 'stop' && (!active || active.interrupted)) this.#judge.heardCaller(activeLevelDbfs(event.audio));
+    if (event.type === 'stop') event.preConnectMs = this.#feed.bufferedWithin(event.startMs, (event.audio.length * 1000) / VAD_SAMPLE_RATE);
     this.#protocol.vad(event);
   }
 
@@ -283,6 +302,7 @@ export class RealtimeConnection {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearTimeout(this.#expecting);
     this.#output.stop('ended');
     const settled = this.#turns.end();
     this.#sink?.stop();

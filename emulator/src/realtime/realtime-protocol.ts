@@ -1,4 +1,4 @@
-import type { ServerEvent } from 'kb-voice/schemas';
+import type { ClientEvent, ServerEvent } from 'kb-voice/schemas';
 import type { InterruptionSettings, JudgeAction } from './barge-in.js';
 import type { TurnController } from './turn-controller.js';
 import type { VadEvent } from './vad.js';
@@ -14,6 +14,8 @@ import type { VoiceLikenessThresholds } from './voice-likeness.js';
 export interface RealtimeProtocol {
   /** The data channel is open. */
   open(): void;
+  /** True when `open()` announced pre-connect audio (v1 `pre_connect_audio`): the live audio waits for the client's first message. */
+  readonly preConnect?: boolean;
   /** One message from the client. */
   message(data: unknown): void;
   /** The caller's voice activity (utterance start / end with its audio). */
@@ -54,6 +56,11 @@ export interface ProtocolHost {
    * hangover's end would. False when no utterance was open or it held no speech (nothing is told).
    */
   endUtterance(): boolean;
+  /**
+   * One chunk of the caller's pre-connect audio (v1 `input.preconnect`): put ahead of the live
+   * audio (./pre-connect.ts). Returns why it was refused, or undefined.
+   */
+  preConnect(chunk: Extract<ClientEvent, { type: 'input.preconnect' }>): string | undefined;
   /** Changes the call's turn-taking (barge-in settings, the VAD's timing and thresholds). */
   configure(settings: TurnTakingSettings): void;
 }

@@ -1,4 +1,4 @@
-import { turnEvents, type ClientEvent, type ServerEvent } from 'kb-voice/schemas';
+import { PRE_CONNECT_CAPABILITY, turnEvents, type ClientEvent, type ServerEvent } from 'kb-voice/schemas';
 import type { JudgeAction } from './barge-in.js';
 import type { RealtimeProtocol, ProtocolFactory, ProtocolHost } from './realtime-protocol.js';
 import { encodeServerEvent, parseClientMessage, type OutgoingEvent } from './v1-codec.js';
@@ -27,6 +27,7 @@ export function v1Protocol(options: V1ProtocolOptions): ProtocolFactory {
 }
 
 class V1Protocol implements RealtimeProtocol {
+  readonly preConnect = true;
   readonly #host: ProtocolHost;
   readonly #opts: V1ProtocolOptions;
   /** The turn of the utterance being heard, and its scripted words. */
@@ -47,6 +48,8 @@ class V1Protocol implements RealtimeProtocol {
       session_id: this.#host.sessionId,
       language: this.#opts.language,
       agent_ready: this.#opts.agentReady(),
+      // The caller's audio from before the call was connected is taken (input.preconnect, ./pre-connect.ts).
+      capabilities: [PRE_CONNECT_CAPABILITY],
       ...(this.#opts.resumed !== undefined ? { resumed: this.#opts.resumed } : {}),
     });
   }
@@ -73,7 +76,8 @@ class V1Protocol implements RealtimeProtocol {
       this.event(turnEvents(listening.turnId).speechStopped(this.#host.now(), event.speechMs, { falseInterruption: true }));
       return;
     }
-    this.event(turnEvents(listening.turnId).speechStopped(this.#host.now(), event.speechMs));
+    const preConnect = event.preConnectMs ? { pre_connect_ms: Math.round(event.preConnectMs) } : {};
+    this.event({ ...turnEvents(listening.turnId).speechStopped(this.#host.now(), event.speechMs), ...preConnect });
     turns.start({
       kind: 'voice', turnId: listening.turnId, audio: event.audio, sampleRate: VAD_SAMPLE_RATE, speechMs: event.speechMs, endOfInput,
       ...(listening.scripted !== undefined ? { scripted: listening.scripted } : {}),
@@ -117,6 +121,11 @@ class V1Protocol implements RealtimeProtocol {
       case 'session.end':
         void this.#host.end();
         return;
+      case 'input.preconnect': {
+        const refused = this.#host.preConnect(event);
+        if (refused) this.#send({ type: 'error', code: 'protocol_error', message: refused });
+        return;
+      }
       case 'input.commit':
         // Push-to-talk: the caller released talk, so the utterance is over now, not after the
         // hangover; it becomes the turn through vad() like any other. Nothing open: nothing to do.

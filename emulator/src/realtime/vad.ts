@@ -72,6 +72,10 @@ export type VadEvent =
       speechMs: number;
       /** The utterance at {@link VAD_SAMPLE_RATE}: pre-roll, speech, and up to 100 ms after it. */
       audio: Int16Array;
+      /** Stream time (ms of audio fed to this detector before it) of the utterance's first sample. */
+      startMs: number;
+      /** How much of `audio` (ms) came from the caller's pre-connect audio (set by the connection). */
+      preConnectMs?: number;
     };
 
 let modulePromise: Promise<FvadModule> | undefined;
@@ -105,6 +109,8 @@ export class VoiceActivityDetector {
   /** Frames of the current utterance. */
   #utterance: Int16Array[] = [];
   #speechMs = 0;
+  /** Stream time of the current utterance's first frame (pre-roll included). */
+  #startMs = 0;
   /** Level (dBFS) of the loudest voice frame of the utterance (or of the voiced run being confirmed). */
   #peakDbfs = -Infinity;
   #closed = false;
@@ -192,6 +198,7 @@ export class VoiceActivityDetector {
       this.#speaking = true;
       this.#told = false;
       this.#utterance = this.#recent;
+      this.#startMs = this.#atMs - this.#recent.length * ms;
       this.#recent = [];
       this.#speechMs = this.#voicedRunMs;
       this.#unvoicedRunMs = 0;
@@ -246,7 +253,7 @@ export class VoiceActivityDetector {
     this.#unvoicedRunMs = 0;
     this.#peakDbfs = -Infinity;
     // An utterance that never held speech (a beep, a cough, a fan) is dropped unheard.
-    return told ? { type: 'stop', speechMs: this.#speechMs, audio: concat(frames) } : undefined;
+    return told ? { type: 'stop', speechMs: this.#speechMs, audio: concat(frames), startMs: this.#startMs } : undefined;
   }
 
   /** Frees the native detector. Idempotent. */

@@ -236,6 +236,9 @@ export function openaiCodec(now: () => number = () => systemClock.now()): OpenAI
         case 'session.end':
           // OpenAI's protocol has no goodbye message: closing the connection ends the call.
           return [];
+        case 'input.preconnect':
+          // OpenAI's session.created announces no pre_connect_audio: never sent, and nothing to map.
+          return [];
         case 'input.commit':
           // Push-to-talk (turn_detection null): the released utterance is the question; answer it.
           return [msg({ type: 'input_audio_buffer.commit' }), msg({ type: 'response.create' })];

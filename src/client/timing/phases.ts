@@ -17,6 +17,11 @@ export interface TurnTiming {
   bufferingMs: number | null;
   /** Out of the page → at the ear (the audio output's latency, as the browser reports it). */
   playbackMs: number | null;
+  /**
+   * How much of the turn's audio (ms, as the service counts it, pre-roll included) came from the
+   * pre-connect buffer (said before the call was connected); absent when none did.
+   */
+  preConnectMs?: number;
 }
 
 /** The phases, in order. */

@@ -32,6 +32,8 @@ const MAX_OPEN = 64;
 export class TurnTimeline implements SessionEffect {
   /** Service's end-of-speech detection on the client's clock, by turn number. */
   private readonly detected = new Map<number, number>();
+  /** How much of a turn's audio the service took from the pre-connect buffer, by turn number. */
+  private readonly preConnect = new Map<number, number>();
 
   constructor(private readonly deps: TimelineDeps) {}
 
@@ -42,6 +44,7 @@ export class TurnTimeline implements SessionEffect {
       const at = offset === null ? this.deps.now() - (this.deps.rttMs() ?? 0) / 2 : event.at_ms - offset;
       this.detected.set(event.turn_id, at);
       if (this.detected.size > MAX_OPEN) this.detected.delete(this.detected.keys().next().value!);
+      if (event.pre_connect_ms) this.preConnect.set(event.turn_id, event.pre_connect_ms);
     }
   }
 
@@ -49,9 +52,11 @@ export class TurnTimeline implements SessionEffect {
   finished(event: ServerEventOf<'turn.completed'>): { timing: TurnTiming; perceivedLatencyMs: number | null } {
     const detectedAt = this.detected.get(event.turn_id) ?? null;
     this.detected.delete(event.turn_id);
+    const preConnectMs = this.preConnect.get(event.turn_id);
+    this.preConnect.delete(event.turn_id);
     const ends = this.deps.marks(event.input);
     const answered = event.first_response_ms !== null;
-    return turnTiming({
+    const measured = turnTiming({
       speechEndAt: ends?.speechEndAt ?? null,
       detectedAt: event.input === 'voice' ? detectedAt : null,
       firstResponseMs: event.first_response_ms,
@@ -59,11 +64,13 @@ export class TurnTimeline implements SessionEffect {
       bufferingMs: answered ? this.deps.bufferingMs() : null,
       playbackMs: answered ? this.deps.playbackMs() : null,
     });
+    return preConnectMs === undefined ? measured : { ...measured, timing: Object.freeze({ ...measured.timing, preConnectMs: Math.round(preConnectMs) }) };
   }
 
   /** The connection dropped: its turns will not complete here. */
   lost(): void {
     this.detected.clear();
+    this.preConnect.clear();
   }
 
   close(): void {

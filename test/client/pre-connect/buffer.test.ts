@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest';
+import { ClientEvent, PRE_CONNECT_CAPABILITY, type ServerEventOf } from '../../../src/schemas/realtime-events.js';
+import type { Attempt } from '../../../src/client/attempt.js';
+import { PreConnectBuffer, type PcmCapture, type PreConnectDeps } from '../../../src/client/pre-connect.js';
+import { FakeClock } from '../../../src/testing/index.js';
+
+const RATE = 16000;
+const ready = (capabilities?: string[]): ServerEventOf<'session.ready'> => ({
+  v: 1, type: 'session.ready', session_id: 's', language: 'en', agent_ready: true, ...(capabilities ? { capabilities } : {}),
+});
+
+/** A capture the test drives: `feed(ms, value)` delivers that much audio of one sample value. */
+function harness(option: ConstructorParameters<typeof PreConnectBuffer>[0] = true, overrides: Partial<PreConnectDeps> = {}) {
+  let deliver: ((samples: Int16Array, rate: number) => void) | undefined;
+  let stopped = 0;
+  const capture: PcmCapture = (_track, onPcm) => {
+    deliver = onPcm;
+    return () => void stopped++;
+  };
+  const state = { open: true, held: [] as boolean[] };
+  const clock = new FakeClock();
+  const buffer = new PreConnectBuffer(option, {
+    clock, open: () => state.open, hold: (on) => state.held.push(on), pushToTalk: false, capture, ...overrides,
+  });
+  const sent: ClientEvent[] = [];
+  const transport = { bufferedAmount: 0 };
+  const attempt = { send: (event: ClientEvent) => (sent.push(ClientEvent.parse(event)), 1), transport } as unknown as Attempt;
+  const track = { clone: () => ({ stop() {} }) } as unknown as MediaStreamTrack;
+  const feed = (ms: number, value: number) => deliver!(new Int16Array((RATE * ms) / 1000).fill(value), RATE);
+  const pcm = () => {
+    const chunks = sent.filter((e): e is Extract<ClientEvent, { type: 'input.preconnect' }> => e.type === 'input.preconnect');
+    return new Int16Array(new Uint8Array(chunks.flatMap((c) => [...Buffer.from(c.audio, 'base64')])).buffer);
+  };
+  /** Connected: the chunks go out paced on the fake clock; resolves once all are sent. */
+  const connect = async () => {
+    buffer.connected(attempt);
+    await clock.advance(60_000);
+  };
+  return { buffer, state, sent, attempt, transport, track, feed, pcm, clock, connect, stopped: () => stopped };
+}
+
+describe('PreConnectBuffer', () => {
+  it('sends what was said before connected, in order and in bounded chunks, paced, where the service announced the capability', async () => {
+    const h = harness();
+    h.buffer.begin(h.track);
+    expect(h.buffer.buffering).toBe(true);
+    expect(h.state.held).toEqual([true]); // the live track is silent while the buffer carries the audio
+    h.feed(1000, 1);
+    h.feed(1000, 2);
+    h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+    await h.connect();
+    const chunks = h.sent.filter((e) => e.type === 'input.preconnect');
+    expect(chunks.map((c) => c.seq)).toEqual([...Array(8).keys()]); // 64000 bytes in chunks of 8192
+    expect(chunks.map((c) => c.final)).toEqual([...Array(7).fill(false), true]);
+    for (const c of chunks) expect(c.audio.length).toBeLessThanOrEqual(32768);
+    const pcm = h.pcm();
+    expect(pcm.length).toBe(2 * RATE);
+    expect(pcm[0]).toBe(1);
+    expect(pcm[pcm.length - 1]).toBe(2);
+    expect(h.state.held).toEqual([true, false]);
+    expect(h.stopped()).toBe(1);
+    expect(h.buffer.report()).toEqual({ bufferedMs: 2000, sentMs: 2000, droppedMs: 0 });
+  });
+
+  it('keeps at most maxMs, dropping the oldest audio (what is sent stays contiguous with the live audio)', async () => {
+    const h = harness({ maxMs: 1500 });
+    h.buffer.begin(h.track);
+    h.feed(1000, 1);
+    h.feed(1000, 2);
+    h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+    await h.connect();
+    const pcm = h.pcm();
+    expect(pcm.length).toBe(1.5 * RATE);
+    expect(pcm.filter((v) => v === 1).length).toBe(0.5 * RATE); // the newest 500 ms of the first second
+    expect(pcm[pcm.length - 1]).toBe(2);
+    expect(h.buffer.report()).toEqual({ bufferedMs: 2000, sentMs: 1500, droppedMs: 500 });
+  });
+
+  it('buffers nothing while muted (or while push-to-talk is not held)', async () => {
+    const h = harness();
+    h.buffer.begin(h.track);
+    h.state.open = false;
+    h.feed(1000, 1);
+    h.state.open = true;
+    h.feed(500, 2);
+    h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+    await h.connect();
+    const pcm = h.pcm();
+    expect(pcm.length).toBe(0.5 * RATE);
+    expect(pcm.every((v) => v === 2)).toBe(true);
+  });
+
+  it('push-to-talk released before connected: the utterance is committed after its audio', async () => {
+    const h = harness(true, { pushToTalk: true });
+    h.buffer.begin(h.track);
+    h.feed(500, 3);
+    h.state.open = false; // released
+    h.feed(500, 4);
+    h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+    await h.connect();
+    expect(h.sent.map((e) => e.type)).toEqual(['input.preconnect', 'input.preconnect', 'input.commit']);
+    expect(h.pcm().every((v) => v === 3)).toBe(true);
+  });
+
+  it('sends nothing to a service without the capability (OpenAI protocol, older services)', async () => {
+    const h = harness();
+    h.buffer.begin(h.track);
+    h.feed(1000, 1);
+    h.buffer.ready(ready());
+    await h.connect();
+    expect(h.sent).toEqual([]);
+    expect(h.state.held).toEqual([true, false]);
+    expect(h.buffer.report()).toEqual({ bufferedMs: 1000, sentMs: 0, droppedMs: 0 });
+  });
+
+  it('paces the chunks: the first at once, the next after 8192 bytes at 24000 bytes/s; end() stops them', async () => {
+    const h = harness();
+    h.buffer.begin(h.track);
+    h.feed(2000, 1);
+    h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+    h.buffer.connected(h.attempt);
+    expect(h.sent).toHaveLength(1);
+    await h.clock.advance(340);
+    expect(h.sent).toHaveLength(1);
+    await h.clock.advance(2);
+    expect(h.sent).toHaveLength(2);
+    h.buffer.close();
+    await h.clock.advance(60_000);
+    expect(h.sent).toHaveLength(2);
+    expect(h.buffer.report()!.sentMs).toBe(512);
+  });
+
+  it('backpressure: the next chunk waits while the channel still holds more than one', async () => {
+    const h = harness();
+    h.buffer.begin(h.track);
+    h.feed(2000, 1);
+    h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+    h.buffer.connected(h.attempt);
+    h.transport.bufferedAmount = 20000; // a slow, lossy uplink has not sent the first chunk yet
+    await h.clock.advance(5000);
+    expect(h.sent).toHaveLength(1);
+    h.transport.bufferedAmount = 0;
+    await h.clock.advance(100);
+    expect(h.sent).toHaveLength(2);
+  });
+
+  it('runs once per call: a reconnection sends nothing more', async () => {
+    const h = harness();
+    h.buffer.begin(h.track);
+    h.feed(100, 1);
+    h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+    await h.connect();
+    const count = h.sent.length;
+    h.feed(100, 1);
+    await h.connect();
+    expect(h.sent.length).toBe(count);
+  });
+
+  it('off (false): nothing is captured, the live track is never held, report says null', () => {
+    const h = harness(false);
+    h.buffer.begin(h.track);
+    expect(h.buffer.buffering).toBe(false);
+    expect(h.state.held).toEqual([]);
+    expect(h.buffer.report()).toBeNull();
+  });
+
+  it('a call that ends before connecting releases the capture', async () => {
+    const h = harness();
+    h.buffer.begin(h.track);
+    h.feed(100, 1);
+    h.buffer.close();
+    expect(h.stopped()).toBe(1);
+    expect(h.state.held).toEqual([true, false]);
+    await h.connect();
+    expect(h.sent).toEqual([]);
+  });
+
+  it('bounds maxMs to 30 s', async () => {
+    const h = harness({ maxMs: 120_000 });
+    h.buffer.begin(h.track);
+    for (let i = 0; i < 40; i++) h.feed(1000, 1);
+    h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+    await h.connect();
+    expect(h.buffer.report()).toMatchObject({ sentMs: 30000, droppedMs: 10000 });
+  });
+});
