@@ -40,6 +40,24 @@ function card(title: string, f: MetricFigures | undefined, hint: string): string
   <p class="hint">${f?.count ?? 0} samples</p></div>`;
 }
 
+/**
+ * A recording's link: the URL comes from the service's report, so only an http(s) URL becomes a
+ * link (a `javascript:` or `data:` one would run in the page of whoever opens the report); any
+ * other is shown as text, saying why.
+ */
+export function recordingLink(a: { segment: number; url: string }): string {
+  const label = `segment ${esc(a.segment)}`;
+  let protocol = '';
+  try {
+    protocol = new URL(a.url).protocol;
+  } catch {
+    // Not a URL at all: shown as text below.
+  }
+  return protocol === 'https:' || protocol === 'http:'
+    ? `<a href="${esc(a.url)}" rel="noreferrer noopener">${label}</a>`
+    : `<span class="na" title="not an http(s) link: ${esc(a.url.slice(0, 200))}">${label} (link refused)</span>`;
+}
+
 function worstCall(c: LoadReport['worstCalls'][number]): string {
   return `<div class="call"><div class="callhead"><b>${esc(c.userIdentifier)}</b><span class="chip ${c.status === 'ok' ? 'ok' : 'bad'}">${esc(c.status)}</span>
   <span class="chip muted">${esc(c.caller)} · ${esc(c.scenario)}</span><span class="chip muted">connect ${num(c.connectMs)} ms</span>${c.mos !== null ? `<span class="chip muted">MOS ${num(c.mos, 2)}</span>` : ''}
@@ -47,7 +65,7 @@ function worstCall(c: LoadReport['worstCalls'][number]): string {
   <ol class="turns">${c.turns.map((t) => `<li class="turn"><div class="q"><span class="who">caller · ${esc(t.input)}</span>${esc(t.question)}</div>
     <div class="a"><span class="who">robot${t.interrupted ? ' · cut' : ''} · first response ${num(t.firstResponseMs)} ms · perceived ${num(t.perceivedLatencyMs)} ms</span>${esc(t.answer)}</div></li>`).join('')}</ol>
   ${c.error ? `<pre class="error">${esc(c.error)}</pre>` : ''}
-  ${c.audio.length ? `<p class="links">Recording: ${c.audio.map((a) => `<a href="${esc(a.url)}">segment ${a.segment}</a>`).join(' · ')} <small>(presigned links of the service; they expire)</small></p>` : ''}
+  ${c.audio.length ? `<p class="links">Recording: ${c.audio.map(recordingLink).join(' · ')} <small>(presigned links of the service; they expire)</small></p>` : ''}
 </div>`;
 }
 

@@ -70,14 +70,34 @@ export function parseArtilleryReport(json: unknown): ArtilleryReport {
   return parsed.data;
 }
 
-/** Parses a calls file (JSON Lines of `LoadCallRecord`), skipping lines that are not call records. */
+const nullableNumber = z.nullable(z.number());
+/** A line of the calls file, checked field by field: the page shows each of them. */
+const CallRecord = z.looseObject({
+  kind: z.literal('kb-voice-qa/load-call'),
+  caller: z.string(),
+  scenario: z.string(),
+  userIdentifier: z.string(),
+  startedAt: z.string(),
+  sessionId: z.nullable(z.string()),
+  connectMs: nullableNumber,
+  status: z.string(),
+  error: z.nullable(z.string()),
+  turns: z.array(z.looseObject({
+    id: z.number(), input: z.string(), question: z.string(), answer: z.string(),
+    firstResponseMs: nullableNumber, perceivedLatencyMs: z.optional(nullableNumber), interrupted: z.boolean(),
+  })),
+  mos: nullableNumber,
+  audio: z.array(z.looseObject({ segment: z.number(), url: z.string() })),
+});
+
+/** Parses a calls file (JSON Lines of `LoadCallRecord`), skipping lines that are not valid call records. */
 export function parseCallRecords(text: string): LoadCallRecord[] {
   const out: LoadCallRecord[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     try {
-      const record = JSON.parse(line) as LoadCallRecord;
-      if (record?.kind === 'kb-voice-qa/load-call' && Array.isArray(record.turns)) out.push(record);
+      const record = CallRecord.safeParse(JSON.parse(line));
+      if (record.success) out.push(record.data as unknown as LoadCallRecord);
     } catch {
       // A line cut by a crash mid-write: the others still count.
     }
