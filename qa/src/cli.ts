@@ -4,7 +4,7 @@
  * the load report of an Artillery run (docs/qa.md "Load tests").
  */
 import { parseArgs } from 'node:util';
-import { generatorSaturated, writeLoadReport } from './reporter/load-report.js';
+import { saturationSentence, writeLoadReport } from './reporter/load-report.js';
 
 const USAGE = 'usage: kb-voice-qa report <artillery-output.json> [--calls calls.jsonl] [--output voice-load-report] [--worst 10]';
 
@@ -37,7 +37,8 @@ async function main(argv: string[]): Promise<number> {
     ...(calls ? { calls } : {}), ...(values.output ? { output: values.output } : {}), ...(worst !== undefined ? { worst } : {}),
   });
   console.log(`kb-voice-qa: ${report.folder}/index.html (${report.counters['voice.calls'] ?? 0} calls, ${report.errors.length} error codes)`);
-  if (generatorSaturated(report)) console.log('kb-voice-qa: the load generator was saturated: the percentiles measure it, not the service (see the report)');
+  const saturation = saturationSentence(report);
+  if (saturation) console.log(`kb-voice-qa: ${saturation} (see the report)`);
   return 0;
 }
 

@@ -128,4 +128,4 @@ function stripAnsi(text: string): string {
   return text.replace(/\u001b\[[0-9;]*m/g, '');
 }
 
-export { writeLoadReport, buildLoadReport, generatorSaturated, parseArtilleryReport, parseCallRecords, type LoadReport, type LoadReportOptions } from './load-report.js';
+export { writeLoadReport, buildLoadReport, generatorSaturated, parseArtilleryReport, parseCallRecords, saturationCause, saturationSentence, type LoadReport, type LoadReportOptions } from './load-report.js';
