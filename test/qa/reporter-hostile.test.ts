@@ -7,6 +7,7 @@ import { renderHtml } from '../../qa/src/reporter/html.js';
 import { renderLoadHtml } from '../../qa/src/reporter/load-html.js';
 import { buildLoadReport, parseCallRecords } from '../../qa/src/reporter/load-model.js';
 import { buildSummary, type CollectedTest } from '../../qa/src/reporter/summary.js';
+import type { LoadCallRecord } from '../../qa/src/load/call-log.js';
 import type { CallTurn, VoiceCallEvidence } from '../../qa/src/types.js';
 
 // issue 46: the HTML reporter put values of voice-call.json into the page unescaped, read it with a
@@ -104,7 +105,7 @@ describe('kb-voice-qa load report: recordings from the service', () => {
 
   it('a segment that is markup is not a call record (the line is skipped), and escaped where rendered', () => {
     expect(parseCallRecords(record([{ segment: SVG, url: 'https://storage.example/x.wav' }]))).toEqual([]);
-    const forged = JSON.parse(record([])) as Parameters<typeof buildLoadReport>[1][number];
+    const forged = JSON.parse(record([])) as LoadCallRecord;
     const html = renderLoadHtml(buildLoadReport({ aggregate: { counters: {}, summaries: {} }, intermediate: [] }, [{ ...forged, audio: [{ segment: SVG as unknown as number, url: 'https://storage.example/x.wav' }] }]), 'out.json');
     expect(html).not.toContain('<svg onload');
   });
