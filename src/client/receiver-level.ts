@@ -6,14 +6,17 @@
  * Measured in Firefox ESR 153 (test/firefox). The microphone has no such source (Firefox's stats
  * give no `media-source` level), so the input meter says `null` there.
  */
-const receivers = new WeakMap<MediaStreamTrack, RTCRtpReceiver>();
+// Held weakly both ways: the peer connection keeps its receivers while the call runs, and a
+// receiver kept past it would outlive its call (@roamhq/wrtc crashes at exit on a live receiver).
+const receivers = new WeakMap<MediaStreamTrack, WeakRef<RTCRtpReceiver>>();
 
 /** Packets older than this are not "now": the browser keeps a source's entry for 10 s after its last packet. */
 export const RECEIVER_LEVEL_STALE_MS = 500;
 
 /** Called where the peer connection reports a remote track. */
 export function rememberReceiver(track: MediaStreamTrack, receiver: RTCRtpReceiver | undefined): void {
-  if (receiver) receivers.set(track, receiver);
+  // Only where a level can be read (browsers): nothing is kept for Node's WebRTC.
+  if (typeof receiver?.getSynchronizationSources === 'function' && typeof WeakRef === 'function') receivers.set(track, new WeakRef(receiver));
 }
 
 /**
@@ -24,7 +27,7 @@ export function rememberReceiver(track: MediaStreamTrack, receiver: RTCRtpReceiv
 export function receiverAmplitude(stream: MediaStream, now: number = performance.timeOrigin + performance.now()): number | undefined {
   // A stand-in stream (a test's, a custom source's) may have no track list.
   for (const track of stream.getAudioTracks?.() ?? []) {
-    const receiver = receivers.get(track);
+    const receiver = receivers.get(track)?.deref();
     if (typeof receiver?.getSynchronizationSources !== 'function') continue;
     let latest: RTCRtpSynchronizationSource | undefined;
     for (const source of receiver.getSynchronizationSources()) {
