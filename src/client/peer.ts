@@ -164,7 +164,8 @@ class PeerLink implements Transport {
       const original = pc.ontrack;
       pc.ontrack = (event: RTCTrackEvent) => {
         original?.call(pc, event);
-        rememberReceiver(event.track, event.receiver);
+        // For the meters' fallback (receiver-level.ts); Node's WebRTC has no Web Audio meters to fall back from.
+        if (!this.options.wrtc) rememberReceiver(event.track, event.receiver);
         if (event.streams.length > 0 || !current()) return;
         const Stream = this.options.wrtc?.MediaStream ?? globalThis.MediaStream;
         this.audio(new Stream([event.track]));

@@ -7,7 +7,8 @@
  * give no `media-source` level), so the input meter says `null` there.
  */
 // Held weakly both ways: the peer connection keeps its receivers while the call runs, and a
-// receiver kept past it would outlive its call (@roamhq/wrtc crashes at exit on a live receiver).
+// receiver kept past it would outlive its call (peer.ts remembers none for Node's @roamhq/wrtc,
+// which crashes at exit on a live receiver).
 const receivers = new WeakMap<MediaStreamTrack, WeakRef<RTCRtpReceiver>>();
 
 /** Packets older than this are not "now": the browser keeps a source's entry for 10 s after its last packet. */
@@ -15,7 +16,7 @@ export const RECEIVER_LEVEL_STALE_MS = 500;
 
 /** Called where the peer connection reports a remote track. */
 export function rememberReceiver(track: MediaStreamTrack, receiver: RTCRtpReceiver | undefined): void {
-  // Only where a level can be read (browsers): nothing is kept for Node's WebRTC.
+  // Only where a level can be read.
   if (typeof receiver?.getSynchronizationSources === 'function' && typeof WeakRef === 'function') receivers.set(track, new WeakRef(receiver));
 }
 
