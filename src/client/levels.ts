@@ -69,7 +69,7 @@ export function webAudioMeters(): { factory: LevelMeterFactory; resume(): Promis
           // it) reads silence: a remote stream's level comes from its packets then, else say so.
           if (ctx?.state !== 'running') {
             const amplitude = receiverAmplitude(stream);
-            return amplitude === undefined ? undefined : rmsToLevel(amplitude);
+            return amplitude && rmsToLevel(amplitude);
           }
           analyser.getFloatTimeDomainData(buf);
           return rmsToLevel(rms(buf));

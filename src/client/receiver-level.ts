@@ -5,38 +5,20 @@
  * container, a server without a sound server), so an analyser reads nothing for the whole call.
  * Measured in Firefox ESR 153 (test/firefox). The microphone has no such source (Firefox's stats
  * give no `media-source` level), so the input meter says `null` there.
+ * Keyed weakly by track; peer.ts remembers none for Node's @roamhq/wrtc (it crashes at exit on a
+ * receiver kept alive), and in browsers the peer connection holds its receivers anyway. Kept this
+ * small for the core bundle's 48 KB budget: the first source is the call's one sender, and an
+ * idle call still sends packets (silence), so the latest entry is current.
  */
-// Held weakly both ways: the peer connection keeps its receivers while the call runs, and a
-// receiver kept past it would outlive its call (peer.ts remembers none for Node's @roamhq/wrtc,
-// which crashes at exit on a live receiver).
-const receivers = new WeakMap<MediaStreamTrack, WeakRef<RTCRtpReceiver>>();
-
-/** Packets older than this are not "now": the browser keeps a source's entry for 10 s after its last packet. */
-export const RECEIVER_LEVEL_STALE_MS = 500;
+const receivers = new WeakMap<MediaStreamTrack, RTCRtpReceiver>();
 
 /** Called where the peer connection reports a remote track. */
-export function rememberReceiver(track: MediaStreamTrack, receiver: RTCRtpReceiver | undefined): void {
-  // Only where a level can be read.
-  if (typeof receiver?.getSynchronizationSources === 'function' && typeof WeakRef === 'function') receivers.set(track, new WeakRef(receiver));
-}
+export const rememberReceiver = (track: MediaStreamTrack, receiver: RTCRtpReceiver): void => void receivers.set(track, receiver);
 
 /**
  * The latest packet's audio level, a linear amplitude 0..1 (1 is 0 dBov, RMS-based like the
- * analyser's), 0 when no packet arrived lately, or undefined when the stream has no remembered
- * receiver or the browser cannot say (no `getSynchronizationSources`, no level).
+ * analyser's); undefined when the stream has no remembered receiver, no packet came yet, or the
+ * browser cannot say. A stand-in stream (a test's, a custom source's) may have no track list.
  */
-export function receiverAmplitude(stream: MediaStream, now: number = performance.timeOrigin + performance.now()): number | undefined {
-  // A stand-in stream (a test's, a custom source's) may have no track list.
-  for (const track of stream.getAudioTracks?.() ?? []) {
-    const receiver = receivers.get(track)?.deref();
-    if (typeof receiver?.getSynchronizationSources !== 'function') continue;
-    let latest: RTCRtpSynchronizationSource | undefined;
-    for (const source of receiver.getSynchronizationSources()) {
-      if (!latest || source.timestamp > latest.timestamp) latest = source;
-    }
-    if (!latest) return 0;
-    if (now - latest.timestamp > RECEIVER_LEVEL_STALE_MS) return 0;
-    return typeof latest.audioLevel === 'number' ? latest.audioLevel : undefined;
-  }
-  return undefined;
-}
+export const receiverAmplitude = (stream: MediaStream): number | undefined =>
+  receivers.get(stream.getAudioTracks?.()[0]!)?.getSynchronizationSources?.()[0]?.audioLevel;
