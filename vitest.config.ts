@@ -60,7 +60,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/e2e/**', '**/node_modules/**', 'dist/**', 'emulator/dist/**'],
+    exclude: ['test/e2e/**', 'test/firefox/**', '**/node_modules/**', 'dist/**', 'emulator/dist/**'],
     // @roamhq/wrtc is a native addon with its own threads: child processes isolate it better than
     // worker_threads, and a crash takes down one file, not the run.
     pool: 'forks',

@@ -129,6 +129,8 @@ export function startApp(config: DemoConfig): void {
   const level = (node: HTMLElement, value: number | null) => {
     // null: the browser cannot measure it (e.g. Web Audio suspended), which is not silence.
     node.dataset.unavailable = String(value === null);
+    // Firefox with no audio output device runs no Web Audio: the microphone's level cannot be read then.
+    node.parentElement!.title = value === null ? 'cannot measure here (no Web Audio: is there an audio output device?)' : '';
     const v = Math.max(0, Math.min(1, value ?? 0));
     node.style.width = `${(v * 100).toFixed(1)}%`;
     node.dataset.value = v.toFixed(3);

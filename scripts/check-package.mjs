@@ -6,14 +6,14 @@
 //   1. pack contents   dist/ entry files and docs/*.md present, no src/ or test/ shipped, README links reach packed files
 //   2. install         `npm install kb-voice.tgz` into an EMPTY app, for real (registry): prints the
 //                      node_modules size, package count, native binaries and install scripts, and
-//                      fails above the targets (<= 13 MB du, 3 packages: kb-voice, zod, eventemitter3; 0 native, 0 scripts)
+//                      fails above the targets (<= 14 MB du, 2 packages: kb-voice, zod; 0 native, 0 scripts)
 //                      or when README.md's sentence about it states other figures than measured
 //   2b. manifests      no lifecycle script (prepare, prepack, install...) in any packed package.json
 //   3. publint         package.json/exports lint of both tarballs (warnings fail)
 //   4. attw            types resolve for every entry of both (profile esm-only: ESM-only packages)
 //   4. browser bundle  esbuild, platform=browser, NO define/inject/alias/polyfill, of
 //                      `import { VoiceSession, createApiClient } from 'kb-voice'`: builds, pulls
-//                      nothing but kb-voice, zod, eventemitter3, and min+gzip < 50.5 KB (target 48 KB)
+//                      nothing but kb-voice, zod, and min+gzip < 50.5 KB (target 48 KB)
 //                      the OpenAI dialect is absent from that bundle and adds <= 6 KB when imported
 //   4b. widget         `kb-voice/widget` through esbuild (same leak check), and the one-file build
 //                      dist/kb-voice-widget.js as shipped: self-contained, min+gzip at most 26 KB
@@ -63,7 +63,7 @@ const BROWSER_LIMIT_BYTES = 50_500;
 /** What `openaiProtocol` may add to an app's bundle (the OpenAI Realtime mapping), min+gzip. */
 const OPENAI_DIALECT_LIMIT_BYTES = 6_000;
 /** Packages the browser entry may pull into a consumer's bundle (everything else is a leak). */
-const BROWSER_PACKAGES = ['kb-voice', 'zod', 'eventemitter3'];
+const BROWSER_PACKAGES = ['kb-voice', 'zod'];
 /** What kb-voice/react and kb-voice/testing (and the widget's one-file build) may add to an app's bundle beyond the browser entry (min+gzip bytes). */
 // The widget's was 12,000 until round 0.5: the one-file build now also carries the sources UI (issue 47:
 // a lazy chunk for apps that bundle kb-voice/widget, inline in the one-file build, which must stay one
@@ -133,7 +133,7 @@ function kb(bytes) {
  * only these packages: kb-voice and what its entries import (no web framework for the relay: it
  * serves from node:http alone).
  */
-const INSTALL_LIMITS = { diskBytes: 13_000_000, packages: ['eventemitter3', 'kb-voice', 'zod'], nativeBinaries: 0, installScripts: 0 };
+const INSTALL_LIMITS = { diskBytes: 14_000_000, packages: ['kb-voice', 'zod'], nativeBinaries: 0, installScripts: 0 };
 /** What kb-voice/check may add to the browser entry's min+gzip size (bytes): it reuses the session for its test call. */
 const CHECK_LIMIT_BYTES = 5120;
 /** How far README's "about N MB" may be from the measured size on disk (it states whole MB). */

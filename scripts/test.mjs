@@ -21,6 +21,9 @@
 //                  (qa/test, project kb-voice-qa: harness calls, an app page attached, failure messages,
 //                  two shards merged through its reporter), and the app matrix (test/apps, project apps:
 //                  Vite dev and build, webpack 5, Next.js, a plain page, under a strict CSP)
+//   9. firefox     test/firefox in Debian's firefox-esr over WebDriver BiDi (puppeteer-core,
+//                  vitest.firefox.config.ts; the suite starts its own PulseAudio); skipped, saying so,
+//                  where there is no Firefox (scripts/firefox.mjs)
 // Why lanes: Vitest keeps a 2-core machine about two-thirds busy (its files wait on real peers and
 // real sockets), and the checks (tsc, npm pack, a fresh install) fit in the rest: one lane's wall
 // time instead of two (docs/contributing.md, "How long npm test takes"). e2e runs alone: its calls
@@ -35,6 +38,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildIsCurrent } from './build-inputs.mjs';
 import { findChromium, NO_CHROMIUM_MESSAGE } from './chromium.mjs';
+import { findFirefox, NO_FIREFOX_MESSAGE } from './firefox.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
@@ -101,8 +105,8 @@ function readJson(file) {
   }
 }
 
-function vitestCounts() {
-  const report = readJson(path.join(results, 'vitest.json'));
+function vitestCounts(file = 'vitest.json') {
+  const report = readJson(path.join(results, file));
   if (!report) return undefined;
   return {
     passed: report.numPassedTests ?? 0,
@@ -137,14 +141,14 @@ function playwrightCounts() {
 const firstLine = (message) => String(message ?? '').replace(/\u001b\[[0-9;]*m/g, '').trim().split('\n')[0].slice(0, 300);
 
 /** `file › test: message` of each failed vitest test, and of each file that failed without a test (a crash, an import error). */
-function failedVitestTests() {
-  const report = readJson(path.join(results, 'vitest.json'));
+function failedVitestTests(file = 'vitest.json', label = 'vitest') {
+  const report = readJson(path.join(results, file));
   const lines = [];
-  for (const file of report?.testResults ?? []) {
-    const name = path.relative(root, file.name);
-    const failed = (file.assertionResults ?? []).filter((a) => a.status === 'failed');
-    for (const a of failed) lines.push(`vitest ${name} › ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`);
-    if (file.status === 'failed' && failed.length === 0) lines.push(`vitest ${name}: ${firstLine(file.message)}`);
+  for (const result of report?.testResults ?? []) {
+    const name = path.relative(root, result.name);
+    const failed = (result.assertionResults ?? []).filter((a) => a.status === 'failed');
+    for (const a of failed) lines.push(`${label} ${name} › ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`);
+    if (result.status === 'failed' && failed.length === 0) lines.push(`${label} ${name}: ${firstLine(result.message)}`);
   }
   return lines;
 }
@@ -169,7 +173,7 @@ function failedPlaywrightTests() {
 }
 
 mkdirSync(results, { recursive: true });
-for (const file of ['vitest.json', 'package-checks.json', 'playwright.json', 'doc-test/report.json']) rmSync(path.join(results, file), { force: true });
+for (const file of ['vitest.json', 'vitest-firefox.json', 'package-checks.json', 'playwright.json', 'doc-test/report.json']) rmSync(path.join(results, file), { force: true });
 
 const started = Date.now();
 // dist/ already built from these very sources (by an earlier `npm test`, `npm run demo` or build): no second build.
@@ -209,11 +213,20 @@ if (built || run('build', process.execPath, [path.join(root, 'scripts', 'build.m
       // --pass-with-no-tests: until test/e2e has tests, an empty folder is not a failure.
       run('e2e', bin('playwright'), ['test', '--pass-with-no-tests'], playwrightCounts);
     }
+    if (findFirefox() === null) {
+      console.log(`\n=== firefox\n${NO_FIREFOX_MESSAGE}`);
+      steps.push({ step: 'firefox', ok: true, passed: 0, failed: 0, skipped: 1, seconds: 0, note: 'skipped: no Firefox (scripts/firefox.mjs)' });
+    } else {
+      run('firefox', bin('vitest'), [
+        'run', '--config', 'vitest.firefox.config.ts', '--reporter=default', '--reporter=json',
+        `--outputFile.json=${path.join(results, 'vitest-firefox.json')}`,
+      ], () => vitestCounts('vitest-firefox.json'));
+    }
   }
 }
 
 // The lanes finish in any order: the summary lists the steps in the order above.
-const ORDER = ['build', 'typecheck', 'typecheck demo', 'conflict markers', 'import cycles', 'doc-test', 'doc links', 'package checks', 'apps install', 'vitest', 'e2e'];
+const ORDER = ['build', 'typecheck', 'typecheck demo', 'conflict markers', 'import cycles', 'doc-test', 'doc links', 'package checks', 'apps install', 'vitest', 'e2e', 'firefox'];
 steps.sort((a, b) => ORDER.indexOf(a.step) - ORDER.indexOf(b.step));
 
 console.log('\n=== summary');
@@ -227,7 +240,7 @@ const total = steps.reduce(
 );
 const allOk = steps.every((s) => s.ok);
 // CI shows only the end of the log: the failed tests are named here, not only counted.
-const failures = [...failedVitestTests(), ...failedPlaywrightTests()];
+const failures = [...failedVitestTests(), ...failedPlaywrightTests(), ...failedVitestTests('vitest-firefox.json', 'firefox')];
 if (failures.length) {
   console.log(`\n=== failed tests (${failures.length})`);
   for (const line of failures.slice(0, 30)) console.log(`- ${line}`);

@@ -31,6 +31,8 @@ export interface CallContext {
   /** For the evidence: the relay, whether it is the worker's emulator, the network profile. */
   relayUrl?: string;
   network?: string | null;
+  /** Origins the call's recordings may be downloaded from, besides the relay's (the emulator's, the `voice` option's `recordingOrigins`). */
+  recordingOrigins?: readonly string[];
 }
 
 /**
@@ -239,7 +241,8 @@ export class Call {
     const { testInfo, relayUrl, emulatorUrl, network } = this.context;
     const facts = { startedAt: this.#startedAt, network: network ?? null, target: { relayUrl: relayUrl ?? new URL(this.page.url()).origin, emulator: emulatorUrl !== undefined } };
     const heard = this.mirror.turns.map((t) => ({ messageId: t.messageId, turnId: t.id, ...this.mirror.heard(t) }));
-    if (testInfo) await attachEvidence(testInfo, this.context.number, report, this.mirror.turns, problem, { ...facts, heard });
+    const origins = [...(emulatorUrl ? [emulatorUrl] : []), ...(this.context.recordingOrigins ?? [])];
+    if (testInfo) await attachEvidence(testInfo, this.context.number, report, this.mirror.turns, problem, { ...facts, heard }, origins);
     if (!report) throw new Error(`kb-voice-qa: ${problem}\n${this.describe()}`);
     return report;
   }

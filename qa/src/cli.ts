@@ -5,7 +5,7 @@
  * kb-voice's and kb-voice-emulator's commands do (kb-voice/cli).
  */
 import { integerOption, parseCommandArgs, UsageError, withUsage } from 'kb-voice/cli';
-import { generatorSaturated, writeLoadReport } from './reporter/load-report.js';
+import { saturationSentence, writeLoadReport } from './reporter/load-report.js';
 
 const USAGE = 'Usage: kb-voice-qa report <artillery-output.json> [--calls calls.jsonl] [--output voice-load-report] [--worst 10]';
 
@@ -25,7 +25,8 @@ async function main(argv: string[]): Promise<number | void> {
     ...(calls ? { calls } : {}), ...(values.output ? { output: values.output } : {}), ...(worst !== undefined ? { worst } : {}),
   });
   console.log(`kb-voice-qa: ${report.folder}/index.html (${report.counters['voice.calls'] ?? 0} calls, ${report.errors.length} error codes)`);
-  if (generatorSaturated(report)) console.log('kb-voice-qa: the load generator was saturated: the percentiles measure it, not the service (see the report)');
+  const saturation = saturationSentence(report);
+  if (saturation) console.log(`kb-voice-qa: ${saturation} (see the report)`);
 }
 
 withUsage('kb-voice-qa', USAGE, () => main(process.argv.slice(2))).then(

@@ -30,9 +30,34 @@ export const EVIDENCE_NAME = 'voice-call.json';
 export const MAX_AUDIO_BYTES = 50 * 1024 * 1024;
 
 /**
+ * Whether a recording at `url` may be downloaded by the runner: only http(s) on one of `origins`
+ * (the relay's, the emulator's, and those the `voice` option's `recordingOrigins` names). The URLs
+ * come from the service's report, and the runner sits inside the tester's network: anything else
+ * (an internal address, a cloud metadata endpoint) would end up in the test's artifacts.
+ */
+export function recordingAllowed(url: string, origins: readonly string[]): boolean {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return false;
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return false;
+  return origins.some((o) => {
+    try {
+      return new URL(o).origin === target.origin;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
  * Attaches a call's evidence to the test result: `voice-call.json` (report, turns, latencies,
  * quality) and the recorded audio segments (the service's presigned WAVs, E14) as
  * `voice-call-<call>-<segment>-<turn N question|answer>.wav`. Never throws: what could not be fetched is noted in the JSON.
+ * Recordings are downloaded only from the relay's origin (`facts.target.relayUrl`) and `origins`
+ * ({@link recordingAllowed}), without following redirects.
  */
 export async function attachEvidence(
   testInfo: TestInfo,
@@ -41,7 +66,9 @@ export async function attachEvidence(
   turns: readonly CallTurn[],
   reportError: string | undefined,
   facts?: CallFacts,
+  origins: readonly string[] = [],
 ): Promise<VoiceCallEvidence> {
+  const allowed = [...(facts ? [facts.target.relayUrl] : []), ...origins];
   const problems: string[] = reportError ? [reportError] : [];
   const audio: string[] = [];
   const segments: AudioEvidence[] = [];
@@ -51,8 +78,13 @@ export async function attachEvidence(
   for (const [i, segment] of recorded.entries()) {
     const label = labels[i]!;
     const name = `voice-call-${call}-${segment.segment_index}-${fileLabel(label)}.wav`;
+    if (!recordingAllowed(segment.url, allowed)) {
+      problems.push(`audio segment ${segment.segment_index} not downloaded: its URL is not on the relay's or the service's origin (${originOf(segment.url)}; voice option recordingOrigins)`);
+      continue;
+    }
     try {
-      const response = await fetch(segment.url);
+      // A redirect could lead anywhere: not followed (a 3xx is reported like any other failure).
+      const response = await fetch(segment.url, { redirect: 'manual' });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const body = Buffer.from(await response.arrayBuffer());
       if (bytes + body.length > MAX_AUDIO_BYTES) {
@@ -85,4 +117,14 @@ export async function attachEvidence(
   };
   await testInfo.attach(EVIDENCE_NAME, { body: JSON.stringify(evidence, null, 2), contentType: 'application/json' });
   return evidence;
+}
+
+/** The origin of `url` for a message, or that it is not a URL. */
+function originOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : `${parsed.protocol} URL`;
+  } catch {
+    return 'not a URL';
+  }
 }

@@ -69,7 +69,8 @@ export const test = base.extend<VoiceTestFixtures, VoiceWorkerFixtures>({
     const calls: Call[] = [];
     const language = voice.language ?? 'en';
     const track = (page: Page, mirror: Awaited<ReturnType<PageBridge['next']>>) => {
-      const call = new Call(page, mirror, { testInfo, number: calls.length + 1, emulatorUrl: service.emulatorUrl, relayUrl: service.relayUrl, aiId: service.aiId, network: network ?? null });
+      const recordingOrigins = 'recordingOrigins' in voice ? voice.recordingOrigins ?? [] : [];
+      const call = new Call(page, mirror, { testInfo, number: calls.length + 1, emulatorUrl: service.emulatorUrl, relayUrl: service.relayUrl, aiId: service.aiId, network: network ?? null, recordingOrigins });
       calls.push(call);
       return call;
     };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { NetworkProfileName } from 'kb-voice-emulator/lab';
 import type { WorkerEmulatorOptions } from './types.js';
 
@@ -39,6 +40,9 @@ export async function startEmulatorService(options: WorkerEmulatorOptions = {}):
       prefix: '/api/voice',
       // Test pages are served on the relay's own origin (page.route), so no other origin is allowed.
       robots: '*', authorize: async () => ({ role: 'admin', userIdentifier: 'kb-voice-qa' }),
+      // Grants of this worker's relay only (random per run): also what keeps the relay from warning
+      // "authorize without a secret" on every run, which the user could not act on.
+      secret: randomUUID(),
     });
     const server = await serveRelay(relay, { host: HOST, port: 0 });
     return {

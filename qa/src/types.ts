@@ -55,6 +55,13 @@ export type VoiceOptions =
        * recognizes (`PUT /_emulator/script`). Without it, the service's own recognizer listens.
        */
       emulatorUrl?: string;
+      /**
+       * Origins besides the relay's (and `emulatorUrl`'s) that the service's recordings may be
+       * downloaded from into the test's artifacts: its storage's presigned URLs, e.g.
+       * `['https://recordings.example.com']`. A recording anywhere else is not downloaded (the
+       * evidence says so): the URLs come from the service, the runner sits inside your network.
+       */
+      recordingOrigins?: string[];
     }
   | {
       /** An emulator and a relay for each Playwright worker (needs kb-voice-emulator installed). */

@@ -1,5 +1,6 @@
 import type { SessionEffect } from './effects.js';
 import type { Clock } from '../clock.js';
+import { receiverAmplitude } from './receiver-level.js';
 
 /** Reads the current level of one stream, 0..1; `undefined` while it cannot measure (e.g. a suspended AudioContext). */
 export interface LevelMeter {
@@ -65,8 +66,12 @@ export function webAudioMeters(): { factory: LevelMeterFactory; resume(): Promis
       const buf = new Float32Array(analyser.fftSize);
       return {
         read: () => {
-          // A suspended context (autoplay policy; Firefox may never resume it) reads silence: say so.
-          if (ctx?.state !== 'running') return undefined;
+          // A suspended context (autoplay policy; Firefox with no audio output device never resumes
+          // it) reads silence: a remote stream's level comes from its packets then, else say so.
+          if (ctx?.state !== 'running') {
+            const amplitude = receiverAmplitude(stream);
+            return amplitude && rmsToLevel(amplitude);
+          }
           analyser.getFloatTimeDomainData(buf);
           return rmsToLevel(rms(buf));
         },

@@ -1,6 +1,7 @@
 import SimplePeer from 'simple-peer';
 import { deadline } from '../clock.js';
 import { VoiceSessionError } from './errors.js';
+import { rememberReceiver } from './receiver-level.js';
 import { CandidateTrickler } from './trickler.js';
 import type { IceSignaling, SignalingAnswer, SignalingResource, Transport, TransportEvents, TransportOptions, TransportProvider } from './transport.js';
 import { Waiters } from './waiters.js';
@@ -163,6 +164,8 @@ class PeerLink implements Transport {
       const original = pc.ontrack;
       pc.ontrack = (event: RTCTrackEvent) => {
         original?.call(pc, event);
+        // For the meters' fallback (receiver-level.ts); Node's WebRTC has no Web Audio meters to fall back from.
+        if (!this.options.wrtc) rememberReceiver(event.track, event.receiver);
         if (event.streams.length > 0 || !current()) return;
         const Stream = this.options.wrtc?.MediaStream ?? globalThis.MediaStream;
         this.audio(new Stream([event.track]));

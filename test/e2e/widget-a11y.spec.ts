@@ -1,4 +1,4 @@
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright'; // named: 4.13's types are CommonJS under NodeNext
 import type { Page, TestInfo } from '@playwright/test';
 import { expect, snap, test } from './fixtures.js';
 import { focusedTestId, openWidgetPage } from './widget-page.js';

@@ -1,4 +1,4 @@
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator } from '@playwright/test';
 import type { KbVoiceWidget } from 'kb-voice/widget';
 import { expect, test } from './fixtures.js';

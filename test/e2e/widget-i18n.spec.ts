@@ -1,4 +1,4 @@
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright'; // named: 4.13's types are CommonJS under NodeNext
 import type { Locator, Page } from '@playwright/test';
 import type { KbVoiceWidget } from 'kb-voice/widget';
 import { expect, test } from './fixtures.js';

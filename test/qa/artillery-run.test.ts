@@ -1,7 +1,7 @@
 // The shipped example (qa/examples/artillery/voice-load.yml) run by Artillery itself against a real
 // emulator and relay on loopback: its `smoke` environment (4 Node calls), then the same scenario with
 // an `ensure` threshold no run can meet, which must fail the run. Artillery is a devDependency of this
-// repository, pinned (2.0.34 runs on Node 20 although its manifest asks for 22.18); its dependency
+// repository, pinned to 2.0.21 (the last release whose manifest allows Node 20; 2.0.22+ ask for 22.13); its dependency
 // @playwright/browser-chromium would download a browser from an install script, which the project's
 // .npmrc (ignore-scripts) never runs: the Playwright engine gets the machine's Chromium. It runs the
 // BUILT kb-voice-qa (npm test builds first). $KB_VOICE_QA_ARTILLERY may name another Artillery bin.

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -5,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { callStartSamples, turnSamples, type MetricSample } from '../../qa/src/load/metrics.js';
 import type { CallTurn } from '../../qa/src/types.js';
 
-// Artillery's `ensure` plugin (2.0.34) puts each metric of the report in a condition by replacing its
+// Artillery's `ensure` plugin (2.0.21 to 2.0.34 at least) puts each metric of the report in a condition by replacing its
 // name with a hash, in the order of the report's keys, by plain substring: when `voice.turns` comes
 // before `voice.turns_failed`, `voice.turns_failed == 0` becomes `'<hash>'_failed == 0`, which does not
 // parse, and the run fails. The report's keys follow the order the counters first reached it, period
@@ -13,8 +14,11 @@ import type { CallTurn } from '../../qa/src/types.js';
 // browser run failed so). So every sample set that counts `voice.turns` (or `voice.calls`) names its
 // `_failed` twin first: whichever period brings a name first brings its twin before it.
 
+// Artillery 2.0.21 (the repository's pin: the last release for Node 20) has the plugin as its own
+// package; later releases bundle it under dist/builtin-packages.
 const artilleryDir = path.dirname(createRequire(import.meta.url).resolve('artillery/package.json'));
-const ensureUtils = pathToFileURL(path.join(artilleryDir, 'dist', 'builtin-packages', 'artillery-plugin-ensure', 'dist', 'utils.js')).href;
+const bundled = path.join(artilleryDir, 'dist', 'builtin-packages', 'artillery-plugin-ensure', 'dist', 'utils.js');
+const ensureUtils = pathToFileURL(existsSync(bundled) ? bundled : createRequire(path.join(artilleryDir, 'package.json')).resolve('artillery-plugin-ensure/utils.js')).href;
 
 /** The counters of a report made of these periods, merged in this order (Artillery's SSMS.pack). */
 function counterKeys(...periods: MetricSample[][]): string[] {

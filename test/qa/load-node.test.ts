@@ -62,6 +62,11 @@ describe('nodeCall (kb-voice-qa/artillery)', () => {
     const records = readFileSync(callsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LoadCallRecord);
     expect(records.map((r) => r.userIdentifier).sort()).toEqual(['load-vu-1', 'load-vu-2', 'load-vu-3', 'load-vu-4']);
     expect(records.every((r) => r.status === 'ok' && r.turns.length === 2)).toBe(true);
+    // The calls file says what the metric counted (issue 46: every voice turn had perceivedLatencyMs: null
+    // there while voice.perceived_latency_ms had samples): each perceived sample is some turn's value.
+    const perceivedInFile = records.flatMap((r) => r.turns.map((t) => t.perceivedLatencyMs)).filter((v): v is number => typeof v === 'number');
+    expect(perceivedInFile.sort((a, b) => a - b)).toEqual(rec.of('voice.perceived_latency_ms').map(Number).sort((a, b) => a - b));
+    expect(records.flatMap((r) => r.turns.filter((t) => t.input === 'voice').map((t) => t.perceivedLatencyMs)).every((v) => typeof v === 'number')).toBe(true);
     // No turn paid the robot's build: the first call warmed it.
     expect(records.flatMap((r) => r.turns.map((t) => t.agentBuildMs))).toEqual(new Array(8).fill(0));
     // The service stored each session under its caller's identity.

@@ -48,7 +48,7 @@ describe('the load report (Artillery JSON)', () => {
     const report = buildLoadReport(parseArtilleryReport(artillery([20, 97])));
     expect(report.saturation).toMatchObject({ saturatedPeriods: 1, periods: 2, generatorPeakPct: 97 });
     expect(generatorSaturated(report)).toBe(true);
-    expect(renderLoadHtml(report, 'out.json')).toContain('these percentiles measure the generator');
+    expect(renderLoadHtml(report, 'out.json')).toContain('The load generator was saturated (it used 97 % of the machine at its peak');
   });
 
   it('rejects what is not an Artillery report, and skips calls-file lines that are not call records', () => {
@@ -74,5 +74,40 @@ describe('turn metrics', () => {
       { kind: 'histogram', name: 'voice.phase.network_ms', value: 15 },
     ]);
     expect(phaseMetricName('endpointing')).toBe('voice.phase.endpointing_ms');
+  });
+});
+
+// issue 46: the report said "the load generator was saturated" when the generator used 25 % and
+// other work the rest of the machine (92 %); the calls file had perceivedLatencyMs: null on every
+// Node voice turn while the metric had samples; the latency chart drew nothing when a run's
+// latencies all landed in one period.
+describe('the load report says which was saturated, and shows every measured point', () => {
+  const busyMachine = () => {
+    const report = artillery([0]);
+    report.intermediate = [{ ...period(1_790_000_000_000, 0), summaries: { ...period(1_790_000_000_000, 0).summaries, 'voice.generator_cpu_pct': stat(25, 25), 'voice.machine_cpu_pct': stat(92, 92) } }];
+    return buildLoadReport(parseArtilleryReport(report));
+  };
+
+  it('names the machine, not the generator, when other work used the CPU', async () => {
+    const report = busyMachine();
+    const { saturationCause, saturationSentence } = await import('../../qa/src/reporter/load-model.js');
+    expect(saturationCause(report)).toBe('machine');
+    expect(saturationSentence(report)).toContain('the machine was busy with other work (machine CPU peak 92 % while the load generator used 25 %');
+    const html = renderLoadHtml(report, 'out.json');
+    expect(html).not.toContain('load generator was saturated');
+    expect(html).toContain('The machine was busy with other work');
+  });
+
+  it('names the generator when it used the CPU itself', async () => {
+    const { saturationCause } = await import('../../qa/src/reporter/load-model.js');
+    expect(saturationCause(buildLoadReport(parseArtilleryReport(artillery([20, 97]))))).toBe('generator');
+  });
+
+  it('draws a latency point even when the run measured latencies in one period only', () => {
+    const report = artillery([10, 10, 10]);
+    report.intermediate = report.intermediate.map((p, i) => (i === 2 ? p : { ...p, summaries: { 'voice.generator_cpu_pct': stat(10, 10) } })) as typeof report.intermediate;
+    const html = renderLoadHtml(buildLoadReport(parseArtilleryReport(report)), 'out.json');
+    const latencyChart = html.slice(html.indexOf('Latency (ms)'), html.indexOf('Concurrency and CPU'));
+    expect(latencyChart).toMatch(/<circle class="s1"/);
   });
 });

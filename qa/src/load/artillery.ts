@@ -7,7 +7,7 @@ import { appendCallRecord, type LoadCallRecord } from './call-log.js';
 import { callerCpuMicros } from './caller-pool.js';
 import { GeneratorCpu, ownCpuMicros } from './generator-cpu.js';
 import { processTreeCpuMicros } from './proc-cpu.js';
-import { callStartSamples, emitSamples, METRICS, turnSamples, type MetricSample } from './metrics.js';
+import { callStartSamples, emitSamples, METRICS, perceivedMs, turnSamples, type MetricSample } from './metrics.js';
 import { LoadCallError, NodeCall, type NodeCallTarget } from './node-call.js';
 
 /** Artillery's per-VU event emitter (`events.emit('histogram' | 'counter', name, value)`). */
@@ -186,7 +186,8 @@ export function nodeCall(script: NodeScenario, options: { name?: string } = {}) 
       });
     await measured({ events, settings, caller: 'node' }, async (emit, record, progress) => {
       const call = await NodeCall.start(settings, (turn, clientPerceived) => emit(turnSamples(turn, clientPerceived)));
-      progress.turns = () => call.turns;
+      // The calls file says what the metric counted: the caller's own perceived latency where the turn has none.
+      progress.turns = () => call.turns.map((t) => ({ ...t, perceivedLatencyMs: perceivedMs(t, call.clientPerceivedMs.get(t.id)) }));
       record.connectMs = call.connectMs;
       record.sessionId = call.sessionId ?? null;
       emit([{ kind: 'histogram', name: METRICS.connectMs, value: call.connectMs }]);

@@ -35,6 +35,16 @@ export function phaseMetricName(phase: TimingPhase): string {
 }
 
 /**
+ * A turn's perceived latency as the load run counts it: the page's measure, else the caller's own
+ * (`clientPerceivedMs`: a Node caller plays no audio, so its turns carry none); null when neither.
+ * The metric and the calls file both use this, so they agree.
+ */
+export function perceivedMs(turn: Pick<CallTurn, 'perceivedLatencyMs'>, clientPerceivedMs?: number | null): number | null {
+  if (finite(turn.perceivedLatencyMs)) return turn.perceivedLatencyMs;
+  return finite(clientPerceivedMs) ? clientPerceivedMs : null;
+}
+
+/**
  * The samples of one finished turn: first response, perceived latency (the page's measure, else
  * `clientPerceivedMs`, the caller's own: its speech end to the answer's first audio), a cut answer,
  * and one `voice.phase.<phase>_ms` per measured phase of `turn.timing` (docs/quality.md "Where the
@@ -44,8 +54,8 @@ export function turnSamples(turn: CallTurn, clientPerceivedMs?: number | null): 
   // The `_failed` twin first (see callStartSamples).
   const out: MetricSample[] = [{ kind: 'counter', name: METRICS.turnsFailed, value: 0 }, { kind: 'counter', name: METRICS.turns, value: 1 }];
   if (finite(turn.firstResponseMs)) out.push({ kind: 'histogram', name: METRICS.firstResponseMs, value: turn.firstResponseMs });
-  const perceived = finite(turn.perceivedLatencyMs) ? turn.perceivedLatencyMs : clientPerceivedMs;
-  if (finite(perceived)) out.push({ kind: 'histogram', name: METRICS.perceivedLatencyMs, value: perceived });
+  const perceived = perceivedMs(turn, clientPerceivedMs);
+  if (perceived !== null) out.push({ kind: 'histogram', name: METRICS.perceivedLatencyMs, value: perceived });
   out.push({ kind: 'counter', name: METRICS.answersCut, value: turn.interrupted ? 1 : 0 });
   for (const phase of TIMING_PHASES) {
     const ms = phaseMs(turn, phase);

@@ -67,11 +67,12 @@ function histogram(values: readonly number[], scale: number): string {
 
 function qualityChip(q: QualityReport | null): string {
   if (!q) return '<span class="chip muted" title="quality not measured by this kb-voice">quality –</span>';
-  const mos = q.mos.mean;
+  const mos = typeof q.mos.mean === 'number' ? q.mos.mean : null;
   const cls = mos === null ? 'muted' : mos >= 4 ? 'ok' : mos >= 3.6 ? 'fine' : mos >= 3.1 ? 'warn' : 'bad';
-  return `<span class="chip ${cls}">MOS ${mos === null ? '–' : mos.toFixed(2)}</span>` +
-    `<span class="chip muted">RTT p95 ${q.rttMs.p95 ?? '–'} ms</span><span class="chip muted">loss max ${q.packetLossPct.max ?? '–'} %</span>` +
-    (q.reconnects ? `<span class="chip warn">${q.reconnects} reconnects</span>` : '');
+  // Validated at the edge (evidence-schema.ts) and escaped all the same: the page never trusts a value into markup.
+  return `<span class="chip ${cls}">MOS ${mos === null ? '–' : esc(mos.toFixed(2))}</span>` +
+    `<span class="chip muted">RTT p95 ${esc(q.rttMs.p95 ?? '–')} ms</span><span class="chip muted">loss max ${esc(q.packetLossPct.max ?? '–')} %</span>` +
+    (q.reconnects ? `<span class="chip warn">${esc(q.reconnects)} reconnects</span>` : '');
 }
 
 /** The call's network profile, start time and target, as chips. */
@@ -124,7 +125,7 @@ function testCard(test: CollectedTest, scale: number): string {
   const perceived = percentiles(mine.perceivedLatencyMs);
   const calls = test.calls
     .map(({ evidence, audio }) => `<div class="call">
-      <div class="callhead"><b>Call ${evidence.call}</b>${evidence.report ? `<code>${esc(evidence.report.sessionId)}</code>` : ''}${qualityChip(evidence.quality)}${callFacts(evidence)}</div>
+      <div class="callhead"><b>Call ${esc(evidence.call)}</b>${evidence.report ? `<code>${esc(evidence.report.sessionId)}</code>` : ''}${qualityChip(evidence.quality)}${callFacts(evidence)}</div>
       <ol class="turns">${evidence.turns.map((t) => turnRow(t, scale, evidence)).join('')}</ol>
       ${evidence.turns.length === 0 ? '<p class="empty">No finished turn.</p>' : ''}
       ${audio.length ? `<div class="audio">${audio.map((a) => audioFigure(a, evidence)).join('')}</div>` : ''}
@@ -140,6 +141,7 @@ function testCard(test: CollectedTest, scale: number): string {
     ${phaseLine(phasePercentiles(test.calls.map((c) => c.evidence)))}
   </div>
   ${test.errors.map((e) => `<pre class="error">${esc(e)}</pre>`).join('')}
+  ${(test.problems ?? []).map((p) => `<p class="note">${esc(p)}</p>`).join('')}
   ${calls}
 </article>`;
 }

@@ -10,7 +10,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { EVIDENCE_NAME } from '../evidence.js';
-import type { VoiceCallEvidence } from '../types.js';
+import { readEvidence } from './evidence-schema.js';
 import { renderHtml, type RunFacts } from './html.js';
 import { buildSummary, type CollectedTest } from './summary.js';
 
@@ -67,6 +67,7 @@ export default class VoiceReporter implements Reporter {
   async #collect(test: TestCase, result: TestResult): Promise<CollectedTest | undefined> {
     const evidence = result.attachments.filter((a) => a.name === EVIDENCE_NAME);
     if (evidence.length === 0) return undefined;
+    const problems: string[] = [];
     await this.#cleared;
     const [file, ...titles] = test.titlePath().filter(Boolean);
     const collected: CollectedTest = {
@@ -76,18 +77,19 @@ export default class VoiceReporter implements Reporter {
       expected: result.status === test.expectedStatus,
       errors: result.errors.map((e) => stripAnsi(e.message ?? e.value ?? String(e))),
       calls: [],
+      problems,
     };
     const byName = new Map(result.attachments.map((a) => [a.name, a]));
-    for (const attachment of evidence) {
+    for (const [index, attachment] of evidence.entries()) {
       const body = await bodyOf(attachment);
-      if (!body) continue;
-      let parsed: VoiceCallEvidence;
-      try {
-        parsed = JSON.parse(body.toString('utf8')) as VoiceCallEvidence;
-      } catch {
+      const read = body ? readEvidence(body.toString('utf8')) : { ok: false as const, problem: 'its file could not be read' };
+      if (read === null) continue;
+      if (!read.ok) {
+        // One bad attachment costs its own call only: the test's other calls and the run's report stay.
+        problems.push(`${EVIDENCE_NAME} #${index + 1} is malformed and left out: ${read.problem}`);
         continue;
       }
-      if (parsed.kind !== 'kb-voice-qa/call') continue;
+      const parsed = read.evidence;
       const audio: Array<{ name: string; href: string }> = [];
       for (const name of parsed.audio) {
         const found = byName.get(name);
@@ -126,4 +128,4 @@ function stripAnsi(text: string): string {
   return text.replace(/\u001b\[[0-9;]*m/g, '');
 }
 
-export { writeLoadReport, buildLoadReport, generatorSaturated, parseArtilleryReport, parseCallRecords, type LoadReport, type LoadReportOptions } from './load-report.js';
+export { writeLoadReport, buildLoadReport, generatorSaturated, parseArtilleryReport, parseCallRecords, saturationCause, saturationSentence, type LoadReport, type LoadReportOptions } from './load-report.js';

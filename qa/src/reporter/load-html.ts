@@ -1,5 +1,5 @@
 import { CSS, esc } from './html.js';
-import { generatorSaturated, type LoadReport, type MetricFigures, type TimelinePoint } from './load-model.js';
+import { saturationCause, saturationSentence, type LoadReport, type MetricFigures, type TimelinePoint } from './load-model.js';
 
 const ms = (v: number | null | undefined) => (typeof v === 'number' ? `${Math.round(v)}<small> ms</small>` : '<span class="na">–</span>');
 const num = (v: number | null | undefined, digits = 0) => (typeof v === 'number' ? v.toFixed(digits) : '–');
@@ -14,17 +14,20 @@ function chart(title: string, points: readonly TimelinePoint[], series: Array<{ 
   const top = Math.max(1, ...values);
   const x = (i: number) => pad + (points.length === 1 ? (W - 2 * pad) / 2 : (i * (W - 2 * pad)) / (points.length - 1));
   const y = (v: number) => H - pad + 10 - (v / top) * (H - pad - 10);
+  // Each measured point is a dot, joined by a line where there are two or more: a short run's
+  // latencies often all land in one Artillery period, and a path of one point draws nothing.
   const lines = series
     .map((s) => {
-      const path = points
+      const measured = points
         .map((p, i) => [i, s.pick(p)] as const)
-        .filter((e): e is readonly [number, number] => e[1] !== null)
-        .map(([i, v], k) => `${k === 0 ? 'M' : 'L'}${x(i).toFixed(1)},${y(v).toFixed(1)}`)
-        .join(' ');
-      return path ? `<path class="${s.cls}" d="${path}"/>` : '';
+        .filter((e): e is readonly [number, number] => e[1] !== null);
+      const path = measured.map(([i, v], k) => `${k === 0 ? 'M' : 'L'}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+      const dots = measured.map(([i, v]) => `<circle class="${s.cls}" cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3.5"><title>${esc(s.label)} ${Math.round(v)}</title></circle>`).join('');
+      return `${measured.length > 1 ? `<path class="${s.cls}" d="${path}"/>` : ''}${dots}`;
     })
     .join('');
-  const saturated = points.map((p, i) => (p.saturated ? `<rect class="sat" x="${(x(i) - 6).toFixed(1)}" y="0" width="12" height="${H - pad + 10}"><title>generator CPU over the limit</title></rect>` : '')).join('');
+  const over = (p: TimelinePoint) => (p.saturatedBy === 'generator' ? 'generator CPU over the limit' : 'machine CPU over the limit (other work)');
+  const saturated = points.map((p, i) => (p.saturated ? `<rect class="sat" x="${(x(i) - 6).toFixed(1)}" y="0" width="12" height="${H - pad + 10}"><title>${over(p)}</title></rect>` : '')).join('');
   const t0 = points[0]!.at;
   const label = (p: TimelinePoint) => (p.at > 1e12 ? `+${Math.round((p.at - t0) / 1000)} s` : `#${p.at}`);
   return `<figure class="chart"><figcaption>${esc(title)} ${series.map((s) => `<span class="key ${s.cls}">${esc(s.label)}</span>`).join(' ')}</figcaption>
@@ -40,6 +43,24 @@ function card(title: string, f: MetricFigures | undefined, hint: string): string
   <p class="hint">${f?.count ?? 0} samples</p></div>`;
 }
 
+/**
+ * A recording's link: the URL comes from the service's report, so only an http(s) URL becomes a
+ * link (a `javascript:` or `data:` one would run in the page of whoever opens the report); any
+ * other is shown as text, saying why.
+ */
+export function recordingLink(a: { segment: number; url: string }): string {
+  const label = `segment ${esc(a.segment)}`;
+  let protocol = '';
+  try {
+    protocol = new URL(a.url).protocol;
+  } catch {
+    // Not a URL at all: shown as text below.
+  }
+  return protocol === 'https:' || protocol === 'http:'
+    ? `<a href="${esc(a.url)}" rel="noreferrer noopener">${label}</a>`
+    : `<span class="na" title="not an http(s) link: ${esc(a.url.slice(0, 200))}">${label} (link refused)</span>`;
+}
+
 function worstCall(c: LoadReport['worstCalls'][number]): string {
   return `<div class="call"><div class="callhead"><b>${esc(c.userIdentifier)}</b><span class="chip ${c.status === 'ok' ? 'ok' : 'bad'}">${esc(c.status)}</span>
   <span class="chip muted">${esc(c.caller)} · ${esc(c.scenario)}</span><span class="chip muted">connect ${num(c.connectMs)} ms</span>${c.mos !== null ? `<span class="chip muted">MOS ${num(c.mos, 2)}</span>` : ''}
@@ -47,18 +68,22 @@ function worstCall(c: LoadReport['worstCalls'][number]): string {
   <ol class="turns">${c.turns.map((t) => `<li class="turn"><div class="q"><span class="who">caller · ${esc(t.input)}</span>${esc(t.question)}</div>
     <div class="a"><span class="who">robot${t.interrupted ? ' · cut' : ''} · first response ${num(t.firstResponseMs)} ms · perceived ${num(t.perceivedLatencyMs)} ms</span>${esc(t.answer)}</div></li>`).join('')}</ol>
   ${c.error ? `<pre class="error">${esc(c.error)}</pre>` : ''}
-  ${c.audio.length ? `<p class="links">Recording: ${c.audio.map((a) => `<a href="${esc(a.url)}">segment ${a.segment}</a>`).join(' · ')} <small>(presigned links of the service; they expire)</small></p>` : ''}
+  ${c.audio.length ? `<p class="links">Recording: ${c.audio.map(recordingLink).join(' · ')} <small>(presigned links of the service; they expire)</small></p>` : ''}
 </div>`;
 }
 
 /** index.html of a load run: verdict on the generator, percentiles, timeline, errors by code, worst calls. */
 export function renderLoadHtml(report: LoadReport, source: string): string {
-  const saturated = generatorSaturated(report);
+  const cause = saturationCause(report);
+  const sentence = saturationSentence(report);
   const s = report.saturation;
   const c = report.counters;
   const failedVus = c['vusers.failed'] ?? 0;
-  const warning = saturated
-    ? `<p class="banner bad">The load generator was saturated (generator CPU peak ${num(s?.generatorPeakPct)} %, machine ${num(s?.machinePeakPct)} %, over ${s?.limitPct} % in ${s?.saturatedPeriods} of ${s?.periods} periods): these percentiles measure the generator and the machine it ran on, not the service. Run fewer calls per machine, or spread them (Artillery on Fargate or Lambda).</p>`
+  const advice = cause === 'generator'
+    ? 'Run fewer calls per machine, or spread them (Artillery on Fargate or Lambda).'
+    : 'Run the load test on a machine of its own, or when it is quiet.';
+  const warning = sentence
+    ? `<p class="banner bad">${esc(sentence[0]!.toUpperCase() + sentence.slice(1))}; ${s?.saturatedPeriods} of ${s?.periods} periods over the limit. ${esc(advice)}</p>`
     : s
       ? `<p class="banner ok">Generator CPU peak ${num(s.generatorPeakPct)} % of the machine (machine ${num(s.machinePeakPct)} %), under ${s.limitPct} %: the percentiles are the service's.</p>`
       : '<p class="banner warn">The run has no generator CPU samples (voice.generator_cpu_pct): whether the generator was the limit is unknown.</p>';
@@ -108,7 +133,7 @@ ${report.worstCalls.length ? report.worstCalls.map(worstCall).join('\n') : '<p c
 const LOAD_CSS = `
 .banner{margin:20px 40px 0;padding:12px 18px;border-radius:12px;font-weight:600}.banner.bad{background:rgba(239,93,106,.15);color:var(--bad)}.banner.ok{background:rgba(47,191,113,.12);color:var(--ok)}.banner.warn{background:rgba(240,180,41,.12);color:var(--warn)}
 .chart{margin:8px 0 18px}.chart figcaption{color:var(--mute);font-size:13px;margin-bottom:4px}.chart svg{width:100%;height:auto;background:rgba(255,255,255,.02);border-radius:8px}
-.chart path{fill:none;stroke-width:2}.chart .s1{stroke:var(--accent);color:var(--accent)}.chart .s2{stroke:var(--warn);color:var(--warn)}.chart .s3{stroke:var(--perc);color:var(--perc)}.chart .s4{stroke:var(--bad);color:var(--bad)}
+.chart path{fill:none;stroke-width:2}.chart circle{stroke:none}.chart circle.s1{fill:var(--accent)}.chart circle.s2{fill:var(--warn)}.chart circle.s3{fill:var(--perc)}.chart circle.s4{fill:var(--bad)}.chart .s1{stroke:var(--accent);color:var(--accent)}.chart .s2{stroke:var(--warn);color:var(--warn)}.chart .s3{stroke:var(--perc);color:var(--perc)}.chart .s4{stroke:var(--bad);color:var(--bad)}
 .chart text{fill:var(--mute);font-size:11px}.chart .ax{stroke:var(--line)}.chart .sat{fill:rgba(239,93,106,.12)}.key{font-size:12px;margin-left:8px}
 table{border-collapse:collapse}td{padding:2px 12px 2px 0}.links a{color:var(--accent)}
 `;

@@ -37,6 +37,8 @@ export interface TimelinePoint {
   machineCpuPct: number | null;
   errors: number;
   saturated: boolean;
+  /** Which was over the limit in this period: the generator itself, or the machine (other work); null when neither. */
+  saturatedBy: 'generator' | 'machine' | null;
 }
 
 /** What `index.html` and `load-summary.json` show. */
@@ -70,14 +72,34 @@ export function parseArtilleryReport(json: unknown): ArtilleryReport {
   return parsed.data;
 }
 
-/** Parses a calls file (JSON Lines of `LoadCallRecord`), skipping lines that are not call records. */
+const nullableNumber = z.nullable(z.number());
+/** A line of the calls file, checked field by field: the page shows each of them. */
+const CallRecord = z.looseObject({
+  kind: z.literal('kb-voice-qa/load-call'),
+  caller: z.string(),
+  scenario: z.string(),
+  userIdentifier: z.string(),
+  startedAt: z.string(),
+  sessionId: z.nullable(z.string()),
+  connectMs: nullableNumber,
+  status: z.string(),
+  error: z.nullable(z.string()),
+  turns: z.array(z.looseObject({
+    id: z.number(), input: z.string(), question: z.string(), answer: z.string(),
+    firstResponseMs: nullableNumber, perceivedLatencyMs: z.optional(nullableNumber), interrupted: z.boolean(),
+  })),
+  mos: nullableNumber,
+  audio: z.array(z.looseObject({ segment: z.number(), url: z.string() })),
+});
+
+/** Parses a calls file (JSON Lines of `LoadCallRecord`), skipping lines that are not valid call records. */
 export function parseCallRecords(text: string): LoadCallRecord[] {
   const out: LoadCallRecord[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     try {
-      const record = JSON.parse(line) as LoadCallRecord;
-      if (record?.kind === 'kb-voice-qa/load-call' && Array.isArray(record.turns)) out.push(record);
+      const record = CallRecord.safeParse(JSON.parse(line));
+      if (record.success) out.push(record.data as unknown as LoadCallRecord);
     } catch {
       // A line cut by a crash mid-write: the others still count.
     }
@@ -100,6 +122,7 @@ function point(p: ArtilleryPeriod, index: number): TimelinePoint {
     machineCpuPct: machine,
     errors,
     saturated: (gen ?? 0) > SATURATED_CPU_PCT || (machine ?? 0) > SATURATED_CPU_PCT,
+    saturatedBy: (gen ?? 0) > SATURATED_CPU_PCT ? 'generator' : (machine ?? 0) > SATURATED_CPU_PCT ? 'machine' : null,
   };
 }
 
@@ -142,9 +165,34 @@ export function buildLoadReport(report: ArtilleryReport, calls: readonly LoadCal
   };
 }
 
-/** Whether the run's percentiles are the generator's rather than the service's (any period over the limit). */
-export function generatorSaturated(report: LoadReport): boolean {
+/**
+ * Why the run's percentiles may not be the service's: `generator` when the load generator itself
+ * used more than the limit of the machine; `machine` when the machine was over the limit while the
+ * generator was not (other work on it: the calls still competed for the CPU); null when neither.
+ */
+export function saturationCause(report: LoadReport): 'generator' | 'machine' | null {
   const s = report.saturation;
-  if (!s) return false;
-  return s.saturatedPeriods > 0 || (s.generatorPeakPct ?? 0) > s.limitPct || (s.machinePeakPct ?? 0) > s.limitPct;
+  if (!s) return null;
+  if ((s.generatorPeakPct ?? 0) > s.limitPct) return 'generator';
+  if (s.saturatedPeriods > 0 || (s.machinePeakPct ?? 0) > s.limitPct) return 'machine';
+  return null;
+}
+
+/** Whether the run's percentiles may measure the machine rather than the service (either {@link saturationCause}). */
+export function generatorSaturated(report: LoadReport): boolean {
+  return saturationCause(report) !== null;
+}
+
+/** One sentence of what {@link saturationCause} found, for the CLI and the page; null when nothing. */
+export function saturationSentence(report: LoadReport): string | null {
+  const s = report.saturation;
+  const pct = (v: number | null | undefined) => (typeof v === 'number' ? `${Math.round(v)} %` : '–');
+  switch (saturationCause(report)) {
+    case 'generator':
+      return `the load generator was saturated (it used ${pct(s?.generatorPeakPct)} of the machine at its peak, over ${s?.limitPct} %): the percentiles measure it, not the service`;
+    case 'machine':
+      return `the machine was busy with other work (machine CPU peak ${pct(s?.machinePeakPct)} while the load generator used ${pct(s?.generatorPeakPct)}, limit ${s?.limitPct} %): the percentiles may measure that contention, not the service`;
+    default:
+      return null;
+  }
 }

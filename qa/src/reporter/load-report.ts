@@ -3,7 +3,7 @@ import path from 'node:path';
 import { renderLoadHtml } from './load-html.js';
 import { buildLoadReport, parseArtilleryReport, parseCallRecords, type LoadReport } from './load-model.js';
 
-export { buildLoadReport, generatorSaturated, parseArtilleryReport, parseCallRecords, type LoadReport } from './load-model.js';
+export { buildLoadReport, generatorSaturated, parseArtilleryReport, parseCallRecords, saturationCause, saturationSentence, type LoadReport } from './load-model.js';
 
 /** Options of {@link writeLoadReport}. */
 export interface LoadReportOptions {

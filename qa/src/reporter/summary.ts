@@ -47,6 +47,8 @@ export interface CollectedTest {
   file: string;
   errors: string[];
   calls: Array<{ evidence: VoiceCallEvidence; audio: Array<{ name: string; href: string }> }>;
+  /** Attachments of the test left out, and why (a malformed `voice-call.json`); shown on its card. */
+  problems?: string[];
 }
 
 /** Nearest-rank percentiles of `values` (ms, rounded). */

@@ -1,0 +1,120 @@
+// Firefox ESR end to end (docs/contributing.md, "Firefox"): the QA page and the widget in Debian's
+// firefox-esr over WebDriver BiDi, against our own emulator + relay + demo page (scripts/demo-stack.mjs,
+// the built package: `npm run build` first; `npm test` does). The microphone loops a spoken question
+// through the suite's PulseAudio (firefox.ts); without an audio server it is Firefox's fake tone.
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemoStack, type DemoStack } from '../../scripts/demo-stack.mjs';
+import { launchFirefox, startAudioServer, type AudioServer } from './firefox.js';
+
+/** Generous: a call on a 2-core machine shared with other work; every wait below is on an event, not a guess. */
+const WAIT = { timeout: 120_000, polling: 100 } as const;
+
+let stack: DemoStack;
+beforeAll(async () => {
+  stack = await startDemoStack({ pagePort: 0, emulatorPort: 0, relayPort: 0, agentBuildMs: 200, language: 'en', quiet: true, watch: false });
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+const text = (page: Page, testId: string) =>
+  page.$eval(`[data-testid="${testId}"]`, (node) => node.textContent?.trim() ?? '');
+const meter = (page: Page, testId: 'input-level' | 'output-level') =>
+  page.$eval(`[data-testid="${testId}"]`, (node) => ({
+    peak: Number((node as HTMLElement).dataset.peak ?? 0),
+    unavailable: (node as HTMLElement).dataset.unavailable,
+  }));
+
+async function startQaCall(page: Page): Promise<void> {
+  await page.goto(`${stack.pageUrl}?lang=en`);
+  await page.waitForFunction(() => document.querySelector('[data-testid="call-status"]')?.textContent?.trim() === 'idle', WAIT);
+  await page.click('[data-testid="call-start"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="call-status"]')?.textContent?.trim() === 'connected', WAIT);
+}
+
+/** The first spoken turn finished, with a question heard and an answer given. */
+async function firstVoiceTurnAnswered(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const turn = document.querySelector('[data-testid="turn"][data-input="voice"]');
+    return !!turn?.querySelector('[data-testid="turn-question"]')?.textContent?.trim() && !!turn.querySelector('[data-testid="turn-answer"]')?.textContent?.trim();
+  }, WAIT);
+}
+
+async function endQaCall(page: Page): Promise<void> {
+  await page.click('[data-testid="call-end"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="call-status"]')?.textContent?.trim() === 'ended', WAIT);
+}
+
+describe('Firefox ESR with an audio server', () => {
+  let audio: AudioServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    audio = await startAudioServer();
+    browser = await launchFirefox(audio);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await audio?.close();
+  });
+
+  it('QA page: a spoken turn is answered, and both meters move during it', async () => {
+    const page = await browser.newPage();
+    await startQaCall(page);
+    await firstVoiceTurnAnswered(page);
+    const input = await meter(page, 'input-level');
+    const output = await meter(page, 'output-level');
+    expect(input.peak).toBeGreaterThan(0.05);
+    expect(output.peak).toBeGreaterThan(0.05);
+    await endQaCall(page);
+    expect(await text(page, 'call-status')).toBe('ended');
+    await page.close();
+  });
+
+  it('widget: start, the answer in the captions, end', async () => {
+    const page = await browser.newPage();
+    await page.goto(new URL('widget.html', stack.pageUrl).href);
+    await page.waitForFunction(() => document.querySelector('kb-voice-widget')?.shadowRoot?.querySelector('[data-testid="call-status"]')?.getAttribute('data-status') === 'idle', WAIT);
+    await page.evaluate(() => (document.querySelector('kb-voice-widget')!.shadowRoot!.querySelector('[data-testid="call-start"]') as HTMLButtonElement).click());
+    await page.waitForFunction(() => document.querySelector('kb-voice-widget')?.shadowRoot?.querySelector('[data-testid="call-status"]')?.getAttribute('data-status') === 'connected', WAIT);
+    await page.waitForFunction(() => {
+      const captions = document.querySelector('kb-voice-widget')?.shadowRoot?.querySelectorAll('[data-testid="caption"][data-role="assistant"][data-final="true"]') ?? [];
+      return [...captions].some((c) => /\w/.test(c.textContent ?? ''));
+    }, WAIT);
+    await page.evaluate(() => (document.querySelector('kb-voice-widget')!.shadowRoot!.querySelector('[data-testid="call-end"]') as HTMLButtonElement).click());
+    await page.waitForFunction(() => document.querySelector('kb-voice-widget')?.shadowRoot?.querySelector('[data-testid="call-status"]')?.getAttribute('data-status') === 'ended', WAIT);
+    const error = await page.evaluate(() => (document.querySelector('kb-voice-widget')!.shadowRoot!.querySelector('[data-testid="error"]') as HTMLElement | null)?.hidden ?? true);
+    expect(error).toBe(true);
+    await page.close();
+  });
+});
+
+// What a container or CI runner without a sound server gives: Firefox keeps every AudioContext
+// suspended. The output meter then reads the answer's level from its RTP packets (RFC 6464 through
+// getSynchronizationSources); the microphone has no such source, so the input meter says "cannot
+// measure" (null), never a fake 0. Before this fallback both meters sat at 0 through the whole call.
+describe('Firefox ESR without an audio server', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchFirefox(null);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('QA page: the output meter moves with the answer; the input meter says it cannot measure', async () => {
+    const page = await browser.newPage();
+    await startQaCall(page);
+    // A typed question (the microphone muted: Firefox's fake tone is no question): the answer is spoken all the same.
+    await page.click('[data-testid="mute-toggle"]');
+    await page.type('[data-testid="text-input"]', 'How long is the warranty?');
+    await page.click('[data-testid="text-send"]');
+    await page.waitForFunction(() => !!document.querySelector('[data-testid="turn"][data-input="text"] [data-testid="turn-answer"]')?.textContent?.trim(), WAIT);
+    const output = await meter(page, 'output-level');
+    expect(output.peak).toBeGreaterThan(0.05);
+    expect(output.unavailable).toBe('false');
+    expect((await meter(page, 'input-level')).unavailable).toBe('true');
+    await endQaCall(page);
+    await page.close();
+  });
+});
