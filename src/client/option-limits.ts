@@ -40,7 +40,7 @@ export const OPTION_LIMITS = {
   clock: 'object',
   maxRetryAfter: [0, 6e5],
   sources: 'function',
-  preConnectBuffer: 'boolean object',
+  preConnectBuffer: 'false boolean object',
 } as const satisfies Record<keyof VoiceSessionOptions, string | readonly string[] | readonly [number, number]>;
 
 /** Checks every option against {@link OPTION_LIMITS}; `aiId` (not empty) and `api` are required. */

@@ -149,5 +149,7 @@ export function styleShadowRoot(root: ShadowRoot, nonce: string, css: string = W
   const style = doc.createElement('style');
   if (nonce) style.setAttribute('nonce', nonce);
   style.textContent = css;
-  root.prepend(style);
+  // the widget's own sheet first; a part's (the sources UI) after it
+  if (css === WIDGET_CSS) root.prepend(style);
+  else root.append(style);
 }

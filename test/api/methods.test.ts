@@ -6,9 +6,10 @@ import { endpoints, type Endpoint } from '../../src/schemas/index.js';
 // the client's `trickle`, built on the transport), and each method puts its arguments in place.
 
 describe('API_METHODS', () => {
-  it('names every endpoint of the table once (RT aside)', () => {
+  it('names every endpoint of the table once (RT aside; E9 also through the relay, under the robot)', () => {
     const covered = Object.values(API_METHODS).flatMap((group) => Object.values(group).map((m) => m.endpoint.id));
-    expect(covered.sort()).toEqual(Object.keys(endpoints).filter((id) => id !== 'RT').sort());
+    expect(covered.sort()).toEqual([...Object.keys(endpoints).filter((id) => id !== 'RT'), 'E9'].sort());
+    expect(API_METHODS.pdf.highlightCited.endpoint.path).toBe('/v1/robots/{ai_id}/pdf/highlight');
   });
 
   it('derives methods that pass path parameters, query, body and signal by position', async () => {

@@ -47,6 +47,6 @@ describe('VoiceSession options', () => {
 
   it('the table names every option of VoiceSessionOptions (the type checks it too)', () => {
     expect(Object.keys(OPTION_LIMITS)).toContain('heartbeatIntervalMs');
-    expect(Object.keys(OPTION_LIMITS)).toHaveLength(28);
+    expect(Object.keys(OPTION_LIMITS)).toHaveLength(31);
   });
 });

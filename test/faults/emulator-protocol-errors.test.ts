@@ -19,14 +19,14 @@ const messageOf = (text: string) => {
 describe('emulator protocol error messages', () => {
   it.each([
     ['invalid "input.text" message: text: Field required', '{"v":1,"type":"input.text"}'],
-    ['invalid "input.text" message: text: String should have at least 1 character', '{"v":1,"type":"input.text","text":""}'],
+    ['invalid "input.text" message: text: String should have at least 1 character; text: Text must not be only whitespace', '{"v":1,"type":"input.text","text":""}'],
     ['invalid "input.text" message: text: String should have at most 4000 characters', `{"v":1,"type":"input.text","text":"${'a'.repeat(4001)}"}`],
     ['invalid "input.text" message: text: Input should be a valid string', '{"v":1,"type":"input.text","text":7}'],
     ['invalid "ping" message: t: Input should be a valid number; extra: Extra inputs are not permitted', '{"v":1,"type":"ping","t":"x","extra":1}'],
     ['invalid "ping" message: v: Field required', '{"type":"ping","t":1}'],
     ['invalid "ping" message: v: Input should be 1', '{"v":"1","type":"ping","t":1}'],
-    ['invalid message: type: "bogus" is not a client event (expected one of "input.text", "response.interrupt", "session.end", "ping", "input.commit")', '{"v":1,"type":"bogus"}'],
-    ['invalid message: type: Field required (expected one of "input.text", "response.interrupt", "session.end", "ping", "input.commit")', '{"v":1}'],
+    ['invalid message: type: "bogus" is not a client event (expected one of "input.text", "response.interrupt", "session.end", "ping", "input.commit", "input.preconnect")', '{"v":1,"type":"bogus"}'],
+    ['invalid message: type: Field required (expected one of "input.text", "response.interrupt", "session.end", "ping", "input.commit", "input.preconnect")', '{"v":1}'],
     ['message must be a JSON object', '[1]'],
   ])('%s', (expected, text) => {
     expect(messageOf(text)).toBe(expected);
@@ -45,7 +45,7 @@ describe('emulator protocol error messages', () => {
     caller.send({ v: 1, type: 'input.text', text: '' });
     expect(await caller.waitFor('error')).toMatchObject({
       code: 'protocol_error',
-      message: 'invalid "input.text" message: text: String should have at least 1 character',
+      message: 'invalid "input.text" message: text: String should have at least 1 character; text: Text must not be only whitespace',
     });
   }, 20_000);
 });

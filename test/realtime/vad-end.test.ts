@@ -76,7 +76,8 @@ describe('the VAD\'s end of speech', () => {
     expect(events.map((e) => e.type)).toEqual(['start']);
     expect(vad.speaking).toBe(true);
     const committed = vad.commit();
-    expect(committed).toEqual({ type: 'stop', speechMs: (byHangover as { speechMs: number }).speechMs, audio: (byHangover as { audio: Int16Array }).audio });
+    const { speechMs, audio, startMs } = byHangover as { speechMs: number; audio: Int16Array; startMs: number };
+    expect(committed).toEqual({ type: 'stop', speechMs, audio, startMs });
     expect(vad.speaking).toBe(false);
     // Nothing open any more: a second commit is nothing, and the silence after it tells nothing.
     expect(vad.commit()).toBeUndefined();

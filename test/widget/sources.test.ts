@@ -34,7 +34,8 @@ async function connected(attributes: Record<string, string> = {}) {
   const api = {
     realtime: scripted.api.realtime,
     sessions: { ...sessions, message: (ai: string, id: string) => (reads++, sessions.message(ai, id)) },
-    pdf: { highlight: async (body: unknown) => (highlights.push(body), { success: true, positions: [{ page: 2, x: 1, y: 1, width: 1, height: 1 }] }) },
+    // E9 through the relay: under the robot, naming the message that cites the file
+    pdf: { highlightCited: async (aiId: string, query: { message_id: string }, body: unknown) => (highlights.push({ aiId, query, body }), { success: true, positions: [{ page: 2, x: 1, y: 1, width: 1, height: 1 }] }) },
   };
   const el = document.createElement('kb-voice-widget');
   el.setAttribute('ai-id', 'robot-1');
@@ -97,7 +98,7 @@ describe('<kb-voice-widget> sources', () => {
     expect(passage.hidden).toBe(true);
     button.click();
     await until(() => passage.querySelector('mark') !== null);
-    expect(t.highlights).toEqual([{ file_id: 'pdf-1', text: PDF.content, page: 2 }]);
+    expect(t.highlights).toEqual([{ aiId: expect.any(String), query: { message_id: expect.stringMatching(/\S/) }, body: { file_id: 'pdf-1', text: PDF.content, page: 2 } }]);
     expect(passage.hidden).toBe(false);
     expect(button.getAttribute('aria-expanded')).toBe('true');
     expect(passage.textContent).toBe('Page 2: Do not immerse the base in water.');

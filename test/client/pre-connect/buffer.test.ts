@@ -24,7 +24,8 @@ function harness(option: ConstructorParameters<typeof PreConnectBuffer>[0] = tru
   });
   const sent: ClientEvent[] = [];
   const transport = { bufferedAmount: 0 };
-  const attempt = { send: (event: ClientEvent) => (sent.push(ClientEvent.parse(event)), 1), transport } as unknown as Attempt;
+  // Attempt.send takes a command (a client event without `v`) and adds the version (realtime-protocol.ts)
+  const attempt = { send: (event: Omit<ClientEvent, 'v'>) => (sent.push(ClientEvent.parse({ v: 1, ...event })), 1), transport } as unknown as Attempt;
   const track = { clone: () => ({ stop() {} }) } as unknown as MediaStreamTrack;
   const feed = (ms: number, value: number) => deliver!(new Int16Array((RATE * ms) / 1000).fill(value), RATE);
   const pcm = () => {
