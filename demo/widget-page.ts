@@ -38,6 +38,8 @@ const describe: { [K in keyof KbVoiceWidgetEventMap]: (detail: KbVoiceWidgetEven
   mute: (muted) => (muted ? 'muted' : 'unmuted'),
   talking: (talking) => (talking ? 'talking (talk held)' : 'talk released'),
   error: (error) => `${error.code}: ${error.message}`,
+  talk: ({ heard }) => (heard ? 'the hold was heard' : 'the hold was not heard (the widget says so)'),
+  check: (result) => `Test my setup: ${result.overall} (microphone ${result.microphone.code}, network ${result.network.code}, service ${result.service.code})`,
   timing: ({ id, perceivedLatencyMs, timing }) =>
     perceivedLatencyMs === null ? '' : `#${id} heard after ${perceivedLatencyMs} ms: ${TIMING_PHASES.map((p) => `${p} ${timing[`${p}Ms`] ?? '–'}`).join(' + ')}`,
 };

@@ -79,7 +79,7 @@ export function renderSegments(segments: SessionReport['audio']): HTMLElement[] 
       el('span', { 'data-testid': 'audio-duration' }, segment.duration_ms != null ? formatMs(segment.duration_ms) : 'length not given'),
       // A new tab: browsers ignore `download` across origins and would otherwise navigate away from the call's report.
       el('a', { href: segment.url, download: `segment-${segment.segment_index}.wav`, target: '_blank', rel: 'noopener', 'data-testid': 'audio-download' }, 'Download'),
-      el('small', { class: 'muted' }, `link expires ${new Date(segment.expires_at).toLocaleTimeString()}`),
+      el('small', { class: 'muted' }, segment.expires_at === undefined ? 'expiry not given' : `link expires ${new Date(segment.expires_at).toLocaleTimeString()}`),
     ),
   );
 }
