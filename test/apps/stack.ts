@@ -4,8 +4,8 @@
  * kb-voice), each its own process, on free loopback ports. The relay lets the apps' origins call it (CORS).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freeLoopbackPort } from '../helpers/free-port.js';
 
 export interface ServiceStack {
   /** The relay's base URL (`http://127.0.0.1:PORT/api/voice`) and origin (for the CSP's connect-src). */
@@ -16,13 +16,7 @@ export interface ServiceStack {
 }
 
 /** A free TCP port of 127.0.0.1 (for servers whose origin the relay must know before they start). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export const freePort = freeLoopbackPort;
 
 /** Starts `command` and resolves with the child and its stdout once `ready` matches it. */
 export function startUntil(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string }> {

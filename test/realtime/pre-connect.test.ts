@@ -92,6 +92,19 @@ describe('PreConnectFeed', () => {
     }
   });
 
+  it('pre-connect audio that comes after the deadline (a busy client) is still taken, ahead of the live audio that follows it', () => {
+    const fed: number[] = [];
+    const feed = new PreConnectFeed((s) => fed.push(...s));
+    feed.expect();
+    feed.live(new Int16Array(160).fill(0)); // the client's held (silent) live track
+    feed.release();
+    expect(feed.chunk(chunk(0, new Int16Array(160).fill(1), false))).toBeUndefined();
+    feed.live(new Int16Array(160).fill(3)); // held again until the final chunk
+    expect(feed.chunk(chunk(1, new Int16Array(160).fill(2), true))).toBeUndefined();
+    expect(fed).toEqual([...Array(160).fill(0), ...Array(160).fill(1), ...Array(160).fill(2), ...Array(160).fill(3)]);
+    expect(feed.chunk(chunk(2, new Int16Array(160), true))).toMatch(/after its final chunk/);
+  });
+
   it('refuses chunks out of order, odd byte counts, and more than 30 s in all', () => {
     const feed = new PreConnectFeed(() => undefined);
     expect(feed.chunk(chunk(1, new Int16Array(16), false))).toMatch(/out of order/);

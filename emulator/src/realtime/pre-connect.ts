@@ -44,12 +44,22 @@ export class PreConnectFeed {
 
   /** A client message was handled: if it was not pre-connect audio, the held live audio goes on. */
   messageSeen(): void {
-    if (this.#phase === 'expecting') this.#finish();
+    if (this.#phase === 'expecting') this.#letLiveThrough();
   }
 
-  /** No message came in time: the held live audio goes on. */
+  /**
+   * No message came in time: the held live audio goes on. Pre-connect audio may still come (a
+   * busy client answers `session.ready` late): a kb-voice client keeps its live track silent until
+   * it has sent its first chunk, so nothing the caller said went ahead of it.
+   */
   release(): void {
-    if (this.#phase === 'expecting') this.#finish();
+    if (this.#phase === 'expecting') this.#letLiveThrough();
+  }
+
+  /** The held live audio goes on and live audio flows; pre-connect audio is still taken until a final chunk. */
+  #letLiveThrough(): void {
+    this.#finish();
+    this.#phase = 'live';
   }
 
   /** Live audio at 16 kHz: fed at once, or held while pre-connect audio is expected or arriving. */
