@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import { sleep, type Clock } from '../clock.js';
 import { VoiceSessionError } from '../client/errors.js';
 import type { LevelMeterFactory } from '../client/levels.js';
 import { openMicrophone, stopStream, type MicrophoneSource } from '../client/media.js';
@@ -47,7 +47,7 @@ export async function checkMicrophone(options: MicrophoneCheckOptions): Promise<
   try {
     const reads = Math.max(1, Math.round(options.listenMs / READ_EVERY_MS));
     for (let i = 0; i < reads && !options.signal?.aborted; i++) {
-      await new Promise<void>((resolve) => options.clock.setTimeout(resolve, READ_EVERY_MS));
+      await sleep(options.clock, READ_EVERY_MS);
       const level = meter.read();
       if (level === undefined) continue;
       measured = true;
