@@ -64,6 +64,11 @@ const SERVER_ONLY = ['relay', 'cli'];
 
 /** `this._debug(` calls in simple-peer 9's index.js (see dropDebugCalls). */
 const SIMPLE_PEER_DEBUG_CALLS = 41;
+/**
+ * What simple-peer 9's index.js uses of `buffer` and `randombytes`: the shims provide exactly that
+ * (scripts/shims/buffer.js, randombytes.cjs), so a simple-peer using more must fail the build.
+ */
+const SIMPLE_PEER_SHIMMED_USES = { 'Buffer.': 1, 'randombytes(': 2 };
 
 /** Node built-ins the vendored bundle must never reference (checked after building). */
 const NODE_BUILTIN_IMPORT = /\brequire\(\s*["'](?:node:)?[a-z_/]+["']\s*\)|\bfrom\s*["']node:/;
@@ -245,6 +250,10 @@ function dropDebugCalls() {
         const code = await readFile(args.path, 'utf8');
         const { text, count } = withoutCalls(code, 'this._debug(');
         if (count !== SIMPLE_PEER_DEBUG_CALLS) fail(`simple-peer has ${count} this._debug() calls (expected ${SIMPLE_PEER_DEBUG_CALLS}): check dropDebugCalls`);
+        for (const [use, expected] of Object.entries(SIMPLE_PEER_SHIMMED_USES)) {
+          const uses = text.split(use).length - 1;
+          if (uses !== expected) fail(`simple-peer has ${uses} uses of ${use} (the shims provide for ${expected}): check scripts/shims`);
+        }
         return { contents: text, loader: 'js' };
       });
     },

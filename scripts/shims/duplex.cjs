@@ -2,7 +2,9 @@
 // The `Duplex` base class of simple-peer 9 inside the vendored bundle (readable-stream.cjs exports
 // it): what simple-peer and kb-voice use of readable-stream's Duplex, ~8.5 KB min+gzip smaller.
 // Kept: push() delivers 'data' at once while flowing and buffers before that (the first 'data'
-// listener starts the flow on the next tick, as Node's paused streams do; strings become Buffers);
+// listener starts the flow on the next tick, as Node's paused streams do). Unlike readable-stream,
+// a text message stays a string: the session reads text, and turning it into bytes only for the
+// session to decode it again cost a Buffer implementation and two conversions per message;
 // push(null) marks `_readableState.ended` and emits 'end'; write() goes through `_write` one chunk at a time
 // (simple-peer holds the callback for backpressure; the caller's callback runs on a later tick);
 // end() marks `_writableState.finished` and emits 'finish' once pending writes are done.
@@ -10,7 +12,6 @@
 // returns false while a write is pending). test/package/slim-duplex.test.ts compares it with
 // Node's Duplex for these uses; vendored-simple-peer.test.ts runs real calls through it.
 const EventEmitter = require('events');
-const { Buffer } = require('buffer');
 
 function Duplex() {
   EventEmitter.call(this);
@@ -30,8 +31,6 @@ Duplex.prototype.push = function push(chunk) {
     if (state.buffer.length === 0) queueMicrotask(() => this.emit('end'));
     return false;
   }
-  // A byte stream hands out bytes: text messages become Buffers, as readable-stream does.
-  if (typeof chunk === 'string') chunk = Buffer.from(chunk);
   if (state.flowing && state.buffer.length === 0 && this.listenerCount('data') > 0) this.emit('data', chunk);
   else state.buffer.push(chunk);
   return true;

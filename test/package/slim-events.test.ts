@@ -8,23 +8,15 @@ type Listener = (...args: unknown[]) => unknown;
 interface Emitter {
   on(type: string | symbol, listener: Listener): Emitter;
   addListener(type: string | symbol, listener: Listener): Emitter;
-  prependListener(type: string | symbol, listener: Listener): Emitter;
   once(type: string | symbol, listener: Listener): Emitter;
-  prependOnceListener(type: string | symbol, listener: Listener): Emitter;
   removeListener(type: string | symbol, listener: Listener): Emitter;
   off(type: string | symbol, listener: Listener): Emitter;
-  removeAllListeners(type?: string | symbol): Emitter;
   emit(type: string | symbol, ...args: unknown[]): boolean;
-  listeners(type: string | symbol): Listener[];
-  rawListeners(type: string | symbol): Listener[];
   listenerCount(type: string | symbol): number;
-  eventNames(): Array<string | symbol>;
-  setMaxListeners(n: number): Emitter;
-  getMaxListeners(): number;
 }
 type EmitterClass = new () => Emitter;
 
-let Slim: EmitterClass & { EventEmitter: EmitterClass; listenerCount(e: Emitter, t: string): number };
+let Slim: EmitterClass & { EventEmitter: EmitterClass };
 const shim = new URL('../../scripts/shims/events.cjs', import.meta.url).href;
 const implementations = () =>
   [
@@ -58,10 +50,9 @@ describe('EventEmitter of the vendored simple-peer (scripts/shims/events.cjs)', 
       log.push(e.emit('x', 1));
       e.on('x', function (this: unknown, a, b) { log.push(['first', a, b, this === e]); });
       e.addListener('x', (a) => log.push(['second', a]));
-      e.prependListener('x', () => log.push('prepended'));
       log.push(e.emit('x', 1, 2));
     });
-    expect(log).toEqual([false, 'prepended', ['first', 1, 2, true], ['second', 1], true]);
+    expect(log).toEqual([false, ['first', 1, 2, true], ['second', 1], true]);
   });
 
   it('runs once listeners once, through this.on/this.removeListener, and removes them by the original', () => {
@@ -76,11 +67,11 @@ describe('EventEmitter of the vendored simple-peer (scripts/shims/events.cjs)', 
       e.emit('a', 1);
       e.emit('a', 2);
       e.once('b', fn);
-      log.push(e.listeners('b').length, e.listeners('b')[0] === fn, e.rawListeners('b')[0] === fn);
+      log.push(e.listenerCount('b'));
       e.removeListener('b', fn);
       log.push(e.emit('b', 3), e.listenerCount('b'));
-      e.prependOnceListener('c', () => log.push('c-once'));
       e.on('c', () => log.push('c-on'));
+      e.once('c', () => log.push('c-once'));
       e.emit('c');
       e.emit('c');
     });
@@ -98,9 +89,9 @@ describe('EventEmitter of the vendored simple-peer (scripts/shims/events.cjs)', 
       e.removeListener('x', () => {});
       e.removeListener('nothing', a);
       e.emit('x');
-      log.push(e.listenerCount('x'), e.eventNames());
+      log.push(e.listenerCount('x'));
       e.off('x', a);
-      log.push(e.eventNames());
+      log.push(e.listenerCount('x'), e.emit('x'));
     });
   });
 
@@ -132,52 +123,29 @@ describe('EventEmitter of the vendored simple-peer (scripts/shims/events.cjs)', 
     });
   });
 
-  it('emits newListener and removeListener events', () => {
-    same((E, log) => {
-      const e = new E();
-      const fn = () => {};
-      e.on('newListener', (type, listener) => log.push(['new', type, listener === fn]));
-      e.on('removeListener', (type, listener) => log.push(['removed', type, listener === fn]));
-      e.on('x', fn);
-      e.once('y', fn);
-      e.removeListener('x', fn);
-      e.removeAllListeners('y');
-      e.on('z', fn);
-      e.removeAllListeners();
-      log.push(e.eventNames());
-    });
-  });
-
-  it('removes all listeners of one event or of all events', () => {
-    same((E, log) => {
-      const e = new E();
-      e.on('a', () => log.push('a')).on('b', () => log.push('b')).on('b', () => log.push('b2'));
-      e.removeAllListeners('b');
-      log.push(e.emit('a'), e.emit('b'), e.eventNames());
-      e.on(Symbol.for('s'), () => {});
-      e.removeAllListeners();
-      log.push(e.eventNames(), e.emit('a'));
-    });
-  });
-
-  it('counts listeners, lists event names (symbols too) and keeps max-listener settings', () => {
+  it('counts listeners per event', () => {
     same((E, log) => {
       const e = new E();
       const s = Symbol.for('kb');
-      e.on('a', () => {}).on(s, () => {}).on('a', () => {});
-      log.push(e.listenerCount('a'), e.listenerCount(s), e.listenerCount('none'), e.eventNames());
-      log.push(e.getMaxListeners(), e.setMaxListeners(3) === e, e.getMaxListeners());
-      try { e.setMaxListeners(-1); } catch (error) { log.push((error as Error).name); }
+      const fn = () => {};
+      e.on('a', () => {}).on(s, () => {}).on('a', fn);
+      log.push(e.listenerCount('a'), e.listenerCount(s), e.listenerCount('none'));
+      e.off('a', fn);
+      log.push(e.listenerCount('a'));
     });
-    const e = new Slim();
-    e.on('a', () => {});
-    expect(Slim.listenerCount(e, 'a')).toBe(1);
+  });
+
+  it('has nothing the bundle does not call (each costs every visitor bytes)', () => {
+    const e = new Slim() as unknown as Record<string, unknown>;
+    for (const unused of ['prependListener', 'prependOnceListener', 'removeAllListeners', 'eventNames', 'setMaxListeners', 'rawListeners']) {
+      expect(e[unused], unused).toBeUndefined();
+    }
   });
 
   it('rejects a listener that is not a function', () => {
     same((E, log) => {
       const e = new E();
-      for (const method of ['on', 'once', 'prependListener', 'removeListener'] as const) {
+      for (const method of ['on', 'addListener'] as const) {
         try { (e[method] as (t: string, l: unknown) => void)('x', 'nope'); } catch (error) { log.push((error as Error).name); }
       }
     });
@@ -197,31 +165,24 @@ describe('EventEmitter of the vendored simple-peer (scripts/shims/events.cjs)', 
 });
 
 describe('randombytes of the vendored simple-peer (scripts/shims/randombytes.cjs)', () => {
-  type RandomBytes = (size: number, cb?: (err: Error | null, bytes: Uint8Array) => void) => Uint8Array | undefined;
+  type RandomBytes = (size: number) => Uint8Array;
   let randomBytes: RandomBytes;
   beforeAll(async () => {
     randomBytes = ((await import(new URL('../../scripts/shims/randombytes.cjs', import.meta.url).href)) as { default: RandomBytes }).default;
   });
 
-  it('returns buffers of the requested size with varied contents, in hex as simple-peer uses them', () => {
+  it('returns bytes of the requested size with varied contents, in hex as simple-peer uses them', () => {
     const a = randomBytes(4) as Uint8Array & { toString(enc: string): string };
     expect(a.length).toBe(4);
     expect(a.toString('hex')).toMatch(/^[0-9a-f]{8}$/);
-    const big = randomBytes(200_000) as Uint8Array;
-    expect(big.length).toBe(200_000);
-    // Beyond the first 64 KiB chunk too: not all zero.
-    expect(big.subarray(150_000).some((byte) => byte !== 0)).toBe(true);
+    expect(a.toString('hex')).toBe(Buffer.from(a).toString('hex'));
+    const id = randomBytes(20) as Uint8Array & { toString(enc: string): string };
+    expect(id.toString('hex')).toMatch(/^[0-9a-f]{40}$/);
     expect(new Set(Array.from({ length: 20 }, () => (randomBytes(8) as Uint8Array).join())).size).toBe(20);
   });
 
-  it('calls back asynchronously when given a callback', async () => {
-    let sync = true;
-    const bytes = await new Promise<Uint8Array>((resolve, reject) => {
-      const ret = randomBytes(16, (err, out) => (err ? reject(err) : resolve(out)));
-      expect(ret).toBeUndefined();
-      expect(sync).toBe(true);
-    });
-    sync = false;
-    expect(bytes.length).toBe(16);
+  it('refuses an encoding simple-peer does not use instead of answering wrongly', () => {
+    const a = randomBytes(4) as Uint8Array & { toString(enc: string): string };
+    expect(() => a.toString('base64')).toThrow(/hex only/);
   });
 });

@@ -37,7 +37,8 @@ const pageScript = (hangUp: 'destroy' | 'abort') => `(async () => {
   });
   caller.on('signal', (offer) => callee.signal(offer));
   callee.on('signal', (answer) => caller.signal(answer));
-  const decode = (data) => new TextDecoder().decode(data);
+  // Text messages arrive as text (scripts/shims/duplex.cjs): anything else would fail the comparison.
+  const decode = (data) => (typeof data === 'string' ? data : 'not text: ' + Object.prototype.toString.call(data));
   const atCallee = new Promise((resolve) => callee.once('data', (d) => resolve(decode(d))));
   const atCaller = new Promise((resolve) => caller.once('data', (d) => resolve(decode(d))));
   await Promise.race([
