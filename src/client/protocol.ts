@@ -1,5 +1,5 @@
 import { ValidationError } from '../api/errors.js';
-import { ClientEvent, DATA_CHANNEL_LABEL, PROTOCOL_VERSION, ServerEvent } from '../schemas/realtime-events.js';
+import { CLIENT_EVENTS, DATA_CHANNEL_LABEL, PROTOCOL_VERSION, SERVER_EVENTS, type ClientEvent, type ServerEvent } from '../schemas/realtime-events.js';
 import type { RealtimeSessionIn } from '../schemas/realtime.js';
 import { toValidationDetail } from '../schemas/validation.js';
 import { VoiceSessionError } from './errors.js';
@@ -20,7 +20,9 @@ function firstOfKind(counts: Map<string, number>, kind: string): boolean {
   return seen === undefined;
 }
 
-const KNOWN_TYPES: ReadonlySet<unknown> = new Set(ServerEvent.def.options.map((o) => o.def.shape.type.def.values[0]));
+/** The schema of a known event type (own keys only: `toString` is not an event). */
+const schemaOf = <T extends object>(table: T, type: unknown): T[keyof T] | undefined =>
+  typeof type === 'string' && Object.hasOwn(table, type) ? table[type as keyof T] : undefined;
 
 /** A v1 message whose type this client does not know (sent by a newer service). */
 export class UnknownEvent {
@@ -42,21 +44,35 @@ export function parseServerEvent(text: string): ServerEvent | VoiceSessionError 
   const version = (data as { v?: unknown } | null)?.v;
   if (typeof version === 'number' && version !== PROTOCOL_VERSION) return undefined;
   const type = (data as { type?: unknown } | null)?.type;
-  if (version === PROTOCOL_VERSION && typeof type === 'string' && !KNOWN_TYPES.has(type)) return new UnknownEvent(type);
-  const parsed = ServerEvent.safeParse(data);
+  const schema = schemaOf(SERVER_EVENTS, type);
+  if (version === PROTOCOL_VERSION && typeof type === 'string' && !schema) return new UnknownEvent(type);
+  if (!schema) {
+    const what = typeof data !== 'object' || data === null || Array.isArray(data) ? 'not an object' : type === undefined ? 'type: missing' : `type: not a known event type (${JSON.stringify(type).slice(0, 64)})`;
+    return new VoiceSessionError('protocol_error', `Invalid data-channel message: ${what}`);
+  }
+  const parsed = schema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? `${typeof type === 'string' ? type : 'message'}.${issue.path.join('.')}: ` : '';
     return new VoiceSessionError('protocol_error', `Invalid data-channel message: ${where}${issue?.message ?? 'unknown'}`, { cause: parsed.error });
   }
-  return parsed.data;
+  return parsed.data as ServerEvent;
+}
+
+/** One client event, checked against its type's schema; throws a local ValidationError for bad input (each codec's `encode` starts here). */
+export function checkClientEvent(event: ClientEvent): ClientEvent {
+  const schema = schemaOf(CLIENT_EVENTS, (event as { type?: unknown } | null)?.type);
+  const parsed = schema?.safeParse(event);
+  if (!parsed?.success) {
+    const detail = parsed ? toValidationDetail(parsed.error, 'body', event) : [{ loc: ['body', 'type'], msg: 'Not a client event type', type: 'union_tag_invalid' }];
+    throw new ValidationError(detail, { local: true, ...(parsed ? { cause: parsed.error } : {}) });
+  }
+  return parsed.data as ClientEvent;
 }
 
 /** Validates one client event and returns its JSON; throws a local ValidationError for bad input. */
 export function encodeClientEvent(event: ClientEvent): string {
-  const parsed = ClientEvent.safeParse(event);
-  if (!parsed.success) throw new ValidationError(toValidationDetail(parsed.error, 'body', event), { local: true, cause: parsed.error });
-  return JSON.stringify(parsed.data);
+  return JSON.stringify(checkClientEvent(event));
 }
 
 /**

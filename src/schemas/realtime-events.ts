@@ -108,12 +108,25 @@ export const PongEvent = z.looseObject({
   at_ms: z.optional(z.number()),
 });
 
-export const ServerEvent = z.discriminatedUnion('type', [
+// Pure: an app that only reads events by type (the browser client, below) leaves the union out.
+export const ServerEvent = /* @__PURE__ */ z.discriminatedUnion('type', [
   SessionReadyEvent, SpeechStartedEvent, SpeechStoppedEvent, TranscriptDeltaEvent, TranscriptFinalEvent,
   OutputStartedEvent, OutputPausedEvent, OutputResumedEvent, OutputStoppedEvent, TurnCompletedEvent, ErrorEvent, PongEvent,
 ]);
 export type ServerEvent = z.infer<typeof ServerEvent>;
 export type ServerEventOf<T extends ServerEvent['type']> = Extract<ServerEvent, { type: T }>;
+
+/**
+ * Each server event's schema by its `type` (the compiler checks it against {@link ServerEvent}): the
+ * client reads a message with its type's schema, a lookup instead of the union (whose code, ~1 KB
+ * min, is then not in the browser entry), and knows an unknown type without parsing.
+ */
+export const SERVER_EVENTS: { readonly [T in ServerEvent['type']]: z.ZodMiniType<ServerEventOf<T>> } = {
+  'session.ready': SessionReadyEvent, 'input.speech_started': SpeechStartedEvent, 'input.speech_stopped': SpeechStoppedEvent,
+  'transcript.delta': TranscriptDeltaEvent, 'transcript.final': TranscriptFinalEvent, 'output.speech_started': OutputStartedEvent,
+  'output.speech_paused': OutputPausedEvent, 'output.speech_resumed': OutputResumedEvent, 'output.speech_stopped': OutputStoppedEvent,
+  'turn.completed': TurnCompletedEvent, error: ErrorEvent, pong: PongEvent,
+};
 
 /** Client → server events. */
 /**
@@ -156,5 +169,10 @@ export const PreConnectAudioEvent = z.strictObject({
   final: z.boolean(),
 });
 
-export const ClientEvent = z.discriminatedUnion('type', [TextInputEvent, InterruptEvent, EndEvent, PingEvent, CommitEvent, PreConnectAudioEvent]);
+export const ClientEvent = /* @__PURE__ */ z.discriminatedUnion('type', [TextInputEvent, InterruptEvent, EndEvent, PingEvent, CommitEvent, PreConnectAudioEvent]);
 export type ClientEvent = z.infer<typeof ClientEvent>;
+/** Each client event's schema by its `type`, as {@link SERVER_EVENTS}. */
+export const CLIENT_EVENTS: { readonly [T in ClientEvent['type']]: z.ZodMiniType<Extract<ClientEvent, { type: T }>> } = {
+  'input.text': TextInputEvent, 'response.interrupt': InterruptEvent, 'session.end': EndEvent, ping: PingEvent,
+  'input.commit': CommitEvent, 'input.preconnect': PreConnectAudioEvent,
+};

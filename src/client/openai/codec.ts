@@ -1,9 +1,8 @@
 import * as z from 'zod/mini';
-import { ValidationError } from '../../api/errors.js';
-import { ClientEvent, PROTOCOL_VERSION, type ServerEvent } from '../../schemas/realtime-events.js';
-import { toValidationDetail } from '../../schemas/validation.js';
+import { PROTOCOL_VERSION, type ServerEvent } from '../../schemas/realtime-events.js';
 import { systemClock } from '../../clock.js';
 import { VoiceSessionError } from '../errors.js';
+import { checkClientEvent } from '../protocol.js';
 import type { RealtimeProtocolCodec } from '../realtime-protocol.js';
 
 /**
@@ -224,9 +223,7 @@ export function openaiCodec(now: () => number = () => systemClock.now()): OpenAI
     },
 
     encode(event) {
-      const parsed = ClientEvent.safeParse(event);
-      if (!parsed.success) throw new ValidationError(toValidationDetail(parsed.error, 'body', event), { local: true, cause: parsed.error });
-      const e = parsed.data;
+      const e = checkClientEvent(event);
       const stop = [msg({ type: 'response.cancel' }), msg({ type: 'output_audio_buffer.clear' })];
       switch (e.type) {
         case 'ping':
