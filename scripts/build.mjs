@@ -7,8 +7,8 @@
 // 2. esbuild turns simple-peer 9 and its CommonJS dependencies (readable-stream's Duplex,
 //    err-code, get-browser-rtc, queue-microtask, inherits, util-deprecate) into ONE self-contained
 //    ES module, dist/vendor/simple-peer.js, with what they expect from Node provided inside the
-//    bundle: `global` -> `globalThis`, an injected `process` (scripts/shims/process.js), and
-//    small stand-ins for `events`, `buffer`, `randombytes` and `debug` (scripts/shims/); instead of
+//    bundle: `global` -> `globalThis` and small stand-ins for `events`, `buffer`, `randombytes`, `debug`, `get-browser-rtc`, `err-code`
+//    and `queue-microtask` (scripts/shims/); instead of
 //    readable-stream, a small Duplex with what simple-peer uses (scripts/shims/duplex.cjs, through
 //    trimReadableStream below).
 //    Consumers' bundlers (Vite, SvelteKit, webpack 5, Next.js, esbuild) then need no polyfill or
@@ -66,7 +66,7 @@ const SERVER_ONLY = ['relay', 'cli'];
 const SIMPLE_PEER_DEBUG_CALLS = 41;
 /**
  * What simple-peer 9's index.js uses of `buffer` and `randombytes`: the shims provide exactly that
- * (scripts/shims/buffer.js, randombytes.cjs), so a simple-peer using more must fail the build.
+ * (scripts/shims/buffer.cjs, randombytes.cjs), so a simple-peer using more must fail the build.
  */
 const SIMPLE_PEER_SHIMMED_USES = { 'Buffer.': 1, 'randombytes(': 2 };
 
@@ -127,7 +127,7 @@ async function dropServerSourceMaps() {
 async function bundleSimplePeer() {
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: [path.join(root, 'scripts', 'vendor', 'simple-peer.js')],
+    entryPoints: [path.join(root, 'scripts', 'vendor', 'simple-peer.cjs')],
     outfile: vendorFile,
     bundle: true,
     platform: 'browser',
@@ -139,15 +139,17 @@ async function bundleSimplePeer() {
     sourcesContent: true,
     legalComments: 'inline',
     define: { global: 'globalThis' },
-    inject: [path.join(root, 'scripts', 'shims', 'process.js')],
     alias: {
       // Never Node's modules of these names, nor the full browserify ports: smaller stand-ins
       // with the same behaviour for what this code uses (each shim says what that is and has a
       // test comparing it with Node's module in test/package).
       events: path.join(root, 'scripts', 'shims', 'events.cjs'),
-      buffer: path.join(root, 'scripts', 'shims', 'buffer.js'),
+      buffer: path.join(root, 'scripts', 'shims', 'buffer.cjs'),
       randombytes: path.join(root, 'scripts', 'shims', 'randombytes.cjs'),
       debug: path.join(root, 'scripts', 'shims', 'debug.cjs'),
+      'get-browser-rtc': path.join(root, 'scripts', 'shims', 'get-browser-rtc.cjs'),
+      'err-code': path.join(root, 'scripts', 'shims', 'err-code.cjs'),
+      'queue-microtask': path.join(root, 'scripts', 'shims', 'queue-microtask.cjs'),
     },
     plugins: [trimReadableStream(), dropDebugCalls()],
     logLevel: 'warning',
@@ -158,11 +160,12 @@ async function bundleSimplePeer() {
   const code = await readFile(vendorFile, 'utf8');
   const problems = [];
   if (NODE_BUILTIN_IMPORT.test(code)) problems.push('imports a Node built-in');
-  // A free `global`/`process` would throw "is not defined" in browsers; the only allowed
-  // mentions are property accesses and the injected shim's own name (`process` as a binding).
-  if (/(?<![.\w$])global(?![\w$])(?!This)/.test(stripStringsAndComments(code))) {
-    problems.push('references `global`');
-  }
+  // A free `global`/`process` would throw "is not defined" in browsers (nothing in the bundle uses
+  // `process` since the Duplex stand-in replaced readable-stream; the stand-ins are all CommonJS, so
+  // esbuild adds no ESM interop helpers); the only allowed mentions are property accesses.
+  const plain = stripStringsAndComments(code);
+  if (/(?<![.\w$])global(?![\w$])(?!This)/.test(plain)) problems.push('references `global`');
+  if (/(?<![.\w$])process(?![\w$])/.test(plain)) problems.push('references `process`');
   if (code.includes("Dynamic require of")) problems.push('contains a dynamic require() that cannot run in ESM');
   if (problems.length > 0) fail(`dist/vendor/simple-peer.js ${problems.join(', ')}`);
 }

@@ -115,12 +115,10 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   }
 
   /**
-   * Opens the microphone and connects; resolves once the assistant's audio is attached and the
-   * service said `session.ready`. The E1 warmup is fired alongside and never awaited. While the
-   * call is connecting, connected or reconnecting it returns the same promise; it resolves without
-   * connecting when end() interrupted it. A failure is reported once as state `failed`, an `error`
-   * event and this promise's rejection (a {@link VoiceSessionError}). On a session that already
-   * ended or failed it rejects with `session_ended` (and emits it): make a new VoiceSession.
+   * Opens the microphone and connects; resolves once the assistant's audio is attached and the service
+   * said `session.ready` (the E1 warmup fired alongside, never awaited). Returns the same promise until the
+   * call ends; resolves without connecting when end() interrupted it. A failure is reported once: state
+   * `failed`, an `error` event and this rejection ({@link VoiceSessionError}); after the call, `session_ended`.
    */
   start(): Promise<void> {
     if (isFinal(this._state)) {
@@ -161,17 +159,15 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   }
 
   /**
-   * Push-to-talk (`turnTaking: 'push-to-talk'`): `talk(true)` while the caller holds the talk
-   * button opens the microphone (cutting an answer under way: the caller interrupts it), `talk(false)`
-   * closes it and tells the service the utterance is complete, so it answers at once. `talk(true)`
-   * throws `not_connected` unless connected (or connecting with the pre-connect buffer) and `not_supported` in `auto` turn-taking;
-   * `talk(false)` never throws (a release after the call ended does nothing).
+   * Push-to-talk (`turnTaking: 'push-to-talk'`): `talk(true)` while the talk button is held opens the
+   * microphone (interrupting an answer under way), `talk(false)` closes it and the service answers at
+   * once. `talk(true)` throws `not_connected` unless connected (or connecting with the pre-connect
+   * buffer, which keeps what is said) and `not_supported` in `auto`; `talk(false)` never throws.
    */
   talk(on: boolean): void {
     const { pushToTalk, tracker, preConnect } = this.parts;
     if (!on) return pushToTalk?.release();
     if (!pushToTalk) throw new VoiceSessionError('not_supported', "talk() needs turnTaking: 'push-to-talk'");
-    // while connecting, the pre-connect buffer keeps what is said
     if (!preConnect.buffering) this.requireConnected();
     pushToTalk.press(tracker.assistantSpeaking);
   }
@@ -183,21 +179,17 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   }
 
   /**
-   * Routes the assistant's audio to the output device `deviceId` (from `snapshot.devices.outputs`;
-   * `''` is the system default) with `HTMLMediaElement.setSinkId`, before or during a call. Rejects
-   * with `not_supported` where the browser has no `setSinkId`, `device_unavailable` when it
-   * refuses that device.
+   * Routes the assistant's audio to `deviceId` (`snapshot.devices.outputs`; `''`: the system default) with
+   * `setSinkId`, before or during a call. Rejects `not_supported` without `setSinkId`, `device_unavailable` when refused.
    */
   setOutputDevice(deviceId: string): Promise<void> {
     return this.parts.playback.setOutput(deviceId);
   }
 
   /**
-   * Retries playback after the browser blocked it (`playbackBlocked`); call it from a user gesture
-   * such as a click. It calls `audio.play()` first (the gesture's activation is still fresh) and
-   * resumes the level meters' AudioContext without waiting for it (some browsers never resume it:
-   * levels then read `null`). Settles within 3 s whatever the browser does; rejects with
-   * `playback_blocked` if playback is still refused or did not start in time.
+   * Retries playback after the browser blocked it (`playbackBlocked`), from a user gesture: `audio.play()`
+   * first (the activation is fresh), then the meters' AudioContext, not awaited (levels read `null` if it
+   * never resumes). Settles within 3 s; rejects `playback_blocked` if playback is still refused or late.
    */
   resumePlayback(): Promise<void> {
     const playing = this.parts.playback.resume();
@@ -211,11 +203,10 @@ export class VoiceSession extends EventEmitter<SessionEvents> {
   }
 
   /**
-   * This session's usage (E13), cost (E12) and audio (E14), fetched in parallel, with the turns.
-   * E12 and E13 are asked for the call's own window (`start_time`/`end_time`, an hour either side
-   * of its start), never the robot's whole history. Works during and after the call; while connecting it waits for the service to name the
-   * session. Rejects (no `error` event) with `not_connected` before start(), `no_session` when the
-   * call ended or failed before the service named it, or the API failure's precise code.
+   * This session's usage (E13), cost (E12) and audio (E14), fetched in parallel, with the turns; E12/E13 for
+   * the call's own window (an hour either side of its start). During or after the call (while connecting it
+   * waits for the session id). Rejects (no `error` event) `not_connected` before start(), `no_session` when
+   * the call ended before the service named it, or the API failure's code.
    */
   async report(): Promise<SessionReport> {
     const sessionId = await this.ids.when(this._state);
