@@ -2,6 +2,10 @@ import { writeFile } from 'node:fs/promises';
 import { speak } from 'kb-voice-emulator/tts';
 import { expect, test } from 'kb-voice-qa';
 
+// Independent calls (each its own page; every worker has its own emulator): spread over the
+// workers instead of one after another, so this long file does not decide when the e2e step ends.
+test.describe.configure({ mode: 'parallel' });
+
 // call.noise() plays a kb-voice-emulator/lab fixture into the page's fake microphone: room noise
 // over an answer must not cut it, so toAnswer passes (issue 35). Every fixture that is not speech
 // (babble and cafe are talkers: the cafe case below asks a question over it).

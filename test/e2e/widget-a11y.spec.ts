@@ -3,6 +3,10 @@ import type { Page, TestInfo } from '@playwright/test';
 import { expect, snap, test } from './fixtures.js';
 import { focusedTestId, openWidgetPage } from './widget-page.js';
 
+// Independent calls (each its own page; every worker has its own emulator): spread over the
+// workers instead of one after another, so this long file does not decide when the e2e step ends.
+test.describe.configure({ mode: 'parallel' });
+
 // Typed questions only: the fake microphone plays silence.
 test.use({ micFile: 'e2e-silence.wav' });
 

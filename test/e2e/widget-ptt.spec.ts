@@ -5,6 +5,10 @@ import { expect, test } from './fixtures.js';
 import { captureSessions, microphoneSpokeAgain } from './qa.js';
 import { openWidgetPage } from './widget-page.js';
 
+// Independent calls (each its own page; every worker has its own emulator): spread over the
+// workers instead of one after another, so this long file does not decide when the e2e step ends.
+test.describe.configure({ mode: 'parallel' });
+
 // Push-to-talk in the widget (issue 35), in Chromium on the emulator stack: the fake microphone
 // loops a spoken question with 3 s of silence after it; the service hears it only while the talk
 // button is held (by keyboard, then by pointer), and releasing it commits the question. axe and the

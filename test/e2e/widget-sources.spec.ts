@@ -4,6 +4,10 @@ import type { KbVoiceWidget } from 'kb-voice/widget';
 import { expect, test } from './fixtures.js';
 import { openWidgetPage } from './widget-page.js';
 
+// Independent calls (each its own page; every worker has its own emulator): spread over the
+// workers instead of one after another, so this long file does not decide when the e2e step ends.
+test.describe.configure({ mode: 'parallel' });
+
 // Issue 47 in Chromium, through the relay of the demo stack (admin role), on the one-file build:
 // each answer shows its sources after its end (the time measured and attached), Show passage highlights the
 // cited sentence of the PDF, thumbs down with feedback is stored (E19 shows it), axe clean; in

@@ -3,6 +3,10 @@ import type { KbVoiceWidget } from 'kb-voice/widget';
 import { captureSessions, noTurnInProgress } from './qa.js';
 import { openWidgetPage, recordWidgetEvents, widgetEvents } from './widget-page.js';
 
+// Independent calls (each its own page; every worker has its own emulator): spread over the
+// workers instead of one after another, so this long file does not decide when the e2e step ends.
+test.describe.configure({ mode: 'parallel' });
+
 // The fake microphone loops a spoken question followed by silence: captions of both sides by voice.
 test.use({ micFile: 'e2e-question.wav' });
 
