@@ -12,8 +12,8 @@ import type { RealtimeProtocol, RealtimeProtocolCodec } from './realtime-protoco
  */
 export const MAX_REPORTED_UNKNOWN_TYPES = 16;
 
-/** Whether `kind` is reported: the first of each kind, up to {@link MAX_REPORTED_UNKNOWN_TYPES} kinds; every one counted in `counts`. */
-function firstOfKind(counts: Map<string, number>, kind: string): boolean {
+/** Whether `kind` is reported: the first of each kind, up to {@link MAX_REPORTED_UNKNOWN_TYPES} kinds; every one counted in `counts`. Every codec reports this way. */
+export function firstOfKind(counts: Map<string, number>, kind: string): boolean {
   const seen = counts.get(kind);
   if (seen === undefined && counts.size >= MAX_REPORTED_UNKNOWN_TYPES) return false;
   counts.set(kind, (seen ?? 0) + 1);

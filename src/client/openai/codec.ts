@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { PROTOCOL_VERSION, type ServerEvent } from '../../schemas/realtime-events.js';
 import { systemClock } from '../../clock.js';
 import { VoiceSessionError } from '../errors.js';
-import { checkClientEvent } from '../protocol.js';
+import { checkClientEvent, firstOfKind } from '../protocol.js';
 import type { RealtimeProtocolCodec } from '../realtime-protocol.js';
 
 /**
@@ -52,6 +52,8 @@ interface OaiTurn {
 export interface OpenAICodec extends RealtimeProtocolCodec {
   /** Messages the codec wants sent after the last decode (a deferred `response.create`). */
   takeReplies(): string[];
+  /** Malformed messages by their error, each reported once as `protocol_error` (at most MAX_REPORTED_UNKNOWN_TYPES kinds), all counted. */
+  readonly malformed: ReadonlyMap<string, number>;
 }
 
 /** Makes the codec of one session (it keeps the turn bookkeeping). */
@@ -64,6 +66,7 @@ export function openaiCodec(now: () => number = () => systemClock.now()): OpenAI
   let active: string | undefined;
   let createAfterDone = false;
   const replies: string[] = [];
+  const malformed = new Map<string, number>();
   const msg = (o: object) => JSON.stringify(o);
   const v = PROTOCOL_VERSION;
 
@@ -95,14 +98,17 @@ export function openaiCodec(now: () => number = () => systemClock.now()): OpenAI
   return {
     takeReplies: () => replies.splice(0),
 
+    malformed,
     decode(text) {
       let parsed;
+      // A peer sending garbage in a loop cannot flood the app: once per kind, as the v1 codec.
+      const invalid = (error: VoiceSessionError) => (firstOfKind(malformed, error.message) ? error : []);
       try {
         parsed = z.safeParse(Incoming, JSON.parse(text));
       } catch (err) {
-        return new VoiceSessionError('protocol_error', 'Data-channel message is not JSON', { cause: err });
+        return invalid(new VoiceSessionError('protocol_error', 'Data-channel message is not JSON', { cause: err }));
       }
-      if (!parsed.success) return new VoiceSessionError('protocol_error', `Invalid oai-events message: ${parsed.error.issues[0]?.message ?? 'unknown'}`, { cause: parsed.error });
+      if (!parsed.success) return invalid(new VoiceSessionError('protocol_error', `Invalid oai-events message: ${parsed.error.issues[0]?.message ?? 'unknown'}`, { cause: parsed.error }));
       const e = parsed.data;
       const out: ServerEvent[] = [];
       switch (e.type) {
