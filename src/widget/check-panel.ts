@@ -1,4 +1,5 @@
 import type { CallCheckResult, CheckGrade, CheckPart } from '../check/types.js';
+import { fillTemplate } from './locale.js';
 
 /**
  * The result panel of the widget's "Test my setup" (docs/widget.md): loaded with kb-voice/check
@@ -123,7 +124,7 @@ export function renderCheck(panel: HTMLElement, result: CallCheckResult, languag
     const text = doc.createElement('span');
     const own = Object.prototype.hasOwnProperty.call(words.codes, part.code) ? words.codes[part.code] : part.message;
     const figures = name === 'connection' && part.mos != null
-      ? ` ${words.figures.replace('{rtt}', String(part.rttMs ?? '?')).replace('{jitter}', String(part.jitterMs ?? '?')).replace('{loss}', String(part.lossPct ?? '?')).replace('{mos}', String(part.mos))}`
+      ? ` ${fillTemplate(words.figures, { rtt: part.rttMs ?? '?', jitter: part.jitterMs ?? '?', loss: part.lossPct ?? '?', mos: part.mos }, language)}`
       : '';
     text.textContent = ` ${own}${figures}`;
     item.append(label, text);

@@ -42,12 +42,9 @@ export class WidgetText {
     this.table = { ...BUILT_IN[this.builtIn]!, ...own };
   }
 
-  /**
-   * The string of `key`, each `{name}` replaced by `params[name]` (an unknown name stays as written;
-   * only the params' own names: a page's `{constructor}` is not Object's).
-   */
+  /** The string of `key`, each `{name}` replaced by `params[name]` ({@link fillTemplate}). */
   t(key: keyof WidgetMessageTable, params: Record<string, string | number> = {}): string {
-    return this.table[key].replace(/\{(\w+)\}/g, (whole, name: string) => (Object.hasOwn(params, name) ? this.value(params[name]!) : whole));
+    return fillTemplate(this.table[key], params, this.language);
   }
 
   /** A wait in whole seconds, in words ("5 seconds", "5 秒"). */
@@ -62,7 +59,17 @@ export class WidgetText {
       : new Intl.NumberFormat(this.language, { style: 'unit', unit: 'second', unitDisplay: 'short', minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(ms / 1000);
   }
 
-  private value(value: string | number): string {
-    return typeof value === 'number' ? new Intl.NumberFormat(this.language).format(value) : value;
-  }
+}
+
+/**
+ * `template` with each `{name}` replaced by `params[name]`, numbers formatted for `language` (an
+ * unknown name stays as written; only the params' own names: a page's `{constructor}` is not
+ * Object's). The widget's one template filler: its message tables and Test my setup's panel.
+ */
+export function fillTemplate(template: string, params: Record<string, string | number>, language: string): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    if (!Object.hasOwn(params, name)) return whole;
+    const value = params[name]!;
+    return typeof value === 'number' ? new Intl.NumberFormat(language).format(value) : value;
+  });
 }
