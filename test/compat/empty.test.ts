@@ -3,23 +3,21 @@
  * where a body is required (E1, E13), and the warmup never throwing, rejecting or staying
  * pending whatever it gets. (E4–E8: a 204 is their bare acknowledgement since #46.)
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../src/api/index.js';
+import { describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../src/api/index.js';
 import type { VoiceSessionApi } from '../../src/client/report.js';
 import type { WarmupStatus } from '../../src/client/state.js';
 import { Warmup, WARMUP_LIMIT_MS } from '../../src/client/warmup.js';
 import { FakeClock } from '../../src/testing/fake-clock.js';
 import { AI } from '../helpers/samples.js';
-import { json, raw, startUpstream, type Upstream } from './upstream.js';
+import { json, raw, useUpstream, type Upstream } from './upstream.js';
 
 let up: Upstream;
 let api: ApiClient;
-beforeAll(async () => {
-  up = await startUpstream();
-  api = createApiClient({ baseUrl: up.url, retry: 0, timeout: 5_000 });
+useUpstream({}, (u, a) => {
+  up = u;
+  api = a;
 });
-afterEach(() => up.reset());
-afterAll(() => up.close());
 
 describe('204 per endpoint', () => {
   it('E15 (the spec\'s ignored deletion) resolves to null', async () => {

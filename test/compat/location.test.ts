@@ -2,21 +2,19 @@
  * The signaling Location followed as WHIP says (RFC 9725; #37 7): the resource the 201 names,
  * relative or absolute on the same origin, gets the session's PATCHes; another origin is refused.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../src/api/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../src/api/index.js';
 import { AI, responses } from '../helpers/samples.js';
-import { json, raw, startUpstream, type Upstream } from './upstream.js';
+import { json, raw, useUpstream, type Upstream } from './upstream.js';
 
 let up: Upstream;
 let api: ApiClient;
-beforeAll(async () => {
-  up = await startUpstream();
-  api = createApiClient({ baseUrl: `${up.url}/prefix`, apiKey: 'sk-test', retry: 0, timeout: 5_000 });
+useUpstream({ path: '/prefix', apiKey: 'sk-test' }, (u, a) => {
+  up = u;
+  api = a;
 });
 // Wherever the resource is, it takes the PATCH (204, as the emulator's does).
 beforeEach(() => up.on((req) => req.method === 'PATCH', raw('', 204)));
-afterEach(() => up.reset());
-afterAll(() => up.close());
 
 const offer = { type: 'offer', sdp: 'v=0\r\n' } as const;
 const CANDIDATE = 'a=candidate:1 1 udp 2130706431 192.0.2.1 5000 typ host\r\n';

@@ -3,19 +3,17 @@
  * error; a missing recording (E14 404) is no audio, not an error; a stalled part ends within the
  * API client's budget instead of hanging the report.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
 import { summarizeQuality } from '../../src/client/quality/report.js';
 import { fetchReport, reportWindow, type VoiceReport } from '../../src/client/report.js';
 import { AI, responses } from '../helpers/samples.js';
-import { json, stall, startUpstream, type Seen, type Upstream } from './upstream.js';
+import { json, stall, useUpstream, type Seen, type Upstream } from './upstream.js';
 
 let up: Upstream;
-beforeAll(async () => {
-  up = await startUpstream();
+useUpstream({}, (u) => {
+  up = u;
 });
-afterEach(() => up.reset());
-afterAll(() => up.close());
 
 const is = (fragment: string) => (req: Seen) => req.path.endsWith(fragment);
 const E12 = is('/realtime-cost/sessions');

@@ -4,20 +4,18 @@
  * anything is sent.
  */
 import { inspect } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError, createApiClient, ValidationError, type ApiClient } from '../../src/api/index.js';
 import { AI, MSG } from '../helpers/samples.js';
-import { cut, json, raw, stall, startUpstream, type Answer, type Upstream } from './upstream.js';
+import { cut, json, raw, stall, useUpstream, type Answer, type Upstream } from './upstream.js';
 
 const KEY = 'sk-live-0123456789abcdef';
 let up: Upstream;
 let api: ApiClient;
-beforeAll(async () => {
-  up = await startUpstream();
-  api = createApiClient({ baseUrl: up.url, apiKey: KEY, retry: 0, timeout: 400 });
+useUpstream({ apiKey: KEY, timeout: 400 }, (u, a) => {
+  up = u;
+  api = a;
 });
-afterEach(() => up.reset());
-afterAll(() => up.close());
 
 const printed = (error: unknown) => inspect(error, { depth: Number.POSITIVE_INFINITY, showHidden: true, getters: true });
 

@@ -3,19 +3,17 @@
  * JSON answer (a service that ignores `stream`), plain text; anything else a clear invalid_response.
  */
 import type { ServerResponse } from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/index.js';
 import { AI, responses } from '../helpers/samples.js';
-import { json, raw, startUpstream, type Upstream } from './upstream.js';
+import { json, raw, useUpstream, type Upstream } from './upstream.js';
 
 let up: Upstream;
 let api: ApiClient;
-beforeAll(async () => {
-  up = await startUpstream();
-  api = createApiClient({ baseUrl: up.url, retry: 0, timeout: 2_000 });
+useUpstream({ timeout: 2_000 }, (u, a) => {
+  up = u;
+  api = a;
 });
-afterEach(() => up.reset());
-afterAll(() => up.close());
 
 /** Sends `pieces` one by one (each a separate write), then ends. */
 const pieces = (type: string, parts: string[]) => (res: ServerResponse) => {

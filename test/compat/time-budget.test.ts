@@ -3,17 +3,15 @@
  * 504, a stalled or trickled body timing out, a cut body a clear invalid_response. Real sockets that
  * stall use small budgets; the assertions are on codes and request counts, never on durations.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ApiError, createApiClient } from '../../src/api/index.js';
 import { AI, responses } from '../helpers/samples.js';
-import { cut, json, stall, startUpstream, trickle, type Upstream } from './upstream.js';
+import { cut, json, stall, useUpstream, trickle, type Upstream } from './upstream.js';
 
 let up: Upstream;
-beforeAll(async () => {
-  up = await startUpstream();
+useUpstream({}, (u) => {
+  up = u;
 });
-afterEach(() => up.reset());
-afterAll(() => up.close());
 
 const usage = (timeout: number, extra: { retry?: number; maxRetryAfter?: number } = {}) =>
   createApiClient({ baseUrl: up.url, apiKey: 'sk-test', timeout, ...extra }).realtime.usage(AI);

@@ -2,19 +2,17 @@
  * Responses parsed by what the spec fixes, tolerant where it does not (#37 6), one difference from
  * the emulator at a time; each tolerance keeps wrong data failing.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../src/api/index.js';
+import { describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../src/api/index.js';
 import { AI, DS, FILE, message, MSG, responses } from '../helpers/samples.js';
-import { json, startUpstream, type Upstream } from './upstream.js';
+import { json, useUpstream, type Upstream } from './upstream.js';
 
 let up: Upstream;
 let api: ApiClient;
-beforeAll(async () => {
-  up = await startUpstream();
-  api = createApiClient({ baseUrl: up.url, apiKey: 'sk-test', retry: 0, timeout: 5_000 });
+useUpstream({ apiKey: 'sk-test' }, (u, a) => {
+  up = u;
+  api = a;
 });
-afterEach(() => up.reset());
-afterAll(() => up.close());
 
 const record = responses.E12.sessions[0];
 

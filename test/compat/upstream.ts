@@ -6,6 +6,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/index.js';
 import { endpoints } from '../../src/schemas/index.js';
 import { responses } from '../helpers/samples.js';
 
@@ -77,6 +79,22 @@ export interface Upstream {
   /** Drops queued answers and routes, forgets requests (afterEach). */
   reset(): void;
   close(): Promise<void>;
+}
+
+/**
+ * A test file's fake upstream: started before its tests (`ready` gets it, and an API client on it
+ * made with `client`: `path` appended to its URL, no retries and a 5 s budget unless given), reset
+ * after each test, closed after all. The one setup of every D-file (compat tests).
+ */
+export function useUpstream(client: { path?: string } & Partial<ApiClientOptions>, ready: (up: Upstream, api: ApiClient) => void): void {
+  let up: Upstream | undefined;
+  beforeAll(async () => {
+    up = await startUpstream();
+    const { path = '', ...options } = client;
+    ready(up, createApiClient({ retry: 0, timeout: 5_000, ...options, baseUrl: `${up.url}${path}` }));
+  });
+  afterEach(() => up?.reset());
+  afterAll(() => up?.close());
 }
 
 export async function startUpstream(): Promise<Upstream> {

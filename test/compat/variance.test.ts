@@ -2,19 +2,17 @@
  * The real service's leeway (#46): the variance cases that failed against the client before, each
  * now a documented tolerance (docs/client.md, "Talking to a real deployment") or a precise error.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../src/api/index.js';
+import { describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../src/api/index.js';
 import { AI, DS, FILE, integration, MSG, responses } from '../helpers/samples.js';
-import { json, raw, startUpstream, type Answer, type Upstream } from './upstream.js';
+import { json, raw, useUpstream, type Answer, type Upstream } from './upstream.js';
 
 let up: Upstream;
 let api: ApiClient;
-beforeAll(async () => {
-  up = await startUpstream();
-  api = createApiClient({ baseUrl: up.url, retry: 0, timeout: 5_000 });
+useUpstream({}, (u, a) => {
+  up = u;
+  api = a;
 });
-afterEach(() => up.reset());
-afterAll(() => up.close());
 
 describe('E4–E8 answered 204 No Content', () => {
   it.each<[string, (a: ApiClient) => Promise<unknown>]>([
