@@ -151,7 +151,7 @@ test('plain HTML page with the one-file <script> (kb-voice/widget/standalone), s
   await appCalls(page, `${statics.origin}/plain/`, { noise: false, hook: false });
 });
 
-test('Next.js App Router (build + start): server render with the widget and the hook, client calls, rnnoise, nonce CSP', async ({ page }) => {
+test('Next.js App Router (build + start): server render with the widget and the hook, client calls, rnnoise, nonce CSP (and the nonce\'d <style> fallback)', async ({ page }) => {
   const dir = join(APPS, 'next');
   await build(BIN('next'), ['build', dir], APPS);
   const server = await startUntil(BIN('next'), ['start', dir, '--port', String(ports.next), '--hostname', '127.0.0.1'],
@@ -163,6 +163,21 @@ test('Next.js App Router (build + start): server render with the widget and the 
     expect(html.headers.get('content-security-policy')).toMatch(/script-src 'self' 'nonce-[^']+'/);
     expect(await html.text()).toContain('kb-voice-widget');
     await appCalls(page, `${origin(ports.next)}/`, { noise: true, hook: true });
+    // A browser without constructable stylesheets (older Safari): the widget styles itself with a
+    // <style> carrying its nonce, which the page's CSP names; styled, and no violation.
+    const fallback = await page.context().newPage();
+    await fallback.addInitScript(() => {
+      delete (ShadowRoot.prototype as { adoptedStyleSheets?: unknown }).adoptedStyleSheets;
+      delete (Document.prototype as { adoptedStyleSheets?: unknown }).adoptedStyleSheets;
+    });
+    const violations = await watchCsp(fallback);
+    await fallback.goto(appUrl(`${origin(ports.next)}/`, false));
+    const start = fallback.locator('kb-voice-widget').getByTestId('call-start');
+    await expect(start).toBeVisible();
+    expect(await fallback.locator('kb-voice-widget').evaluate((el) => el.shadowRoot!.querySelector('style')?.nonce ? 'nonce style' : 'none'), 'the fallback <style> with the nonce').toBe('nonce style');
+    expect(await start.evaluate((el) => getComputedStyle(el).backgroundColor), 'styled by the nonce\'d <style>').toBe(STYLED_START_BACKGROUND);
+    expect(violations, 'CSP violations').toEqual([]);
+    await fallback.close();
   } finally {
     await stop(server.child);
   }

@@ -1,1 +1,1 @@
-export function strictCsp(relayOrigin: string, scriptSources?: string): string;
+export function strictCsp(relayOrigin: string, scriptSources?: string, styleSources?: string): string;

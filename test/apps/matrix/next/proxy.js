@@ -8,7 +8,8 @@ import { strictCsp } from '../csp.mjs';
 
 export function proxy(request) {
   const nonce = btoa(crypto.randomUUID());
-  const csp = strictCsp(process.env.KB_VOICE_RELAY_ORIGIN ?? '', `'nonce-${nonce}'`);
+  // The nonce also in style-src: a browser without constructable stylesheets gets the widget's nonce'd <style>.
+  const csp = strictCsp(process.env.KB_VOICE_RELAY_ORIGIN ?? '', `'nonce-${nonce}'`, `'nonce-${nonce}'`);
   const headers = new Headers(request.headers);
   headers.set('x-nonce', nonce);
   headers.set('content-security-policy', csp);
