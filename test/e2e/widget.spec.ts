@@ -64,7 +64,12 @@ test('plain HTML page with only the one-file build: connect, spoken and typed tu
   // The session's events, re-dispatched on the element.
   const events = await widgetEvents(page);
   expect(events.filter((e) => e.type === 'session')).toEqual([{ type: 'session', detail: 'function' }]);
-  expect(events.filter((e) => e.type === 'state').map((e) => e.detail)).toEqual(['connecting', 'connected', 'ending', 'ended']);
+  const states = events.filter((e) => e.type === 'state').map((e) => e.detail as string);
+  expect(states.slice(0, 2)).toEqual(['connecting', 'connected']);
+  expect(states.slice(-2)).toEqual(['ending', 'ended']);
+  // A busy machine can stall the page past the heartbeat's allowance: the widget then reports the
+  // recovery (reconnecting, connected) truthfully, as it should; nothing else may come in between.
+  expect(states.slice(2, -2).join(' ')).toMatch(/^(reconnecting connected ?)*$/);
   const turns = events.filter((e) => e.type === 'turn').map((e) => e.detail);
   expect(turns.some((t) => t.input === 'voice' && t.answer)).toBe(true);
   expect(turns.find((t) => t.input === 'text')).toMatchObject({ question: 'How long is the warranty?' });
