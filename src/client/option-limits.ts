@@ -43,8 +43,11 @@ export const OPTION_LIMITS = {
   preConnectBuffer: 'false boolean object',
 } as const satisfies Record<keyof VoiceSessionOptions, string | readonly string[] | readonly [number, number]>;
 
-/** Checks every option against {@link OPTION_LIMITS}; `aiId` (not empty) and `api` are required. */
+/** Checks every option against {@link OPTION_LIMITS}; `aiId` (not empty) and `api` are required; an unknown name (a typo) is a TypeError. */
 export function checkOptions(options: VoiceSessionOptions): void {
+  for (const key of Object.keys(options)) {
+    if (!Object.hasOwn(OPTION_LIMITS, key) && (options as unknown as Record<string, unknown>)[key] !== undefined) throw new TypeError(`Unknown VoiceSession option ${key}`);
+  }
   for (const [key, rule] of Object.entries(OPTION_LIMITS)) {
     const value = (options as unknown as Record<string, unknown>)[key];
     const type = value === false || value === null ? `${value}` : typeof value;

@@ -45,6 +45,14 @@ describe('VoiceSession options', () => {
     expect(make({ heartbeatIntervalMs: 10, interruptions: { mode: 'off' }, microphone: false, voiceGate: false, turnTaking: 'push-to-talk' })).not.toThrow();
   });
 
+  it('refuses an option it does not know (a typo would otherwise be silently ignored)', () => {
+    expect(make({ preconnectBuffer: false })).toThrow(TypeError);
+    expect(make({ preconnectBuffer: false })).toThrow(/Unknown VoiceSession option preconnectBuffer/);
+    expect(make({ toString: 'x' })).toThrow(/Unknown VoiceSession option toString/);
+    // A key set to undefined changes nothing (a spread of optional settings): fine, known or not.
+    expect(make({ heartbeatIntervalMs: undefined, legacyThing: undefined })).not.toThrow();
+  });
+
   it('the table names every option of VoiceSessionOptions (the type checks it too)', () => {
     expect(Object.keys(OPTION_LIMITS)).toContain('heartbeatIntervalMs');
     expect(Object.keys(OPTION_LIMITS)).toHaveLength(31);
