@@ -113,17 +113,20 @@ export class PreConnectBuffer implements SessionEffect {
   /**
    * Sends the first chunk now (before the live track opens, so the service knows to put the buffer
    * first), the rest paced and never more than one chunk queued in the channel; the live audio flows meanwhile and the service holds it until the final
-   * chunk. A connection lost meanwhile takes the rest with it (the buffer is sent once).
+   * chunk. A connection lost meanwhile takes the rest with it (the buffer is sent once). With
+   * nothing to send (off, muted, a reconnection), a capable service hears so at once from a ping,
+   * rather than holding the live audio for pre-connect audio until the heartbeat's first (a tick
+   * later) or its own deadline (3 s on the emulator, for a client without a heartbeat).
    */
   connected(attempt: Attempt): void {
-    if (this.phase !== 'buffering') return;
-    const pcm = this.take();
+    const pcm = this.take(); // empty unless buffering
     const rate = this.rate;
     const commit = this.deps.pushToTalk && !this.deps.open();
     const bytes = new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength);
     const count = Math.ceil(bytes.length / CHUNK_BYTES);
     const next = (seq: number): void => {
       try {
+        if (!count) return void attempt.send({ type: 'ping', t: this.deps.clock.now() });
         // Backpressure: pings and other messages queue behind what the channel still holds (one
         // ordered stream), so the next chunk waits until at most one is left. A lossy uplink (3G)
         // carries far less than the pace: sent anyway, the pings would wait there until the
@@ -142,7 +145,7 @@ export class PreConnectBuffer implements SessionEffect {
         // The connection closed: what is left of the buffer goes with it.
       }
     };
-    if (this.capable && count > 0) next(0);
+    if (this.capable) next(0);
     this.finish();
   }
 

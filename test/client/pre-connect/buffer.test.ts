@@ -172,7 +172,7 @@ describe('PreConnectBuffer', () => {
     expect(h.sent).toHaveLength(2);
   });
 
-  it('runs once per call: a reconnection sends nothing more', async () => {
+  it('runs once per call: a reconnection sends no pre-connect audio, only its ping', async () => {
     const h = harness();
     h.buffer.begin(h.track);
     h.feed(100, 1);
@@ -181,7 +181,27 @@ describe('PreConnectBuffer', () => {
     const count = h.sent.length;
     h.feed(100, 1);
     await h.connect();
-    expect(h.sent.length).toBe(count);
+    expect(h.sent.slice(count).map((e) => e.type)).toEqual(['ping']);
+  });
+
+  // Issue 48: a service that announced pre_connect_audio holds the live audio from session.ready
+  // until the client's first message (the emulator: 3 s at most). A client with nothing to send
+  // said nothing until its heartbeat's first ping, a tick later, or (heartbeat off) never.
+  it('nothing to send (off, muted, a reconnection): a ping at once tells a capable service that no pre-connect audio comes', async () => {
+    for (const [option, open] of [[false, true], [true, false]] as const) {
+      const h = harness(option);
+      h.buffer.begin(h.track);
+      h.state.open = open;
+      if (option) h.feed(1000, 1); // off: nothing captures
+      h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
+      h.buffer.connected(h.attempt);
+      expect(h.sent).toEqual([{ v: 1, type: 'ping', t: h.clock.now() }]);
+      expect(h.state.held).toEqual(option ? [true, false] : []);
+    }
+    const other = harness(false);
+    other.buffer.ready(ready());
+    other.buffer.connected(other.attempt);
+    expect(other.sent).toEqual([]); // a service without the capability holds nothing: nothing to say
   });
 
   it('off (false): nothing is captured, the live track is never held, report says null', () => {
