@@ -158,16 +158,16 @@ describe('PreConnectBuffer', () => {
     expect(Math.ceil((30 * 48000 * 2) / CHUNK_BYTES)).toBeLessThanOrEqual(1000);
   });
 
-  it('backpressure: the next chunk waits while the channel still holds more than one', async () => {
+  it('backpressure: the next chunk waits while the channel still holds more than three', async () => {
     const h = harness();
     h.buffer.begin(h.track);
     h.feed(2000, 1);
     h.buffer.ready(ready([PRE_CONNECT_CAPABILITY]));
     h.buffer.connected(h.attempt);
-    h.transport.bufferedAmount = 20000; // a slow, lossy uplink has not sent the first chunk yet
+    h.transport.bufferedAmount = 3 * CHUNK_BYTES + 1; // a slow, lossy uplink has not sent the chunks yet
     await h.clock.advance(5000);
     expect(h.sent).toHaveLength(1);
-    h.transport.bufferedAmount = 0;
+    h.transport.bufferedAmount = 3 * CHUNK_BYTES;
     await h.clock.advance(100);
     expect(h.sent).toHaveLength(2);
   });
