@@ -42,7 +42,7 @@ export async function startHarnessCall(
   );
   // The caller is speaking at the click: the clip from its speech onset (first-words.ts, fromOnset),
   // started by the click itself (a capturing listener, ahead of the page's own), not by a later
-  // round trip from here that a busy page answers 0-150 ms late.
+  // round trip from here, which a page busy starting the call answers late.
   const clip = atStart && { pcm: Buffer.from(fromOnset(await decodeInPage(page, atStart.wav), 16000).slice().buffer).toString('base64'), rate: 16000 };
   if (clip) {
     await page.evaluate((c) => {

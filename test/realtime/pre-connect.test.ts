@@ -72,11 +72,39 @@ describe('PreConnectFeed', () => {
     const fed: number[] = [];
     const feed = new PreConnectFeed((s) => fed.push(...s));
     feed.expect();
-    feed.live(new Int16Array(160).fill(3)); // RTP that arrived before the first chunk
+    feed.live(new Int16Array(160).fill(3000)); // RTP (the caller's voice) that arrived before the first chunk
     expect(fed).toEqual([]);
     feed.chunk(chunk(0, new Int16Array(160).fill(1), true));
     feed.messageSeen();
-    expect(fed).toEqual([...Array(160).fill(1), ...Array(160).fill(3)]);
+    expect(fed).toEqual([...Array(160).fill(1), ...Array(160).fill(3000)]);
+  });
+
+  // Issue 48: on the lab's congested-wifi (240 ms RTT) the recording of a question said across the
+  // connection had a ~200 ms pause at the seam: the silent frames of the client's held track that
+  // arrived between session.ready and its first chunk were put after the buffered audio.
+  it('the client\'s held (silent) track, held since session.ready, is dropped: the caller\'s live audio follows the buffered audio at once', () => {
+    const fed: number[] = [];
+    const feed = new PreConnectFeed((s) => fed.push(...s));
+    feed.expect();
+    for (let i = 0; i < 10; i++) feed.live(new Int16Array(160).fill(i % 2 ? 0 : -20)); // held track: zeros, comfort noise
+    feed.chunk(chunk(0, new Int16Array(160).fill(1), false));
+    feed.live(new Int16Array(160)); // still the held track's last frames (RTP behind the chunk)...
+    feed.live(new Int16Array(160).fill(7000)); // ...then the caller
+    feed.live(new Int16Array(160)); // a pause of the caller's, after their first sound: kept
+    feed.chunk(chunk(1, new Int16Array(160).fill(2), true));
+    feed.live(new Int16Array(160).fill(8000)); // live again: fed as it comes
+    expect(fed).toEqual([...Array(160).fill(1), ...Array(160).fill(2), ...Array(160).fill(7000), ...Array(160).fill(0), ...Array(160).fill(8000)]);
+  });
+
+  it('silence that arrives while the chunks do, before any sound, is the held track too; after the final chunk live audio flows as it is', () => {
+    const fed: number[] = [];
+    const feed = new PreConnectFeed((s) => fed.push(...s));
+    feed.expect();
+    feed.chunk(chunk(0, new Int16Array(160).fill(1), false));
+    feed.live(new Int16Array(160)); // RTP slower than the data channel: the held track still
+    feed.chunk(chunk(1, new Int16Array(160).fill(2), true));
+    feed.live(new Int16Array(160));
+    expect(fed).toEqual([...Array(160).fill(1), ...Array(160).fill(2), ...Array(160).fill(0)]);
   });
 
   it('a first message that is not pre-connect audio (or the deadline) lets the held live audio through', () => {

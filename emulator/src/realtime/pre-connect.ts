@@ -4,6 +4,12 @@ import { VAD_SAMPLE_RATE } from './vad.js';
 
 /** Most live audio held while pre-connect chunks arrive (ms at 16 kHz); beyond it the oldest is dropped. */
 const MAX_HELD_LIVE_MS = 60000;
+/**
+ * Loudest sample (of 32767) of a frame that counts as the client's held track: a kb-voice client
+ * keeps its live track silent (zeros, or comfort noise after Opus DTX) until it sends its first
+ * chunk; speech and a real microphone's room noise are far above (-60 dBFS).
+ */
+const HELD_SILENCE_PEAK = 32;
 
 type PreConnectChunk = Extract<ClientEvent, { type: 'input.preconnect' }>;
 
@@ -25,6 +31,8 @@ export class PreConnectFeed {
   #receivedMs = 0;
   #held: Int16Array[] = [];
   #heldSamples = 0;
+  /** Live audio is still the client's held (silent) track: dropped, not put after the buffered audio. */
+  #heldTrack = false;
   /** Stream time (ms) where the buffered audio begins and ends; undefined before any. */
   #startMs: number | undefined;
   #endMs: number | undefined;
@@ -65,6 +73,8 @@ export class PreConnectFeed {
   /** Live audio at 16 kHz: fed at once, or held while pre-connect audio is expected or arriving. */
   live(samples: Int16Array): void {
     if (this.#phase !== 'receiving' && this.#phase !== 'expecting') return this.#push(samples);
+    if (this.#heldTrack && silent(samples)) return;
+    this.#heldTrack = false;
     this.#held.push(samples);
     this.#heldSamples += samples.length;
     while (this.#heldSamples > (MAX_HELD_LIVE_MS * VAD_SAMPLE_RATE) / 1000) this.#heldSamples -= this.#held.shift()!.length;
@@ -85,6 +95,14 @@ export class PreConnectFeed {
     this.#next++;
     this.#receivedMs += ms;
     if (this.#phase === 'live' || this.#phase === 'expecting') {
+      // Held since session.ready: the client's silent track until it sent this chunk, then the
+      // caller. That silence goes: put after the buffered audio, it would be a pause of about a
+      // round trip inside the utterance (measured 200 ms on the lab's congested-wifi), where the
+      // VAD may end it. (After the deadline it was fed already, before the buffered audio.)
+      if (this.#phase === 'expecting') {
+        while (this.#held.length > 0 && silent(this.#held[0]!)) this.#heldSamples -= this.#held.shift()!.length;
+        this.#heldTrack = this.#held.length === 0;
+      }
       this.#phase = 'receiving';
       this.#startMs = this.#streamMs;
     }
@@ -103,6 +121,7 @@ export class PreConnectFeed {
   /** The held live audio goes on after the buffered audio. */
   #finish(): void {
     this.#phase = 'done';
+    this.#heldTrack = false;
     const held = this.#held;
     this.#held = [];
     this.#heldSamples = 0;
@@ -117,4 +136,10 @@ export class PreConnectFeed {
     this.#fedSamples += samples.length;
     this.feed(samples);
   }
+}
+
+/** A frame of the client's held track (see {@link HELD_SILENCE_PEAK}). */
+function silent(samples: Int16Array): boolean {
+  for (const v of samples) if (v > HELD_SILENCE_PEAK || v < -HELD_SILENCE_PEAK) return false;
+  return true;
 }
