@@ -36,7 +36,9 @@ test('without it (preConnectBuffer: false), the question said at the click reach
   const call = await voiceCall.start({ sayAtStart: QUESTION, preConnectBuffer: false });
   await record(call, false);
   // Not heard from its start: cut, or (on the slowest profiles) not heard at all. The question
-  // starts at the click (sayAtStart plays it from its onset), so even wifi (~0.35 s) cuts it.
-  test.skip(PROFILE === 'none', 'no network lab: loopback connects within a few ms');
+  // starts at the click (sayAtStart plays it from its onset). On wifi the media path is up about
+  // 0.1 s after the click (well before `connected`, 0.35 s): 30-110 ms missing measured, around
+  // the 100 ms tolerance, so recorded (bench/first-words.mjs) but not asserted.
+  test.skip(PROFILE === 'none' || PROFILE === 'wifi', `${PROFILE}: the cut is within the measure's 100 ms tolerance`);
   await expect(call).not.toHaveHeardFromStart({ within: 8_000 });
 });
