@@ -88,23 +88,24 @@ describe('PreConnectFeed', () => {
     feed.expect();
     for (let i = 0; i < 10; i++) feed.live(new Int16Array(160).fill(i % 2 ? 0 : -20)); // held track: zeros, comfort noise
     feed.chunk(chunk(0, new Int16Array(160).fill(1), false));
-    feed.live(new Int16Array(160)); // still the held track's last frames (RTP behind the chunk)...
-    feed.live(new Int16Array(160).fill(7000)); // ...then the caller
-    feed.live(new Int16Array(160)); // a pause of the caller's, after their first sound: kept
+    feed.live(new Int16Array(160).fill(7000)); // the caller
+    feed.live(new Int16Array(160)); // a pause of the caller's: kept
     feed.chunk(chunk(1, new Int16Array(160).fill(2), true));
     feed.live(new Int16Array(160).fill(8000)); // live again: fed as it comes
     expect(fed).toEqual([...Array(160).fill(1), ...Array(160).fill(2), ...Array(160).fill(7000), ...Array(160).fill(0), ...Array(160).fill(8000)]);
   });
 
-  it('silence that arrives while the chunks do, before any sound, is the held track too; after the final chunk live audio flows as it is', () => {
+  it('only what came before the first chunk is taken for the held track: later silence may be the caller\'s pause', () => {
     const fed: number[] = [];
     const feed = new PreConnectFeed((s) => fed.push(...s));
     feed.expect();
+    feed.live(new Int16Array(160)); // held track
+    feed.live(new Int16Array(160).fill(3000)); // the caller's voice, overtaking the chunk (RTP beside the data channel)
+    feed.live(new Int16Array(160)); // then a pause of theirs
     feed.chunk(chunk(0, new Int16Array(160).fill(1), false));
-    feed.live(new Int16Array(160)); // RTP slower than the data channel: the held track still
+    feed.live(new Int16Array(160)); // still a pause (a short one: silence at the seam, as the caller said it)
     feed.chunk(chunk(1, new Int16Array(160).fill(2), true));
-    feed.live(new Int16Array(160));
-    expect(fed).toEqual([...Array(160).fill(1), ...Array(160).fill(2), ...Array(160).fill(0)]);
+    expect(fed).toEqual([...Array(160).fill(1), ...Array(160).fill(2), ...Array(160).fill(3000), ...Array(320).fill(0)]);
   });
 
   it('a first message that is not pre-connect audio (or the deadline) lets the held live audio through', () => {

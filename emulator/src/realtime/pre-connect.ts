@@ -31,8 +31,6 @@ export class PreConnectFeed {
   #receivedMs = 0;
   #held: Int16Array[] = [];
   #heldSamples = 0;
-  /** Live audio is still the client's held (silent) track: dropped, not put after the buffered audio. */
-  #heldTrack = false;
   /** Stream time (ms) where the buffered audio begins and ends; undefined before any. */
   #startMs: number | undefined;
   #endMs: number | undefined;
@@ -73,8 +71,6 @@ export class PreConnectFeed {
   /** Live audio at 16 kHz: fed at once, or held while pre-connect audio is expected or arriving. */
   live(samples: Int16Array): void {
     if (this.#phase !== 'receiving' && this.#phase !== 'expecting') return this.#push(samples);
-    if (this.#heldTrack && silent(samples)) return;
-    this.#heldTrack = false;
     this.#held.push(samples);
     this.#heldSamples += samples.length;
     while (this.#heldSamples > (MAX_HELD_LIVE_MS * VAD_SAMPLE_RATE) / 1000) this.#heldSamples -= this.#held.shift()!.length;
@@ -95,13 +91,14 @@ export class PreConnectFeed {
     this.#next++;
     this.#receivedMs += ms;
     if (this.#phase === 'live' || this.#phase === 'expecting') {
-      // Held since session.ready: the client's silent track until it sent this chunk, then the
-      // caller. That silence goes: put after the buffered audio, it would be a pause of about a
-      // round trip inside the utterance (measured 200 ms on the lab's congested-wifi), where the
-      // VAD may end it. (After the deadline it was fed already, before the buffered audio.)
+      // Held since session.ready: the client's silent track until it sent this chunk (the caller's
+      // voice comes after this chunk but for RTP that overtook it). That silence goes: put after
+      // the buffered audio, it would be a pause of about a round trip inside the utterance
+      // (measured 200 ms on the lab's congested-wifi), where the VAD may end it. Only what came
+      // before this chunk: later silence may be the caller's own pause. (After the deadline it
+      // was fed already, before the buffered audio.)
       if (this.#phase === 'expecting') {
         while (this.#held.length > 0 && silent(this.#held[0]!)) this.#heldSamples -= this.#held.shift()!.length;
-        this.#heldTrack = this.#held.length === 0;
       }
       this.#phase = 'receiving';
       this.#startMs = this.#streamMs;
@@ -121,7 +118,6 @@ export class PreConnectFeed {
   /** The held live audio goes on after the buffered audio. */
   #finish(): void {
     this.#phase = 'done';
-    this.#heldTrack = false;
     const held = this.#held;
     this.#held = [];
     this.#heldSamples = 0;
