@@ -26,8 +26,9 @@ export const CHUNK_BYTES = 3072;
 const PACE_BYTES_PER_S = 24000;
 /**
  * Chunks the channel may hold before the next waits (backpressure): a ping waits behind ~13 kB at
- * most (the old 8192-byte chunks let ~19 kB queue), while SCTP keeps enough in flight to recover a
- * lost packet by fast retransmit rather than a timeout; with one, 3g-poor carried a third less.
+ * most (the old 8192-byte chunks let ~19 kB queue). With one, 3g-poor carried ~4.5 s of buffer in
+ * 12-13 s (7-9 s with the old chunks): likely too little in flight for SCTP to recover a loss by
+ * fast retransmit rather than a timeout.
  */
 const QUEUED_CHUNKS = 3;
 /** How often a chunk held back by the channel's queue looks again (ms). */
@@ -118,11 +119,12 @@ export class PreConnectBuffer implements SessionEffect {
 
   /**
    * Sends the first chunk now (before the live track opens, so the service knows to put the buffer
-   * first), the rest paced and at most {@link QUEUED_CHUNKS} queued in the channel; the live audio flows meanwhile and the
-   * service holds it until the final chunk. A connection lost meanwhile takes the rest with it (the buffer is sent once). With
-   * nothing to send (off, muted, a reconnection), a capable service hears so at once from a ping,
-   * rather than holding the live audio for pre-connect audio until the heartbeat's first (a tick
-   * later) or its own deadline (3 s on the emulator, for a client without a heartbeat).
+   * first), the rest paced and at most {@link QUEUED_CHUNKS} queued in the channel; the live audio
+   * flows meanwhile and the service holds it until the final chunk. A connection lost meanwhile
+   * takes the rest with it (the buffer is sent once). With nothing to send (off, muted, a
+   * reconnection), a capable service hears so at once from a ping, rather than holding the live
+   * audio for pre-connect audio until the heartbeat's first (a tick later) or its own deadline
+   * (3 s on the emulator, for a client without a heartbeat).
    */
   connected(attempt: Attempt): void {
     const pcm = this.take(); // empty unless buffering
