@@ -5,7 +5,7 @@ import { attachEvidence } from './evidence.js';
 import { mixUnder, prepareNoise, type PageClip } from './noise.js';
 import { scriptTranscript } from './service.js';
 import { prepareUtterance } from './speech.js';
-import { firstRecording, missedStartMs } from './first-words.js';
+import { decodeInPage, firstRecording, missedStartMs } from './first-words.js';
 import type { CallNoiseOptions, CallReport, CallSnapshot, CallTurn, HeardAnswer, NoiseSource, SayOptions, Utterance } from './types.js';
 
 /** Default wait of `nextTurn()` and of a call's connection (ms). */
@@ -268,10 +268,8 @@ export class Call {
     return this.session.status === 'ended' || this.session.status === 'failed';
   }
 
-  async #decode16k(file: Uint8Array): Promise<Int16Array> {
-    const pcm = await this.page.evaluate((f) => (globalThis as QaGlobal).__KB_VOICE_QA__.decode16k(f), Buffer.from(file).toString('base64'));
-    const bytes = Buffer.from(pcm, 'base64');
-    return new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  #decode16k(file: Uint8Array): Promise<Int16Array> {
+    return decodeInPage(this.page, file);
   }
 
   #invoke(method: 'sendText' | 'end' | 'report', arg?: unknown): Promise<unknown> {

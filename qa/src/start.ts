@@ -1,10 +1,14 @@
 import type { Page } from '@playwright/test';
 import { PageBridge, type SessionMirror } from './bridge.js';
 import type { Call } from './call.js';
+import { decodeInPage, fromOnset } from './first-words.js';
 import { openHarness } from './harness.js';
 import { scriptTranscript } from './service.js';
 import { prepareUtterance } from './speech.js';
 import type { CallOptions } from './types.js';
+
+/** The page's QA hooks as `sayAtStart` uses them (page/in-page.ts), and the clip the click started. */
+type SayingGlobal = { __KB_VOICE_QA__: { play(c: { pcm: string; rate: number }): Promise<number> }; __kbVoiceQaSaying?: Promise<number> };
 
 /** What a harness call talks to. */
 export interface CallTarget {
@@ -36,8 +40,18 @@ export async function startHarnessCall(
     (config) => (globalThis as unknown as { __kbVoiceQaHarness: { configure(c: unknown): void } }).__kbVoiceQaHarness.configure(config),
     { relayUrl: target.relayUrl, aiId: target.aiId, ...sessionOptions },
   );
+  // The caller is speaking at the click: the clip from its speech onset (first-words.ts, fromOnset),
+  // started by the click itself (a capturing listener, ahead of the page's own), not by a later
+  // round trip from here, which a page busy starting the call answers late.
+  const clip = atStart && { pcm: Buffer.from(fromOnset(await decodeInPage(page, atStart.wav), 16000).slice().buffer).toString('base64'), rate: 16000 };
+  if (clip) {
+    await page.evaluate((c) => {
+      const g = globalThis as unknown as SayingGlobal;
+      document.addEventListener('click', () => void (g.__kbVoiceQaSaying = g.__KB_VOICE_QA__.play(c)), { capture: true, once: true });
+    }, clip);
+  }
   await page.getByRole('button', { name: 'Start call' }).click();
-  const speaking = atStart && page.evaluate((file) => (globalThis as unknown as { __KB_VOICE_QA__: { play(c: { file: string }): Promise<number> } }).__KB_VOICE_QA__.play({ file }), Buffer.from(atStart.wav).toString('base64'));
+  const speaking = clip && page.evaluate(() => (globalThis as unknown as SayingGlobal).__kbVoiceQaSaying);
   const timeout = (options.connectTimeoutMs ?? 15_000) + 5_000;
   const call = makeCall(page, await bridge.next(timeout));
   if (atStart && speaking) call.saidAtStart(atStart.wav, speaking);

@@ -99,8 +99,8 @@ export interface CallOptions {
   preConnectBuffer?: boolean | { maxMs?: number };
   /**
    * Harness calls: the caller is already speaking at the click — this is played into the fake
-   * microphone right after Start is clicked, while the call connects (as `say()` would, its words
-   * scripted on the emulator). `expect(call).toHaveHeardFromStart()` checks it arrived whole.
+   * microphone right after Start is clicked, from its speech onset (the clip's silent lead-in is
+   * cut), while the call connects (as `say()` would, its words scripted on the emulator). `expect(call).toHaveHeardFromStart()` checks it arrived whole.
    */
   sayAtStart?: Utterance;
 }

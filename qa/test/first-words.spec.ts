@@ -10,6 +10,10 @@ import { expect, test, type Call } from 'kb-voice-qa';
 const PROFILE = process.env.KB_FIRST_WORDS_PROFILE ?? 'satellite';
 const QUESTION = 'Hi, how long is the warranty?';
 test.use({ network: PROFILE });
+// The slow profiles need more than the default 60 s: a connect of ~5 s, the buffer's chunks at the
+// pace a lossy 650 ms path carries them, a 30 s wait for the recording, then the spoken answer.
+// (Run out of time, the worker closes the relay under the recording's poll: 'fetch failed'.)
+test.describe.configure({ timeout: 150_000 });
 
 async function record(call: Call, buffer: boolean): Promise<void> {
   const out = process.env.KB_FIRST_WORDS_OUT;
@@ -31,8 +35,10 @@ test('with the pre-connect buffer (default), a question said at the click reache
 test('without it (preConnectBuffer: false), the question said at the click reaches the service cut', async ({ voiceCall }) => {
   const call = await voiceCall.start({ sayAtStart: QUESTION, preConnectBuffer: false });
   await record(call, false);
-  // Not heard from its start: cut, or (on the slowest profiles) not heard at all. On a fast profile
-  // (wifi: connected in ~0.35 s, within the spoken clip's lead-in) nothing is said before connected.
-  test.skip(PROFILE === 'wifi' || PROFILE === 'none', `${PROFILE} connects before the question begins`);
+  // Not heard from its start: cut, or (on the slowest profiles) not heard at all. The question
+  // starts at the click (sayAtStart plays it from its onset). On wifi the media path is up about
+  // 0.1 s after the click (well before `connected`, 0.35 s): 30-110 ms missing measured, around
+  // the 100 ms tolerance, so recorded (bench/first-words.mjs) but not asserted.
+  test.skip(PROFILE === 'none' || PROFILE === 'wifi', `${PROFILE}: the cut is within the measure's 100 ms tolerance`);
   await expect(call).not.toHaveHeardFromStart({ within: 8_000 });
 });

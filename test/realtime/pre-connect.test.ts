@@ -72,11 +72,40 @@ describe('PreConnectFeed', () => {
     const fed: number[] = [];
     const feed = new PreConnectFeed((s) => fed.push(...s));
     feed.expect();
-    feed.live(new Int16Array(160).fill(3)); // RTP that arrived before the first chunk
+    feed.live(new Int16Array(160).fill(3000)); // RTP (the caller's voice) that arrived before the first chunk
     expect(fed).toEqual([]);
     feed.chunk(chunk(0, new Int16Array(160).fill(1), true));
     feed.messageSeen();
-    expect(fed).toEqual([...Array(160).fill(1), ...Array(160).fill(3)]);
+    expect(fed).toEqual([...Array(160).fill(1), ...Array(160).fill(3000)]);
+  });
+
+  // Issue 48: on the lab's congested-wifi (240 ms RTT) the recording of a question said across the
+  // connection had a ~200 ms pause at the seam: the silent frames of the client's held track that
+  // arrived between session.ready and its first chunk were put after the buffered audio.
+  it('the client\'s held (silent) track, held since session.ready, is dropped: the caller\'s live audio follows the buffered audio at once', () => {
+    const fed: number[] = [];
+    const feed = new PreConnectFeed((s) => fed.push(...s));
+    feed.expect();
+    for (let i = 0; i < 10; i++) feed.live(new Int16Array(160).fill(i % 2 ? 0 : -20)); // held track: zeros, comfort noise
+    feed.chunk(chunk(0, new Int16Array(160).fill(1), false));
+    feed.live(new Int16Array(160).fill(7000)); // the caller
+    feed.live(new Int16Array(160)); // a pause of the caller's: kept
+    feed.chunk(chunk(1, new Int16Array(160).fill(2), true));
+    feed.live(new Int16Array(160).fill(8000)); // live again: fed as it comes
+    expect(fed).toEqual([...Array(160).fill(1), ...Array(160).fill(2), ...Array(160).fill(7000), ...Array(160).fill(0), ...Array(160).fill(8000)]);
+  });
+
+  it('only what came before the first chunk is taken for the held track: later silence may be the caller\'s pause', () => {
+    const fed: number[] = [];
+    const feed = new PreConnectFeed((s) => fed.push(...s));
+    feed.expect();
+    feed.live(new Int16Array(160)); // held track
+    feed.live(new Int16Array(160).fill(3000)); // the caller's voice, overtaking the chunk (RTP beside the data channel)
+    feed.live(new Int16Array(160)); // then a pause of theirs
+    feed.chunk(chunk(0, new Int16Array(160).fill(1), false));
+    feed.live(new Int16Array(160)); // still a pause (a short one: silence at the seam, as the caller said it)
+    feed.chunk(chunk(1, new Int16Array(160).fill(2), true));
+    expect(fed).toEqual([...Array(160).fill(1), ...Array(160).fill(2), ...Array(160).fill(3000), ...Array(320).fill(0)]);
   });
 
   it('a first message that is not pre-connect audio (or the deadline) lets the held live audio through', () => {

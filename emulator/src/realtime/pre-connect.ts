@@ -4,6 +4,12 @@ import { VAD_SAMPLE_RATE } from './vad.js';
 
 /** Most live audio held while pre-connect chunks arrive (ms at 16 kHz); beyond it the oldest is dropped. */
 const MAX_HELD_LIVE_MS = 60000;
+/**
+ * Loudest sample (of 32767) of a frame that counts as the client's held track: a kb-voice client
+ * keeps its live track silent (zeros, or comfort noise after Opus DTX) until it sends its first
+ * chunk; speech and a real microphone's room noise are far above (-60 dBFS).
+ */
+const HELD_SILENCE_PEAK = 32;
 
 type PreConnectChunk = Extract<ClientEvent, { type: 'input.preconnect' }>;
 
@@ -85,6 +91,15 @@ export class PreConnectFeed {
     this.#next++;
     this.#receivedMs += ms;
     if (this.#phase === 'live' || this.#phase === 'expecting') {
+      // Held since session.ready: the client's silent track until it sent this chunk (the caller's
+      // voice comes after this chunk but for RTP that overtook it). That silence goes: put after
+      // the buffered audio, it would be a pause of about a round trip inside the utterance
+      // (measured 200 ms on the lab's congested-wifi), where the VAD may end it. Only what came
+      // before this chunk: later silence may be the caller's own pause. (After the deadline it
+      // was fed already, before the buffered audio.)
+      if (this.#phase === 'expecting') {
+        while (this.#held.length > 0 && silent(this.#held[0]!)) this.#heldSamples -= this.#held.shift()!.length;
+      }
       this.#phase = 'receiving';
       this.#startMs = this.#streamMs;
     }
@@ -117,4 +132,10 @@ export class PreConnectFeed {
     this.#fedSamples += samples.length;
     this.feed(samples);
   }
+}
+
+/** A frame of the client's held track (see {@link HELD_SILENCE_PEAK}). */
+function silent(samples: Int16Array): boolean {
+  for (const v of samples) if (v > HELD_SILENCE_PEAK || v < -HELD_SILENCE_PEAK) return false;
+  return true;
 }
