@@ -21,15 +21,14 @@ export default defineConfig<{}, Partial<VoiceWorkerOptions>>({
   // Artifacts (screenshots, traces) of failed tests; gitignored. Playwright empties it per run, so
   // it is a subfolder and the other reports in test-results/ survive.
   outputDir: 'test-results/e2e',
-  // Four browsers at once: a test is mostly waiting on real-time audio (the e2e step's tests add up
-  // to ~1,500 s of calls, ~25 min, on a 2-core machine that they keep well under busy). Each worker
-  // has its own emulator and page server (worker fixtures), so tests share nothing, and the long files
-  // run their tests in parallel (`describe.configure({ mode: 'parallel' })`) so no one file decides
-  // when the step ends (three workers took ~595 s with the long files serial; figures in
-  // docs/contributing.md, "How long npm test takes"). Proven on a loaded machine by
-  // scripts/ci-under-load.sh; a test that cannot stand a busy machine is a defect to fix, not a
-  // reason to serialise the suite.
-  workers: 4,
+  // Three browsers at once: a test is mostly waiting on real-time audio, but not only (the apps'
+  // builds, Chromium's audio and WebRTC): four workers made every test ~20 % slower and two of them
+  // time out once (npm test of 2026-11-28), for 55 s less in all. Each worker has its own emulator
+  // and page server (worker fixtures), so tests share nothing, and the long files run their tests in
+  // parallel (`describe.configure({ mode: 'parallel' })`) so no one file decides when the step ends.
+  // Proven on a loaded machine by scripts/ci-under-load.sh; a test that cannot stand a busy machine
+  // is a defect to fix, not a reason to serialise the suite.
+  workers: 3,
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
   // Once in CI: a real WebRTC call over loopback can lose a first ICE/DTLS race on a loaded machine.

@@ -2,7 +2,7 @@
 // `npm test`: every suite (one command for developers and CI):
 //   1. build       scripts/build.mjs (test/package, the package checks and the demo use dist/);
 //                  skipped when dist/ is the build of the current sources (scripts/build-inputs.mjs)
-//   then two lanes at once (each step reads dist/ and the sources, none writes what another reads):
+//   then three lanes at once (each step reads dist/ and the sources, none writes what another reads):
 //   lane "checks", one after another, output shown as a block when each step ends:
 //   2. typecheck   tsc over src + test + configs, and over demo/ (its own tsconfig)
 //   3. conflict markers  scripts/check-conflict-markers.mjs: no merge-conflict marker in a tracked file
@@ -12,26 +12,28 @@
 //                  docs/*.md, each top-level folder's README.md) run, type-checked or skipped with a reason
 //   5. doc links   scripts/check-doc-links.mjs: every relative link of those pages reaches a file and heading
 //   6. package     scripts/check-package.mjs (pack, publint, attw, browser bundles, size budget)
+//   lane "apps + firefox", output as a block when each step ends:
 //      apps install  test/apps/matrix/install.mjs: the three packages packed, the app matrix installed from
 //                    its lockfile (skipped when neither changed)
+//   9. firefox     test/firefox in Debian's firefox-esr over WebDriver BiDi (puppeteer-core,
+//                  vitest.firefox.config.ts; the suite starts its own PulseAudio); skipped, saying so,
+//                  where there is no Firefox (scripts/firefox.mjs)
 //   lane "vitest", output live:
 //   7. vitest      unit + integration tests, test/**/*.test.ts except test/e2e
-//   and when both lanes are done:
+//   and when the lanes are done:
 //   8. e2e         Playwright in Chromium (see scripts/chromium.mjs): test/e2e, and kb-voice-qa's own suite
 //                  (qa/test, project kb-voice-qa: harness calls, an app page attached, failure messages,
 //                  two shards merged through its reporter), and the app matrix (test/apps, project apps:
 //                  Vite dev and build, webpack 5, Next.js, a plain page, under a strict CSP)
-//   9. firefox     test/firefox in Debian's firefox-esr over WebDriver BiDi (puppeteer-core,
-//                  vitest.firefox.config.ts; the suite starts its own PulseAudio); skipped, saying so,
-//                  where there is no Firefox (scripts/firefox.mjs)
 // Why lanes: Vitest keeps a 2-core machine about two-thirds busy (its files wait on real peers and
-// real sockets), and the checks (tsc, npm pack, a fresh install) fit in the rest: one lane's wall
-// time instead of two (docs/contributing.md, "How long npm test takes"). e2e runs alone: its calls
-// are real time, and Chromium's audio must not starve.
+// real sockets), and the checks (tsc, npm pack, a fresh install) fit in the rest, as do the app
+// matrix's install (network and disk) and then Firefox's three calls: one lane's wall time instead of
+// three (docs/contributing.md, "How long npm test takes"). e2e runs alone: its calls are real time,
+// its three Chromiums keep the machine busy, and their audio must not starve.
 // A failed build stops the run (nothing after it is meaningful); any other failed step is
 // reported and the remaining steps still run, so one run shows every problem. Ends with
 // "total: N passed, N failed" counting tests and checks, and exits non-zero if anything failed.
-// Extra arguments are passed to vitest, e.g. `npm test -- test/api` (then steps 4–6 and 8 are skipped).
+// Extra arguments are passed to vitest, e.g. `npm test -- test/api` (then steps 4–6, 8, 9 and the apps install are skipped).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -194,17 +196,31 @@ if (built || run('build', process.execPath, [path.join(root, 'scripts', 'build.m
     await runCaptured('doc-test', process.execPath, [script('doc-test.mjs')], docTestCounts);
     await runCaptured('doc links', process.execPath, [script('check-doc-links.mjs')]);
     await runCaptured('package checks', process.execPath, [script('check-package.mjs')], packageCounts);
-    // The app matrix's install (test/apps, e2e project `apps`; the npm registry only): the packed tarballs, `npm ci` when
-    // its lockfile changed (~100 s on a clean clone), only the three packages when only they changed (~15 s), else nothing.
-    await runCaptured('apps install', process.execPath, [path.join(root, 'test', 'apps', 'matrix', 'install.mjs')]);
   })();
+  // Lane "apps + firefox": the app matrix's install (test/apps, e2e project `apps`; the npm registry
+  // only: the packed tarballs, `npm ci` when its lockfile changed, ~100 s on a clean clone, only the
+  // three packages when only they changed, ~15 s, else nothing), mostly waiting on the network and
+  // the disk, so it runs beside the typecheck instead of after the package checks; then the Firefox
+  // suite, three real calls that fit in the time Vitest still takes instead of running after e2e.
+  const appsAndFirefox = full ? (async () => {
+    await runCaptured('apps install', process.execPath, [path.join(root, 'test', 'apps', 'matrix', 'install.mjs')]);
+    if (findFirefox() === null) {
+      console.log(`\n=== firefox\n${NO_FIREFOX_MESSAGE}`);
+      steps.push({ step: 'firefox', ok: true, passed: 0, failed: 0, skipped: 1, seconds: 0, note: 'skipped: no Firefox (scripts/firefox.mjs)' });
+      return;
+    }
+    await runCaptured('firefox', bin('vitest'), [
+      'run', '--config', 'vitest.firefox.config.ts', '--reporter=default', '--reporter=json',
+      `--outputFile.json=${path.join(results, 'vitest-firefox.json')}`,
+    ], () => vitestCounts('vitest-firefox.json'));
+  })() : Promise.resolve();
   const vitest = runLive(
     'vitest',
     bin('vitest'),
     ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${path.join(results, 'vitest.json')}`, ...vitestFilter],
     vitestCounts,
   );
-  await Promise.all([checks, vitest]);
+  await Promise.all([checks, vitest, appsAndFirefox]);
   if (full) {
     if (findChromium() === null) {
       console.log(`\n=== e2e\n${NO_CHROMIUM_MESSAGE}`);
@@ -212,15 +228,6 @@ if (built || run('build', process.execPath, [path.join(root, 'scripts', 'build.m
     } else {
       // --pass-with-no-tests: until test/e2e has tests, an empty folder is not a failure.
       run('e2e', bin('playwright'), ['test', '--pass-with-no-tests'], playwrightCounts);
-    }
-    if (findFirefox() === null) {
-      console.log(`\n=== firefox\n${NO_FIREFOX_MESSAGE}`);
-      steps.push({ step: 'firefox', ok: true, passed: 0, failed: 0, skipped: 1, seconds: 0, note: 'skipped: no Firefox (scripts/firefox.mjs)' });
-    } else {
-      run('firefox', bin('vitest'), [
-        'run', '--config', 'vitest.firefox.config.ts', '--reporter=default', '--reporter=json',
-        `--outputFile.json=${path.join(results, 'vitest-firefox.json')}`,
-      ], () => vitestCounts('vitest-firefox.json'));
     }
   }
 }
