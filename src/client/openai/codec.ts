@@ -67,6 +67,8 @@ export function openaiCodec(now: () => number = () => systemClock.now()): OpenAI
   let createAfterDone = false;
   const replies: string[] = [];
   const malformed = new Map<string, number>();
+  /** A malformed message's error, reported once per kind as the v1 codec does (a peer sending garbage in a loop cannot flood the app). */
+  const invalid = (error: VoiceSessionError) => (firstOfKind(malformed, error.message) ? error : []);
   const msg = (o: object) => JSON.stringify(o);
   const v = PROTOCOL_VERSION;
 
@@ -101,8 +103,6 @@ export function openaiCodec(now: () => number = () => systemClock.now()): OpenAI
     malformed,
     decode(text) {
       let parsed;
-      // A peer sending garbage in a loop cannot flood the app: once per kind, as the v1 codec.
-      const invalid = (error: VoiceSessionError) => (firstOfKind(malformed, error.message) ? error : []);
       try {
         parsed = z.safeParse(Incoming, JSON.parse(text));
       } catch (err) {
