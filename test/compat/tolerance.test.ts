@@ -70,6 +70,9 @@ describe('dates', () => {
     ['an offset without colon', '2026-11-01T10:00:00+0000', '2026-11-01T10:00:00+00:00'],
     ['a space and +0900', '2026-11-01 19:00:00.123+0900', '2026-11-01T19:00:00.123+09:00'],
     ['an hour-only offset', '2026-11-01T10:00:00+00', '2026-11-01T10:00:00+00:00'],
+    ['nanoseconds', '2026-11-01T10:00:00.123456789Z', '2026-11-01T10:00:00.123456789Z'],
+    ['a space, nanoseconds and +0000', '2026-11-01 10:00:00.123456789+0000', '2026-11-01T10:00:00.123456789+00:00'],
+    ['a space and Z', '2026-11-01 10:00:00Z', '2026-11-01T10:00:00Z'],
   ])('%s is read and made ISO 8601', async (_name, sent, read) => {
     up.next(json({ ...responses.E13, start_time: sent, sessions: [{ ...responses.E13.sessions[0], created_at: sent }] }));
     const out = await api.realtime.usage(AI);
