@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ClientEvent, PROTOCOL_VERSION, ServerEvent, toValidationDetail } from 'kb-voice/schemas';
+import { CLIENT_EVENTS, ClientEvent, PROTOCOL_VERSION, ServerEvent, toValidationDetail } from 'kb-voice/schemas';
 
 /**
  * The emulator's side of the data-channel protocol v1 (src/schemas/realtime-events.ts): outgoing
@@ -55,7 +55,7 @@ export function parseClientMessage(data: unknown): ParsedClientMessage {
 }
 
 /** The `type`s a client may send. */
-const CLIENT_TYPES: readonly string[] = ClientEvent.def.options.map((o) => o.shape.type.def.values[0] as string);
+const CLIENT_TYPES: readonly string[] = Object.keys(CLIENT_EVENTS);
 
 /** Every problem as `field: reason`, joined with `; ` (reasons worded as the API's 422 `msg`). */
 function explain(error: z.core.$ZodError, input: unknown): string {
