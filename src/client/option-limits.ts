@@ -45,11 +45,12 @@ export const OPTION_LIMITS = {
 
 /** Checks every option against {@link OPTION_LIMITS}; `aiId` (not empty) and `api` are required; an unknown name (a typo) is a TypeError. */
 export function checkOptions(options: VoiceSessionOptions): void {
-  for (const key of Object.keys(options)) {
-    if (!Object.hasOwn(OPTION_LIMITS, key) && (options as unknown as Record<string, unknown>)[key] !== undefined) throw new TypeError(`Unknown VoiceSession option ${key}`);
+  const given = options as unknown as Record<string, unknown>;
+  for (const key of Object.keys(given)) {
+    if (!Object.hasOwn(OPTION_LIMITS, key) && given[key] !== undefined) throw new TypeError(`Unknown VoiceSession option ${key}`);
   }
   for (const [key, rule] of Object.entries(OPTION_LIMITS)) {
-    const value = (options as unknown as Record<string, unknown>)[key];
+    const value = given[key];
     const type = value === false || value === null ? `${value}` : typeof value;
     const fail = (Type: typeof TypeError, limits: unknown) => {
       throw new Type(`VoiceSession option ${key} must be ${limits} (got ${typeof value === 'string' ? `'${value}'` : value === undefined || type == 'object' ? type : value})`);
