@@ -121,7 +121,7 @@ describe('Node fast path (serveRelay of a createRelay relay)', () => {
     });
     // Each wait for 'drain' must not leave a 'close' listener behind (64 waits here: 64 leaked
     // listeners and a MaxListenersExceededWarning before the fix).
-    let closeListeners = 0;
+    let closeListeners = -1;
     const count = (_req: unknown, out: import('node:http').ServerResponse) => out.once('finish', () => (closeListeners = out.listenerCount('close')));
     server.server.on('request', count);
     try {
@@ -130,7 +130,8 @@ describe('Node fast path (serveRelay of a createRelay relay)', () => {
     } finally {
       server.server.off('request', count);
     }
-    expect(closeListeners).toBeGreaterThan(0);
+    // Measured (the 'finish' listener ran), and no 'close' listener per wait left behind.
+    expect(closeListeners).toBeGreaterThanOrEqual(0);
     expect(closeListeners).toBeLessThan(5);
   });
 

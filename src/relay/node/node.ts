@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { jsonReply } from '../errors.js';
 import { RELAY_HANDLER, type Body, type Incoming, type RelayHandler, type Reply } from '../message.js';
-import { hookRequest } from './lazy-request.js';
+import { NodeIncoming, type ParsedRequest } from './incoming.js';
 import { normalizePrefix, underPrefix } from '../router.js';
 import type { Relay } from '../types.js';
 import { iterate, toStream } from '../web.js';
@@ -11,113 +11,6 @@ import { iterate, toStream } from '../web.js';
  * relay's prefix go to `next`) or Fastify (`handler(request.raw, reply.raw)`).
  */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => Promise<void>;
-
-/** What body parsers (express.json/raw/text, body-parser) leave on the request. */
-type ParsedRequest = IncomingMessage & { body?: unknown; _body?: boolean; rawBody?: unknown; originalUrl?: string };
-
-/**
- * When a body parser ran before the relay, the request stream is already consumed: its result is
- * the body (re-serialised JSON, text or bytes), and when there is none the relay answers 500 naming
- * the cause instead of waiting for a body that will never come. Undefined: the stream is unread.
- */
-function parsedBody(req: ParsedRequest): Buffer | string | undefined {
-  const consumed = req._body === true || (req.readableEnded && req.method !== 'GET' && req.method !== 'HEAD');
-  if (!consumed) return undefined;
-  const body = req.body;
-  if (Buffer.isBuffer(req.rawBody)) return req.rawBody;
-  if (Buffer.isBuffer(body)) return body;
-  if (typeof body === 'string') return Buffer.from(body);
-  if (body !== undefined && body !== null && typeof body === 'object') return Buffer.from(JSON.stringify(body));
-  if (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined) {
-    return 'another middleware read the request body before the relay and left no body the relay can use; mount the relay before body parsers (express.json() is understood)';
-  }
-  return undefined;
-}
-
-/**
- * The request stream as the relay's body. Stopping early leaves the socket and the rest of the body
- * alone (the iterator's listeners removed, nothing destroyed): `toNodeHandler` drains it before
- * answering.
- */
-async function* bodyOf(req: IncomingMessage): Body {
-  const iterator = req.iterator({ destroyOnReturn: false });
-  let done = false;
-  try {
-    for (let r = await iterator.next(); !r.done; r = await iterator.next()) yield r.value as Buffer;
-    done = true;
-  } finally {
-    if (!done) await iterator.return?.();
-  }
-}
-
-async function* once(bytes: Uint8Array): Body {
-  yield bytes;
-}
-
-const SIMPLE_HOST = /^[a-z0-9.-]+(?::\d{1,5})?$/;
-
-/** The relay's own origin as the request names it (its `Host`), as `URL.origin` would spell it; '' when unusable. */
-function originOf(req: IncomingMessage): string {
-  const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-  const host = req.headers.host ?? '';
-  if (SIMPLE_HOST.test(host)) return `${scheme}://${host.replace(scheme === 'http' ? /:80$/ : /:443$/, '')}`;
-  try {
-    return host ? new URL(`${scheme}://${host}`).origin : '';
-  } catch {
-    return '';
-  }
-}
-
-/**
- * A Node request as the relay's request (no web object unless a hook asks for one). A class, so a
- * request costs one object rather than one closure per member; its origin is worked out only when
- * asked (a request with an `Origin` header, a hook).
- */
-class NodeIncoming implements Incoming {
-  readonly method: string;
-  readonly target: string;
-  readonly body: Body | null | string;
-  private own: string | undefined;
-  private web: Request | undefined;
-
-  constructor(
-    private readonly req: ParsedRequest,
-    private readonly res: ServerResponse,
-  ) {
-    const parsed = parsedBody(req);
-    this.method = req.method ?? 'GET';
-    this.target = req.originalUrl ?? req.url ?? '';
-    this.body = typeof parsed === 'string' ? parsed : parsed ? once(parsed) : bodyOf(req);
-  }
-
-  get origin(): string {
-    return (this.own ??= originOf(this.req));
-  }
-
-  header(name: string): string | null {
-    const v = this.req.headers[name];
-    return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
-  }
-
-  onClose(listener: () => void): () => void {
-    const res = this.res;
-    // A plain listener that removes itself: `once` would wrap it in two more objects per request.
-    const f = () => {
-      res.off('close', f);
-      if (!res.writableFinished) listener();
-    };
-    res.on('close', f);
-    return () => res.off('close', f);
-  }
-
-  request(): Request {
-    if (this.web) return this.web;
-    const { req } = this;
-    const headers = new Headers();
-    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-    return (this.web = hookRequest(`${this.origin || 'http://localhost'}${this.target}`, this.method, headers));
-  }
-}
 
 /**
  * Writes the relay's reply: bytes with their length (at once: no promise), a stream with
@@ -133,6 +26,14 @@ function send(res: ServerResponse, reply: Reply): Promise<void> | undefined {
     return undefined;
   }
   return stream(res, reply.status, reply.headers, body);
+}
+
+/** {@link send}, then `after` (at once for bytes, when a stream has ended or failed). */
+function sendThen(res: ServerResponse, reply: Reply, after: () => void): Promise<void> | undefined {
+  const streaming = send(res, reply);
+  if (streaming) return streaming.finally(after);
+  after();
+  return undefined;
 }
 
 /** Resolves on the response's next 'drain' or its 'close', whichever comes first, leaving no listener behind. */
@@ -258,17 +159,22 @@ export function toNodeHandler(relay: Relay, options: NodeHandlerOptions = {}): N
     if (next && !underPrefix(target.split('?')[0]!, prefix)) return Promise.resolve(next());
     let incoming: NodeIncoming;
     try {
-      incoming = new NodeIncoming(r, res);
+      incoming = new NodeIncoming(r, res, target);
     } catch (error) {
       // As from an async function: a request that cannot be read (a body parser's circular result) is a rejection.
       return Promise.reject(error);
     }
+    const settled = () => incoming.settled();
     return handle(incoming, req).then((reply) => {
-      if (req.complete) return send(res, reply);
+      // A request without a body has nothing to drain (and `req.complete` is one more read of Express's `req`).
+      if (incoming.body === null || req.complete) return sendThen(res, reply, settled);
       return drain(req, maxDrainBytes).then((whole) => {
         if (!whole) reply.headers.connection = 'close';
-        return send(res, reply);
+        return sendThen(res, reply, settled);
       });
+    }, (error: unknown) => {
+      settled();
+      throw error;
     });
   };
 }
