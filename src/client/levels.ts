@@ -29,7 +29,7 @@ export function rms(samples: ArrayLike<number>): number {
  * Web Audio meters sharing one AudioContext (browsers cap how many exist). Returns undefined where
  * there is no AudioContext (Node), so callers simply get no levels there.
  */
-export function webAudioMeters(): { factory: LevelMeterFactory; resume(): Promise<void>; close(): void; outputLatencyMs(): number | null } | undefined {
+export function webAudioMeters(): { factory: LevelMeterFactory; context(): AudioContext; resume(): Promise<void>; close(): void; outputLatencyMs(): number | null } | undefined {
   const Ctx = (globalThis as { AudioContext?: typeof AudioContext }).AudioContext;
   if (!Ctx) return undefined;
   let ctx: AudioContext | undefined;
@@ -40,11 +40,10 @@ export function webAudioMeters(): { factory: LevelMeterFactory; resume(): Promis
     unlock = undefined;
   };
   /**
-   * The context is made when the call connects, after the Start click's awaits: a browser whose
-   * autoplay policy wants a user gesture for Web Audio (Firefox; Chromium counts the earlier click)
-   * keeps it suspended, and the meters read nothing for the whole call. Ask at once (enough where
-   * the page already had a gesture), and again on the page's next click or key press, which is a
-   * gesture in every browser.
+   * A context made outside a user gesture (start() called by a timer or after an await; Firefox
+   * counts only the click's own call stack, Chromium the page's earlier click) stays suspended, and
+   * the meters would read nothing for the whole call. Ask at once (enough where the page already had
+   * a gesture), and again on the page's next click or key press, which is a gesture in every browser.
    */
   const wake = (context: AudioContext) => {
     if (context.state === 'running' || unlock || typeof addEventListener !== 'function') return;
@@ -55,10 +54,20 @@ export function webAudioMeters(): { factory: LevelMeterFactory; resume(): Promis
     };
     for (const type of GESTURES) addEventListener(type, unlock, true);
   };
+  const context = (): AudioContext => {
+    if (!ctx) wake((ctx = new Ctx()));
+    return ctx;
+  };
   return {
+    /**
+     * The one context of the call (made on first use): the session asks for it inside start(), while
+     * the microphone opens, so that its few ms of main-thread work (and the audio device's) are off
+     * the connection path and it is made within the Start click's gesture; the pre-connect capture
+     * records through it.
+     */
+    context,
     factory(stream) {
-      ctx ??= new Ctx();
-      wake(ctx);
+      const ctx = context();
       const source = ctx.createMediaStreamSource(stream);
       const analyser = ctx.createAnalyser();
       analyser.fftSize = 512;
@@ -99,8 +108,7 @@ export const READING_MS = 20;
 
 /**
  * Polls an input and an output meter and reports both together. Meters are made at start() (or at
- * once while started): making the first one creates the AudioContext, tens of ms of main-thread and
- * audio-device work that would otherwise sit on the connection path.
+ * once while started), on the call's AudioContext (made while the microphone opened: `webAudioMeters`).
  *
  * With `reading`, the meters are read every {@link READING_MS} and each pair goes to it, while
  * `report` still hears every `intervalMs`: the perceived latency's ends are then known to ±20 ms

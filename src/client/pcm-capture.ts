@@ -10,14 +10,17 @@ export const CAPTURE_RATE = 8000;
 /**
  * The pre-connect buffer's default capture in browsers: a Web Audio graph reads the track and a
  * ScriptProcessorNode (available everywhere, no module to fetch, so no CSP entry; deprecated but
- * kept by every engine) averages its blocks down to 8 kHz mono PCM16. Its output is silent. Where
- * there is no AudioContext (Node) there is no default: undefined.
+ * kept by every engine) averages its blocks down to 8 kHz mono PCM16. Its output is silent. `shared`
+ * gives the context to record through (it stays open after); without it the capture makes its own
+ * and closes it. Where there is no AudioContext (Node) there is no default: undefined.
  */
-export function webAudioCapture(): PcmCapture | undefined {
+export function webAudioCapture(shared?: () => AudioContext): PcmCapture | undefined {
   const Context = globalThis.AudioContext;
   if (!Context) return undefined;
   return (track, onPcm) => {
-    const context = new Context();
+    // The call's context (the meters' one, made while the microphone opened) when there is one: a
+    // second context would cost its creation again on the way to the offer.
+    const context = shared?.() ?? new Context();
     const source = context.createMediaStreamSource(new MediaStream([track]));
     const node = context.createScriptProcessor(2048, 1, 1);
     const ratio = context.sampleRate / CAPTURE_RATE;
@@ -42,7 +45,7 @@ export function webAudioCapture(): PcmCapture | undefined {
       node.onaudioprocess = null;
       source.disconnect();
       node.disconnect();
-      context.close().catch(() => undefined);
+      if (!shared) context.close().catch(() => undefined);
     };
   };
 }

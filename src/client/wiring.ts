@@ -70,7 +70,8 @@ export function wire(config: SessionConfig, conductor: Conductor) {
     changed: (talking) => report('talking', talking),
     outcome: (heard) => report('talk', { heard }),
   }, () => noise.latencyMs) : undefined;
-  const preConnect = new PreConnectBuffer(options.preConnectBuffer, { clock, open: () => microphone.audible, hold: (on) => microphone.hold(on), pushToTalk: config.pushToTalk, capture: webAudioCapture() });
+  const meters = options.levelMeter ? undefined : webAudioMeters();
+  const preConnect = new PreConnectBuffer(options.preConnectBuffer, { clock, open: () => microphone.audible, hold: (on) => microphone.hold(on), pushToTalk: config.pushToTalk, capture: webAudioCapture(meters?.context) });
   const devices = new DeviceWatch((list) => report('devices', list));
   const network = new NetworkWatch({
     offline: () => whenConnected(() => conductor.lost('offline')),
@@ -80,7 +81,6 @@ export function wire(config: SessionConfig, conductor: Conductor) {
   const recovery = new Recovery({ ...config.recovery, network }, conductor.recovery);
   const resumeStore = options.resume ? new ResumeStore(options.aiId, () => clock.now(), options.resumeWindowMs) : undefined;
   const quality = new QualityTracker({ changed: (value) => report('quality', value), clock }, options.quality);
-  const meters = options.levelMeter ? undefined : webAudioMeters();
   const heartbeat = new Heartbeat({ clock, intervalMs: config.heartbeatMs, send: (t) => conductor.current()?.send({ type: 'ping', t }), onDead: () => conductor.lost() });
   const timeline = new TurnTimeline({
     now: () => clock.now(), rttMs: () => heartbeat.rttMs, offsetMs: () => heartbeat.offsetMs, marks: (input) => quality.turnFinished(input),
@@ -152,7 +152,11 @@ export function wire(config: SessionConfig, conductor: Conductor) {
     /** Opens the microphone (unless the call is text-only); false when `standDown()` said the call stopped meanwhile. */
     async openMicrophone(standDown: () => boolean): Promise<boolean> {
       if (microphone.textOnly) return true;
-      const stream = await microphone.open(standDown);
+      const opening = microphone.open(standDown);
+      // While the device opens (and within start()'s call stack, so within the Start click's
+      // gesture): the call's AudioContext, which the pre-connect capture and the meters need next.
+      meters?.context();
+      const stream = await opening;
       if (stream) {
         levels.setInput(microphone.input ?? stream);
         preConnect.begin((microphone.input ?? stream).getAudioTracks()[0]);
