@@ -28,11 +28,11 @@ function send(res: ServerResponse, reply: Reply): Promise<void> | undefined {
   return stream(res, reply.status, reply.headers, body);
 }
 
-/** {@link send}, then `after` (at once for bytes, when a stream has ended or failed). */
-function sendThen(res: ServerResponse, reply: Reply, after: () => void): Promise<void> | undefined {
+/** {@link send}, then lets go of the request's socket listeners (at once for bytes, when a stream has ended or failed). */
+function sendThen(res: ServerResponse, reply: Reply, incoming: NodeIncoming): Promise<void> | undefined {
   const streaming = send(res, reply);
-  if (streaming) return streaming.finally(after);
-  after();
+  if (streaming) return streaming.finally(() => incoming.settled());
+  incoming.settled();
   return undefined;
 }
 
@@ -164,16 +164,15 @@ export function toNodeHandler(relay: Relay, options: NodeHandlerOptions = {}): N
       // As from an async function: a request that cannot be read (a body parser's circular result) is a rejection.
       return Promise.reject(error);
     }
-    const settled = () => incoming.settled();
     return handle(incoming, req).then((reply) => {
       // A request without a body has nothing to drain (and `req.complete` is one more read of Express's `req`).
-      if (incoming.body === null || req.complete) return sendThen(res, reply, settled);
+      if (incoming.body === null || req.complete) return sendThen(res, reply, incoming);
       return drain(req, maxDrainBytes).then((whole) => {
         if (!whole) reply.headers.connection = 'close';
-        return sendThen(res, reply, settled);
+        return sendThen(res, reply, incoming);
       });
     }, (error: unknown) => {
-      settled();
+      incoming.settled();
       throw error;
     });
   };
