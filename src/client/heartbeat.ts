@@ -14,6 +14,14 @@ export interface HeartbeatOptions {
   send: (t: number) => void;
   /** Called once when the link is considered dead; the heartbeat stops itself. */
   onDead: () => void;
+  /**
+   * Bytes received so far on the connection's path (the selected candidate pair's `bytesReceived`),
+   * null when unknown; undefined while there is no connection. Asked once a ping interval passed
+   * with nothing heard and again when the silence would count as dead: a count that grew means the service's packets still
+   * arrive (RTCP, audio), so the service is slow, not gone, and the silence may last up to
+   * {@link SERVICE_SILENCE_MAX_MS}. Without it, silence alone decides.
+   */
+  pathBytes?: () => Promise<number | null> | undefined;
 }
 
 /**
@@ -53,6 +61,14 @@ export const RTT_SAMPLES = 16;
  * fresh data channel on a slow, lossy path can take seconds to answer the first pings.
  */
 export const UNMEASURED_FLOOR_MS = 4000;
+/**
+ * The longest silence on the data channel that a path still carrying the service's packets is
+ * given (ms). A service whose event loop stalls (a GC, a loaded host) stops answering pings while
+ * its media stack (RTCP, congestion feedback) goes on; reconnecting then costs the turn in
+ * progress and adds load where there is already too much. Silence beyond this is a dead link
+ * whatever the path does.
+ */
+export const SERVICE_SILENCE_MAX_MS = 10_000;
 
 export class Heartbeat implements SessionEffect {
   private timer: unknown;
@@ -67,6 +83,12 @@ export class Heartbeat implements SessionEffect {
   private missedSince = 0;
   private lastTick = 0;
   private readonly maxMissed: number;
+  /** The path's byte count when the current silence began (null: unknown). */
+  private baseline: number | null = null;
+  /** A dead-or-slow check of the path is under way. */
+  private checking = false;
+  /** Bumped by start/stop: a path check answering for an earlier run is ignored. */
+  private run = 0;
 
   constructor(private readonly options: HeartbeatOptions) {
     this.maxMissed = options.maxMissed ?? 4;
@@ -101,6 +123,8 @@ export class Heartbeat implements SessionEffect {
   stop(): void {
     if (this.timer !== undefined) this.options.clock.clearTimeout(this.timer);
     this.timer = undefined;
+    this.run++;
+    this.checking = false;
   }
 
   /**
@@ -154,16 +178,19 @@ export class Heartbeat implements SessionEffect {
     // read meanwhile, so the pings of that stretch say nothing about the path.
     if (now - this.lastTick > 2 * this.options.intervalMs) this.missed = 0;
     this.lastTick = now;
+    const silentMs = now - this.lastHeard;
     if (
       this.missed >= this.maxMissed &&
       now - this.missedSince >= this.maxMissed * this.options.intervalMs &&
-      now - this.lastHeard >= this.silenceFloorMs()
+      silentMs >= this.silenceFloorMs()
     ) {
-      this.stop();
-      this.options.onDead();
-      return;
+      if (!this.options.pathBytes || silentMs >= SERVICE_SILENCE_MAX_MS) return this.dead();
+      if (!this.checking) this.checkPath();
     }
     if (this.missed === 0) this.missedSince = now;
+    // A whole interval without a word: where the path stands, to compare with if the silence goes on
+    // (not asked on a call whose pongs keep coming: a stats report costs the browser some work).
+    if (this.missed === 1 && this.options.pathBytes) this.takeBaseline();
     this.missed++;
     this.schedule();
     try {
@@ -171,5 +198,45 @@ export class Heartbeat implements SessionEffect {
     } catch {
       // A send that throws is just another ping without pong.
     }
+  }
+
+  private dead(): void {
+    this.stop();
+    this.options.onDead();
+  }
+
+  /** The path's byte count, null when unknown or unreadable. */
+  private async readPath(): Promise<number | null> {
+    try {
+      return (await this.options.pathBytes?.()) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  private takeBaseline(): void {
+    const run = this.run;
+    this.baseline = null;
+    void this.readPath().then((bytes) => {
+      if (run === this.run) this.baseline = bytes;
+    });
+  }
+
+  /**
+   * The silence would mean a dead link: dead unless the path received bytes since the silence
+   * began, in which case the count of missed pings starts again (and the path is asked again
+   * when it next runs out).
+   */
+  private checkPath(): void {
+    this.checking = true;
+    const run = this.run;
+    const since = this.baseline;
+    void this.readPath().then((bytes) => {
+      if (run !== this.run) return; // stopped or restarted meanwhile
+      this.checking = false;
+      if (this.missed < this.maxMissed) return; // something was heard meanwhile
+      if (bytes === null || since === null || !(bytes > since)) return this.dead();
+      this.missed = 0;
+    });
   }
 }

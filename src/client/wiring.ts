@@ -16,6 +16,7 @@ import { AudioPlayback } from './playback.js';
 import { PushToTalk } from './push-to-talk.js';
 import { PreConnectBuffer } from './pre-connect.js';
 import { webAudioCapture } from './pcm-capture.js';
+import { readStats } from './quality/stats.js';
 import { QualityTracker } from './quality/tracker.js';
 import { Recovery, type RecoveryReport } from './recovery.js';
 import { ResumeStore } from './resume-store.js';
@@ -81,7 +82,10 @@ export function wire(config: SessionConfig, conductor: Conductor) {
   const recovery = new Recovery({ ...config.recovery, network }, conductor.recovery);
   const resumeStore = options.resume ? new ResumeStore(options.aiId, () => clock.now(), options.resumeWindowMs) : undefined;
   const quality = new QualityTracker({ changed: (value) => report('quality', value), clock }, options.quality);
-  const heartbeat = new Heartbeat({ clock, intervalMs: config.heartbeatMs, send: (t) => conductor.current()?.send({ type: 'ping', t }), onDead: () => conductor.lost() });
+  const heartbeat = new Heartbeat({
+    clock, intervalMs: config.heartbeatMs, send: (t) => conductor.current()?.send({ type: 'ping', t }), onDead: () => conductor.lost(),
+    pathBytes: () => conductor.current()?.transport.getStats?.().then((report) => readStats(report, 0).pathBytesReceived),
+  });
   const timeline = new TurnTimeline({
     now: () => clock.now(), rttMs: () => heartbeat.rttMs, offsetMs: () => heartbeat.offsetMs, marks: (input) => quality.turnFinished(input),
     bufferingMs: () => quality.jitterBufferMs, playbackMs: () => meters?.outputLatencyMs() ?? null,

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { Heartbeat } from '../../src/client/heartbeat.js';
+import { Heartbeat, SERVICE_SILENCE_MAX_MS } from '../../src/client/heartbeat.js';
 import { VoiceSession } from '../../src/client/index.js';
 import { FakeClock, ScriptedService } from '../../src/testing/index.js';
 
@@ -261,5 +261,100 @@ describe('Heartbeat and a stalled event loop', () => {
     tickAt(3750);
     tickAt(4000);
     expect(onDead).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('Heartbeat and a slow service on a live path', () => {
+  /** A heartbeat on a measured 1 ms path whose `pathBytes` reads `bytes.value` (null: unknown). */
+  async function measured(bytes: { value: number | null }, reads: { count: number }) {
+    const clock = new FakeClock();
+    const onDead = vi.fn();
+    const hb = new Heartbeat({
+      clock, intervalMs: 250, send: () => undefined, onDead,
+      pathBytes: () => (reads.count++, Promise.resolve(bytes.value)),
+    });
+    hb.start();
+    await clock.advance(250);
+    hb.alive(clock.now() - 1);
+    return { clock, onDead, hb };
+  }
+
+  it('keeps the call while the path still receives the service\'s packets (its data channel silent: a stalled service), up to 10 s of silence', async () => {
+    // The defect: a service stalled for ~1.5 s (a loaded host) was taken for a dead path after 1.25 s,
+    // and the reconnection cut the answer it was about to play (no finished turn).
+    const bytes = { value: 1000 };
+    const reads = { count: 0 };
+    const { clock, onDead, hb } = await measured(bytes, reads);
+    const silenceFrom = clock.now();
+    // RTCP and congestion feedback keep coming while nothing is heard on the data channel.
+    while (clock.now() - silenceFrom < 9_500) {
+      await clock.advance(250);
+      bytes.value += 120;
+    }
+    expect(onDead).not.toHaveBeenCalled();
+    hb.alive(); // the service caught up: its queued messages arrive
+    for (let i = 0; i < 20; i++) {
+      await clock.advance(250);
+      bytes.value += 120;
+      hb.alive(clock.now() - 1);
+    }
+    expect(onDead).not.toHaveBeenCalled();
+    // A service silent for good while its media stack still answers: dead at SERVICE_SILENCE_MAX_MS.
+    const again = clock.now();
+    while (!onDead.mock.calls.length && clock.now() - again < 20_000) {
+      await clock.advance(250);
+      bytes.value += 120;
+    }
+    expect(onDead).toHaveBeenCalledTimes(1);
+    expect(clock.now() - again).toBeGreaterThanOrEqual(SERVICE_SILENCE_MAX_MS);
+    expect(clock.now() - again).toBeLessThanOrEqual(SERVICE_SILENCE_MAX_MS + 250);
+  });
+
+  it('a path that received nothing is dead as before (1.0-1.25 s), and an unreadable one too', async () => {
+    for (const value of [5000, null]) {
+      const bytes = { value };
+      const { clock, onDead } = await measured(bytes, { count: 0 });
+      await clock.advance(1000);
+      expect(onDead).not.toHaveBeenCalled();
+      await clock.advance(250);
+      expect(onDead).toHaveBeenCalledTimes(1);
+    }
+  });
+
+  it('asks the path nothing while pongs keep coming', async () => {
+    const reads = { count: 0 };
+    const { clock, hb } = await measured({ value: 0 }, reads);
+    for (let i = 0; i < 40; i++) {
+      await clock.advance(250);
+      hb.alive(clock.now() - 1);
+    }
+    expect(reads.count).toBe(0);
+    hb.stop();
+  });
+
+  it('a pong during the path check keeps the call; a stop during it is final', async () => {
+    let answer: (n: number) => void = () => undefined;
+    const clock = new FakeClock();
+    const onDead = vi.fn();
+    let first = true;
+    const hb = new Heartbeat({
+      clock, intervalMs: 250, send: () => undefined, onDead,
+      // the baseline at once; the check's read hangs until the test answers it
+      pathBytes: () => (first ? ((first = false), Promise.resolve(10)) : new Promise<number>((resolve) => (answer = resolve))),
+    });
+    hb.start();
+    await clock.advance(250);
+    hb.alive(clock.now() - 1);
+    await clock.advance(1250); // the check is under way
+    expect(onDead).not.toHaveBeenCalled();
+    hb.alive(clock.now() - 1);
+    answer(10); // nothing received, but a pong came meanwhile
+    await clock.advance(0);
+    expect(onDead).not.toHaveBeenCalled();
+    expect(hb.running).toBe(true);
+    hb.stop();
+    answer(10);
+    await clock.advance(5000);
+    expect(onDead).not.toHaveBeenCalled();
   });
 });

@@ -58,6 +58,16 @@ export interface EModelInput {
   packetLossPct: number;
 }
 
+/**
+ * The E-model's input from a window's measures. The jitter allowance is the network's: twice the
+ * jitter, a usual jitter-buffer target. The buffer's measured delay (`jitterBufferMs` of a sample)
+ * also holds the receiver's own playout slack — a Node caller whose audio device pulls slower than
+ * real time grows it by seconds — so it is reported, not scored.
+ */
+export function measuredInput(m: { rttMs: number; jitterMs: number | null; packetLossPct: number }): EModelInput {
+  return { rttMs: m.rttMs, packetLossPct: m.packetLossPct, jitterBufferMs: 2 * (m.jitterMs ?? 0) };
+}
+
 /** The transmission rating R of a call. */
 export function rFactor(input: EModelInput): number {
   const d = input.rttMs / 2 + input.jitterBufferMs + CODEC_DELAY_MS;

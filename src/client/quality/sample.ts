@@ -1,4 +1,4 @@
-import { estimateMos, qualityLevel, type QualityLevel } from './emodel.js';
+import { estimateMos, measuredInput, qualityLevel, type QualityLevel } from './emodel.js';
 import type { StatsReading } from './stats.js';
 
 /** What `session.getSnapshot().quality` and the `quality` event carry (CONTRACT.md). */
@@ -85,12 +85,7 @@ export function sampleBetween(from: StatsReading, to: StatsReading): QualitySamp
   const packetLossPct = worse(inboundLossPct, outboundLossPct);
   const rttMs = to.rttMs ?? to.remoteInbound?.rttMs ?? null;
   const jitterMs = worse(to.inbound?.jitterMs ?? null, to.remoteInbound?.jitterMs ?? null);
-  // The jitter allowance is the network's: twice the jitter, a usual jitter-buffer target. The
-  // buffer's measured delay (jitterBufferMs) also holds the receiver's own playout slack — a Node
-  // caller whose audio device pulls slower than real time grows it by seconds — so it is reported,
-  // not scored.
-  const mos =
-    rttMs !== null && packetLossPct !== null ? estimateMos({ rttMs, packetLossPct, jitterBufferMs: 2 * (jitterMs ?? 0) }) : null;
+  const mos = rttMs !== null && packetLossPct !== null ? estimateMos(measuredInput({ rttMs, jitterMs, packetLossPct })) : null;
   return {
     at: to.at, level: qualityLevel(mos), mos, rttMs, jitterMs, packetLossPct,
     inboundLossPct, outboundLossPct, jitterBufferMs, concealmentPct, inboundKbps, outboundKbps, candidateType: to.candidateType,
