@@ -83,8 +83,8 @@ export class Heartbeat implements SessionEffect {
   private missedSince = 0;
   private lastTick = 0;
   private readonly maxMissed: number;
-  /** The path's byte count when the current silence began (null: unknown). */
-  private baseline: number | null = null;
+  /** The path's byte count when the current silence began (NaN: unknown). */
+  private baseline = NaN;
   /** A dead-or-slow check of the path is under way. */
   private checking = false;
   /** Bumped by start/stop: a path check answering for an earlier run is ignored. */
@@ -185,12 +185,26 @@ export class Heartbeat implements SessionEffect {
       silentMs >= this.silenceFloorMs()
     ) {
       if (!this.options.pathBytes || silentMs >= SERVICE_SILENCE_MAX_MS) return this.dead();
-      if (!this.checking) this.checkPath();
+      // Dead unless the path received bytes since the silence began; then the count of missed pings
+      // starts again (and the path is asked again when it next runs out).
+      const since = this.baseline;
+      if (!this.checking) {
+        this.checking = true;
+        this.readPath((bytes) => {
+          this.checking = false;
+          if (this.missed < this.maxMissed) return; // something was heard meanwhile
+          if (bytes > since) this.missed = 0;
+          else this.dead();
+        });
+      }
     }
     if (this.missed === 0) this.missedSince = now;
     // A whole interval without a word: where the path stands, to compare with if the silence goes on
     // (not asked on a call whose pongs keep coming: a stats report costs the browser some work).
-    if (this.missed === 1 && this.options.pathBytes) this.takeBaseline();
+    if (this.missed === 1 && this.options.pathBytes) {
+      this.baseline = NaN;
+      this.readPath((bytes) => (this.baseline = bytes));
+    }
     this.missed++;
     this.schedule();
     try {
@@ -205,38 +219,10 @@ export class Heartbeat implements SessionEffect {
     this.options.onDead();
   }
 
-  /** The path's byte count, null when unknown or unreadable. */
-  private async readPath(): Promise<number | null> {
-    try {
-      return (await this.options.pathBytes?.()) ?? null;
-    } catch {
-      return null;
-    }
-  }
-
-  private takeBaseline(): void {
+  /** Reads the path's byte count (NaN: unknown), then hands it to `use` unless the heartbeat stopped or restarted meanwhile. */
+  private readPath(use: (bytes: number) => void): void {
     const run = this.run;
-    this.baseline = null;
-    void this.readPath().then((bytes) => {
-      if (run === this.run) this.baseline = bytes;
-    });
-  }
-
-  /**
-   * The silence would mean a dead link: dead unless the path received bytes since the silence
-   * began, in which case the count of missed pings starts again (and the path is asked again
-   * when it next runs out).
-   */
-  private checkPath(): void {
-    this.checking = true;
-    const run = this.run;
-    const since = this.baseline;
-    void this.readPath().then((bytes) => {
-      if (run !== this.run) return; // stopped or restarted meanwhile
-      this.checking = false;
-      if (this.missed < this.maxMissed) return; // something was heard meanwhile
-      if (bytes === null || since === null || !(bytes > since)) return this.dead();
-      this.missed = 0;
-    });
+    const read = async () => (await this.options.pathBytes!()) ?? NaN;
+    read().catch(() => NaN).then((bytes) => run === this.run && use(bytes));
   }
 }
