@@ -28,16 +28,23 @@ describe('realtime through the HTTP emulator', () => {
     expect(await caller.waitFor('session.ready')).toMatchObject({ agent_ready: true, session_id: 'relay-minted-1' });
 
     await caller.say(await fixture48k('warranty.wav'));
-    const voice = await caller.waitFor('turn.completed', (e) => e.turn_id === 1, 15000);
+    // Caller and service share this process: a stall of it longer than the service's end-of-speech
+    // wait (600 ms) puts a real gap into the caller's audio, and the question then arrives as two
+    // utterances, the second barging in on the first's answer. The answer to wait for is the one
+    // heard whole; every turn is recorded.
+    const voice = await caller.waitFor('turn.completed', (e) => !e.interrupted, 15000);
     expect(voice).toMatchObject({ input: 'voice', agent_build_ms: 0, interrupted: false });
     expect(caller.received.loud).toBeGreaterThan(50);
+    const turns = caller.events.filter((e) => e.type === 'turn.completed');
 
     const page = await api.sessions.messages(robotId, { session_id: 'relay-minted-1' });
-    expect(page.items.map((m) => m.id)).toEqual([voice.message_id]);
-    expect(page.items[0]).toMatchObject({ comes_from: 'realtime', status: 'finished' });
+    expect(page.items.map((m) => m.id).sort()).toEqual(turns.map((t) => t.message_id).sort());
+    expect(page.items.find((m) => m.id === voice.message_id)).toMatchObject({ comes_from: 'realtime', status: 'finished' });
 
+    // the question and the answer at least (an answer cut before its first frame has no audio), numbered from 0
     const audio = await api.realtime.audio(robotId, { session_id: 'relay-minted-1' });
-    expect(audio.segments.map((s) => s.segment_index)).toEqual([0, 1]);
+    expect(audio.segments.length).toBeGreaterThanOrEqual(2);
+    expect(audio.segments.map((s) => s.segment_index)).toEqual([...audio.segments.keys()]);
     for (const segment of audio.segments) {
       const res = await fetch(segment.url);
       expect(res.status).toBe(200);
