@@ -18,6 +18,28 @@ afterAll(async () => {
   await stack?.close();
 });
 
+/** What the page shows, for a wait that failed: the call's status, the captions or turns, an error. */
+const pageState = (page: Page) =>
+  page.evaluate(() => {
+    const root: ParentNode = document.querySelector('kb-voice-widget')?.shadowRoot ?? document;
+    const all = (sel: string) => [...root.querySelectorAll(sel)].map((n) => `${(n as HTMLElement).dataset.role ?? ''}${(n as HTMLElement).dataset.final === 'true' ? '(final)' : ''}: ${n.textContent?.trim().slice(0, 80)}`);
+    const status = root.querySelector('[data-testid="call-status"]');
+    return JSON.stringify({
+      status: (status as HTMLElement | null)?.dataset.status ?? status?.textContent?.trim(),
+      captions: all('[data-testid="caption"]'), turns: all('[data-testid="turn"]'),
+      error: root.querySelector('[data-testid="error"]')?.textContent?.trim(),
+    });
+  }).catch((error: unknown) => `(unreadable: ${String(error)})`);
+
+/** page.waitForFunction that, when it times out, says what it waited for and what the page showed. */
+async function waitUntil(page: Page, what: string, fn: () => boolean): Promise<void> {
+  try {
+    await page.waitForFunction(fn, WAIT);
+  } catch (error) {
+    throw new Error(`${what}: ${(error as Error).message}; the page: ${await pageState(page)}`, { cause: error });
+  }
+}
+
 const text = (page: Page, testId: string) =>
   page.$eval(`[data-testid="${testId}"]`, (node) => node.textContent?.trim() ?? '');
 const meter = (page: Page, testId: 'input-level' | 'output-level') =>
@@ -28,22 +50,22 @@ const meter = (page: Page, testId: 'input-level' | 'output-level') =>
 
 async function startQaCall(page: Page): Promise<void> {
   await page.goto(`${stack.pageUrl}?lang=en`);
-  await page.waitForFunction(() => document.querySelector('[data-testid="call-status"]')?.textContent?.trim() === 'idle', WAIT);
+  await waitUntil(page, 'QA page idle', () => document.querySelector('[data-testid="call-status"]')?.textContent?.trim() === 'idle');
   await page.click('[data-testid="call-start"]');
-  await page.waitForFunction(() => document.querySelector('[data-testid="call-status"]')?.textContent?.trim() === 'connected', WAIT);
+  await waitUntil(page, 'QA call connected', () => document.querySelector('[data-testid="call-status"]')?.textContent?.trim() === 'connected');
 }
 
 /** The first spoken turn finished, with a question heard and an answer given. */
 async function firstVoiceTurnAnswered(page: Page): Promise<void> {
-  await page.waitForFunction(() => {
+  await waitUntil(page, 'a voice turn answered', () => {
     const turn = document.querySelector('[data-testid="turn"][data-input="voice"]');
     return !!turn?.querySelector('[data-testid="turn-question"]')?.textContent?.trim() && !!turn.querySelector('[data-testid="turn-answer"]')?.textContent?.trim();
-  }, WAIT);
+  });
 }
 
 async function endQaCall(page: Page): Promise<void> {
   await page.click('[data-testid="call-end"]');
-  await page.waitForFunction(() => document.querySelector('[data-testid="call-status"]')?.textContent?.trim() === 'ended', WAIT);
+  await waitUntil(page, 'QA call ended', () => document.querySelector('[data-testid="call-status"]')?.textContent?.trim() === 'ended');
 }
 
 describe('Firefox ESR with an audio server', () => {
@@ -74,15 +96,15 @@ describe('Firefox ESR with an audio server', () => {
   it('widget: start, the answer in the captions, end', async () => {
     const page = await browser.newPage();
     await page.goto(new URL('widget.html', stack.pageUrl).href);
-    await page.waitForFunction(() => document.querySelector('kb-voice-widget')?.shadowRoot?.querySelector('[data-testid="call-status"]')?.getAttribute('data-status') === 'idle', WAIT);
+    await waitUntil(page, 'widget idle', () => document.querySelector('kb-voice-widget')?.shadowRoot?.querySelector('[data-testid="call-status"]')?.getAttribute('data-status') === 'idle');
     await page.evaluate(() => (document.querySelector('kb-voice-widget')!.shadowRoot!.querySelector('[data-testid="call-start"]') as HTMLButtonElement).click());
-    await page.waitForFunction(() => document.querySelector('kb-voice-widget')?.shadowRoot?.querySelector('[data-testid="call-status"]')?.getAttribute('data-status') === 'connected', WAIT);
-    await page.waitForFunction(() => {
+    await waitUntil(page, 'widget connected', () => document.querySelector('kb-voice-widget')?.shadowRoot?.querySelector('[data-testid="call-status"]')?.getAttribute('data-status') === 'connected');
+    await waitUntil(page, 'an answer in the captions', () => {
       const captions = document.querySelector('kb-voice-widget')?.shadowRoot?.querySelectorAll('[data-testid="caption"][data-role="assistant"][data-final="true"]') ?? [];
       return [...captions].some((c) => /\w/.test(c.textContent ?? ''));
-    }, WAIT);
+    });
     await page.evaluate(() => (document.querySelector('kb-voice-widget')!.shadowRoot!.querySelector('[data-testid="call-end"]') as HTMLButtonElement).click());
-    await page.waitForFunction(() => document.querySelector('kb-voice-widget')?.shadowRoot?.querySelector('[data-testid="call-status"]')?.getAttribute('data-status') === 'ended', WAIT);
+    await waitUntil(page, 'widget ended', () => document.querySelector('kb-voice-widget')?.shadowRoot?.querySelector('[data-testid="call-status"]')?.getAttribute('data-status') === 'ended');
     const error = await page.evaluate(() => (document.querySelector('kb-voice-widget')!.shadowRoot!.querySelector('[data-testid="error"]') as HTMLElement | null)?.hidden ?? true);
     expect(error).toBe(true);
     await page.close();
@@ -109,7 +131,7 @@ describe('Firefox ESR without an audio server', () => {
     await page.click('[data-testid="mute-toggle"]');
     await page.type('[data-testid="text-input"]', 'How long is the warranty?');
     await page.click('[data-testid="text-send"]');
-    await page.waitForFunction(() => !!document.querySelector('[data-testid="turn"][data-input="text"] [data-testid="turn-answer"]')?.textContent?.trim(), WAIT);
+    await waitUntil(page, 'the typed question answered', () => !!document.querySelector('[data-testid="turn"][data-input="text"] [data-testid="turn-answer"]')?.textContent?.trim());
     const output = await meter(page, 'output-level');
     expect(output.peak).toBeGreaterThan(0.05);
     expect(output.unavailable).toBe('false');
