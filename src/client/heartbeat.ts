@@ -69,6 +69,12 @@ export const UNMEASURED_FLOOR_MS = 4000;
  * whatever the path does.
  */
 export const SERVICE_SILENCE_MAX_MS = 10_000;
+/**
+ * The path counts as alive while it received bytes within this long (ms): a stalled service's media
+ * stack sends RTCP (congestion feedback) at least every few hundred ms while the caller's audio,
+ * even Opus DTX's 400 ms frames, reaches it.
+ */
+export const PATH_WINDOW_MS = 1000;
 
 export class Heartbeat implements SessionEffect {
   private timer: unknown;
@@ -83,10 +89,8 @@ export class Heartbeat implements SessionEffect {
   private missedSince = 0;
   private lastTick = 0;
   private readonly maxMissed: number;
-  /** The path's byte count when the current silence began (NaN: unknown). */
-  private baseline = NaN;
-  /** A dead-or-slow check of the path is under way. */
-  private checking = false;
+  /** The path's byte counts read during the current silence (one per ping interval), oldest first. */
+  private readings: Array<{ at: number; bytes: number }> = [];
   /** Bumped by start/stop: a path check answering for an earlier run is ignored. */
   private run = 0;
 
@@ -124,7 +128,6 @@ export class Heartbeat implements SessionEffect {
     if (this.timer !== undefined) this.options.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.run++;
-    this.checking = false;
   }
 
   /**
@@ -185,25 +188,17 @@ export class Heartbeat implements SessionEffect {
       silentMs >= this.silenceFloorMs()
     ) {
       if (!this.options.pathBytes || silentMs >= SERVICE_SILENCE_MAX_MS) return this.dead();
-      // Dead unless the path received bytes since the silence began; then the count of missed pings
-      // starts again (and the path is asked again when it next runs out).
-      const since = this.baseline;
-      if (!this.checking) {
-        this.checking = true;
-        this.readPath((bytes) => {
-          this.checking = false;
-          if (this.missed < this.maxMissed) return; // something was heard meanwhile
-          if (bytes > since) this.missed = 0;
-          else this.dead();
-        });
-      }
+      if (!this.pathAlive(now)) return this.dead();
     }
-    if (this.missed === 0) this.missedSince = now;
-    // A whole interval without a word: where the path stands, to compare with if the silence goes on
-    // (not asked on a call whose pongs keep coming: a stats report costs the browser some work).
-    if (this.missed === 1 && this.options.pathBytes) {
-      this.baseline = NaN;
-      this.readPath((bytes) => (this.baseline = bytes));
+    if (this.missed === 0) {
+      this.missedSince = now;
+      this.readings = [];
+    } else if (this.options.pathBytes) {
+      // Once a whole interval passed without a word, the path is read every tick (never while
+      // pongs keep coming: a stats report costs the browser some work).
+      const run = this.run;
+      const read = async () => (await this.options.pathBytes!()) ?? NaN;
+      void read().catch(() => NaN).then((bytes) => run === this.run && this.missed > 0 && this.readings.push({ at: now, bytes }) > 16 && this.readings.shift());
     }
     this.missed++;
     this.schedule();
@@ -219,10 +214,18 @@ export class Heartbeat implements SessionEffect {
     this.options.onDead();
   }
 
-  /** Reads the path's byte count (NaN: unknown), then hands it to `use` unless the heartbeat stopped or restarted meanwhile. */
-  private readPath(use: (bytes: number) => void): void {
-    const run = this.run;
-    const read = async () => (await this.options.pathBytes!()) ?? NaN;
-    read().catch(() => NaN).then((bytes) => run === this.run && use(bytes));
+  /**
+   * Whether the path received bytes lately: its latest reading (at most {@link PATH_WINDOW_MS} old)
+   * above the one {@link PATH_WINDOW_MS} before it (or the silence's first). A path that went dark
+   * shows no growth one window after its last packet (queued ones included); a stalled service's
+   * path shows its RTCP.
+   */
+  private pathAlive(now: number): boolean {
+    const r = this.readings;
+    const latest = r.at(-1);
+    if (!latest || now - latest.at > PATH_WINDOW_MS) return false;
+    let base = 0;
+    while (base + 1 < r.length && r[base + 1]!.at <= latest.at - PATH_WINDOW_MS) base++;
+    return latest.bytes > r[base]!.bytes;
   }
 }

@@ -126,7 +126,9 @@ export class TurnTracker implements SessionEffect {
         const key = event.message_id || `${this.connection}:${event.turn_id}`;
         if (this.seen.has(key)) return;
         if (!this.open.delete(event.turn_id)) {
-          this.report('error', new VoiceSessionError('protocol_error', `turn.completed for turn ${event.turn_id}, which never started: ignored`));
+          // A completion told again after a reconnection, of a turn this client never saw (it was
+          // reloaded): not ours to keep.
+          if (!event.resent) this.report('error', new VoiceSessionError('protocol_error', `turn.completed for turn ${event.turn_id}, which never started: ignored`));
           return;
         }
         if (event.turn_id <= this.numberedBeforeDrop) {
@@ -144,7 +146,8 @@ export class TurnTracker implements SessionEffect {
           ...this.timing(event),
           agentBuildMs: event.agent_build_ms,
           interrupted: event.interrupted,
-          interruptedBy: this.interruptedBy(event),
+          // told again after a reconnection: the connection's end cut it, not the caller nor the app
+          interruptedBy: event.resent ? (this.interruptedBy(event), null) : this.interruptedBy(event),
           falseInterruptions: event.false_interruptions ?? 0,
           ...(this.scripted.delete(event.turn_id) ? { scripted: true } : {}),
           completedAt: new Date(this.now()).toISOString(),

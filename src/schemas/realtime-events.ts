@@ -95,6 +95,12 @@ export const TurnCompletedEvent = z.looseObject({
   interrupted: z.boolean(),
   /** Sounds that paused the answer without interrupting it (it resumed); absent when none. */
   false_interruptions: z.optional(z.int().check(z.gte(0))),
+  /**
+   * Told again, right after a reconnection's `session.ready`: the turn ended while the connection
+   * it was answered on went away (its answer cut by that), so this completion never reached the
+   * client then. A client keeps it once (by `message_id`) and ignores one of a turn it never saw.
+   */
+  resent: z.optional(z.literal(true)),
 });
 export const ErrorEvent = z.looseObject({
   v, type: z.literal('error'), code: z.string(), message: z.string(), turn_id: z.optional(turnId),

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { Heartbeat, SERVICE_SILENCE_MAX_MS } from '../../src/client/heartbeat.js';
+import { Heartbeat, PATH_WINDOW_MS, SERVICE_SILENCE_MAX_MS } from '../../src/client/heartbeat.js';
 import { VoiceSession } from '../../src/client/index.js';
 import { FakeClock, ScriptedService } from '../../src/testing/index.js';
 
@@ -332,29 +332,29 @@ describe('Heartbeat and a slow service on a live path', () => {
     hb.stop();
   });
 
-  it('a pong during the path check keeps the call; a stop during it is final', async () => {
-    let answer: (n: number) => void = () => undefined;
+  it('a path whose statistics never answer is dead as before', async () => {
     const clock = new FakeClock();
     const onDead = vi.fn();
-    let first = true;
-    const hb = new Heartbeat({
-      clock, intervalMs: 250, send: () => undefined, onDead,
-      // the baseline at once; the check's read hangs until the test answers it
-      pathBytes: () => (first ? ((first = false), Promise.resolve(10)) : new Promise<number>((resolve) => (answer = resolve))),
-    });
+    const hb = new Heartbeat({ clock, intervalMs: 250, send: () => undefined, onDead, pathBytes: () => new Promise<number>(() => undefined) });
     hb.start();
     await clock.advance(250);
     hb.alive(clock.now() - 1);
-    await clock.advance(1250); // the check is under way
+    await clock.advance(1250);
+    expect(onDead).toHaveBeenCalledTimes(1);
+  });
+
+  it('a path that went dark after packets queued on it drained: dead one window after its last bytes', async () => {
+    const bytes = { value: 1000 };
+    const { clock, onDead } = await measured(bytes, { count: 0 });
+    const silenceFrom = clock.now();
+    while (clock.now() - silenceFrom < 1500) {
+      await clock.advance(250);
+      bytes.value += 500; // a queue draining
+    }
     expect(onDead).not.toHaveBeenCalled();
-    hb.alive(clock.now() - 1);
-    answer(10); // nothing received, but a pong came meanwhile
-    await clock.advance(0);
-    expect(onDead).not.toHaveBeenCalled();
-    expect(hb.running).toBe(true);
-    hb.stop();
-    answer(10);
-    await clock.advance(5000);
-    expect(onDead).not.toHaveBeenCalled();
+    const lastBytes = clock.now();
+    while (!onDead.mock.calls.length && clock.now() - lastBytes < 5000) await clock.advance(250);
+    expect(onDead).toHaveBeenCalledTimes(1);
+    expect(clock.now() - lastBytes).toBeLessThanOrEqual(PATH_WINDOW_MS + 500);
   });
 });

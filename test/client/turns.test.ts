@@ -179,3 +179,34 @@ describe('TurnTracker without message ids', () => {
     expect(turns.map((t) => t.id)).toEqual([1, 2, 3]);
   });
 });
+
+describe('TurnTracker: a completion told again after a reconnection (resent)', () => {
+  it('finishes the turn left open by the drop as cut by the connection (interruptedBy null), once', () => {
+    const { tracker, turns, events } = setup();
+    const errors: VoiceSessionError[] = [];
+    events.on('error', (e) => errors.push(e));
+    tracker.handle(userSaid(1));
+    tracker.handle({ v: 1, type: 'output.speech_started', turn_id: 1 });
+    tracker.connectionLost();
+    tracker.ready(true);
+    tracker.handle(completed(1, { interrupted: true, resent: true }));
+    tracker.handle(completed(1, { interrupted: true, resent: true })); // told twice: kept once
+    expect(turns).toHaveLength(1);
+    expect(turns[0]).toMatchObject({ id: 1, interrupted: true, interruptedBy: null });
+    expect(tracker.live).toBeNull();
+    expect(errors).toEqual([]);
+  });
+
+  it('ignores, without an error, one of a turn this client never saw (a reloaded page resuming the session)', () => {
+    const { tracker, turns, events } = setup();
+    const errors: VoiceSessionError[] = [];
+    events.on('error', (e) => errors.push(e));
+    tracker.ready(true);
+    tracker.handle(completed(4, { interrupted: true, resent: true }));
+    expect(turns).toEqual([]);
+    expect(errors).toEqual([]);
+    // not told again: a completion of a turn never started is still a protocol error
+    tracker.handle(completed(5));
+    expect(errors.map((e) => e.code)).toEqual(['protocol_error']);
+  });
+});

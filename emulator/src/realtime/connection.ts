@@ -1,6 +1,6 @@
 import wrtc from '@roamhq/wrtc';
 import Peer from 'simple-peer';
-import { DATA_CHANNEL_LABEL, PROTOCOL_VERSION, type SdpFragment } from 'kb-voice/schemas';
+import { DATA_CHANNEL_LABEL, PROTOCOL_VERSION, type SdpFragment, type ServerEvent, type ServerEventOf } from 'kb-voice/schemas';
 import { RealtimeOfferError } from './errors.js';
 import { ANSWER_GATHER_MS, SessionIce } from './ice.js';
 import { preferOpusDtx } from './sdp-answer.js';
@@ -46,6 +46,8 @@ export interface ConnectionOptions {
   /** What the data channel speaks: kb-voice v1 (./v1-protocol.ts) or OpenAI's `oai-events`. */
   protocol: ProtocolFactory;
   onClosed(conn: RealtimeConnection): void;
+  /** A turn completed after the connection closed: its completion never reached the caller. */
+  onMissed?(event: ServerEventOf<'turn.completed'>): void;
 }
 
 /**
@@ -129,7 +131,7 @@ export class RealtimeConnection {
           robotId: this.robotId,
           sessionId: this.sessionId,
           language: opts.language,
-          send: (e) => this.#protocol.event(e),
+          send: (e) => this.#turnEvent(e),
           isOpen: () => !this.#closed,
           stream: (hooks) => {
             const playback = this.#output.stream(hooks);
@@ -236,6 +238,15 @@ export class RealtimeConnection {
   /** Milliseconds since the peer was created (event `at_ms`). */
   #now(): number {
     return Math.round(performance.now() - this.#openedAt);
+  }
+
+  /**
+   * A turn's event for the caller. Once closed nothing reaches them, but a turn the close cut still
+   * completes (recorded, interrupted): its completion is kept for the session's next connection.
+   */
+  #turnEvent(event: ServerEvent): void {
+    if (!this.#closed) return this.#protocol.event(event);
+    if (event.type === 'turn.completed') this.#opts.onMissed?.(event);
   }
 
   #sendText(text: string): void {

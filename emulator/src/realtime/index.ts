@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RealtimeSessionIn, RealtimeSessionOut, SdpFragment } from 'kb-voice/schemas';
+import { MissedTurns } from './missed-turns.js';
 import { notFound } from '../http/errors.js';
 import type { EmulatorContext } from '../context.js';
 import type { Store } from '../store.js';
@@ -132,6 +133,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
   const live = new Map<string, RealtimeConnection>();
   /** Next turn number per session, so a reconnection continues the numbering. */
   const nextTurn = new Map<string, number>();
+  const missedTurns = new MissedTurns();
   const resumable = new ResumeWindow(options.resumeWindowMs, options.now);
   let closed = false;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_REALTIME_SESSIONS;
@@ -176,6 +178,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
       nextTurn.set(sessionId, previous.nextTurnId);
       await previous.close();
     }
+    const missed = missedTurns.take(sessionId);
     // Only a reconnection (the offer named the session) says whether its state was still known.
     const resumed = body.session_id === undefined ? undefined : existing !== undefined || previous !== undefined;
     return {
@@ -187,6 +190,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
         agentReady: () => ctx.agents.isBuilt(robotId),
         ...(resumed !== undefined ? { resumed } : {}),
         takeScript: () => ctx.script.take(sessionId),
+        missed,
       }),
       interruptions: interruptionSettings(body.interruptions),
       manualTurns: body.turn_taking === 'push-to-talk',
@@ -219,6 +223,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
         ctx, brain, recorder, robotId, sessionId: p.sessionId, language: p.language, firstTurnId: p.firstTurnId, protocol: p.protocol,
         vad: { ...options.vad, manualTurns: p.manualTurns },
         ...(p.interruptions ? { interruptions: p.interruptions } : {}),
+        onMissed: (event) => missedTurns.add(p.sessionId, event),
         onClosed: (conn) => {
           nextTurn.set(conn.sessionId, conn.nextTurnId);
           resumable.dropped(conn.sessionId);
