@@ -91,8 +91,6 @@ export class Heartbeat implements SessionEffect {
   private readonly maxMissed: number;
   /** The path's byte counts read during the current silence (one per ping interval), oldest first. */
   private readings: Array<{ at: number; bytes: number }> = [];
-  /** Bumped by start/stop: a path check answering for an earlier run is ignored. */
-  private run = 0;
 
   constructor(private readonly options: HeartbeatOptions) {
     this.maxMissed = options.maxMissed ?? 4;
@@ -127,7 +125,6 @@ export class Heartbeat implements SessionEffect {
   stop(): void {
     if (this.timer !== undefined) this.options.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    this.run++;
   }
 
   /**
@@ -187,22 +184,20 @@ export class Heartbeat implements SessionEffect {
       now - this.missedSince >= this.maxMissed * this.options.intervalMs &&
       silentMs >= this.silenceFloorMs()
     ) {
-      if (!this.options.pathBytes || silentMs >= SERVICE_SILENCE_MAX_MS) return this.dead();
-      if (!this.pathAlive(now)) return this.dead();
+      // Dead, unless the path still receives the service's packets (up to SERVICE_SILENCE_MAX_MS).
+      if (!(silentMs < SERVICE_SILENCE_MAX_MS && this.pathAlive(now))) return this.dead();
     }
-    if (this.missed === 0) {
+    // Once a whole interval passed without a word, the path is read every tick (never while pongs
+    // keep coming: a stats report costs the browser some work); a silence has readings of its own.
+    const readings = this.missed > 0 ? this.readings : undefined;
+    if (!readings) {
       this.missedSince = now;
       this.readings = [];
-    } else if (this.options.pathBytes) {
-      // Once a whole interval passed without a word, the path is read every tick (never while
-      // pongs keep coming: a stats report costs the browser some work).
-      const run = this.run;
-      const read = async () => (await this.options.pathBytes!()) ?? NaN;
-      void read().catch(() => NaN).then((bytes) => run === this.run && this.missed > 0 && this.readings.push({ at: now, bytes }) > 16 && this.readings.shift());
     }
     this.missed++;
     this.schedule();
     try {
+      readings && this.options.pathBytes?.()?.then((bytes) => readings.push({ at: now, bytes: bytes ?? NaN }) > 16 && readings.shift(), () => undefined);
       this.options.send(now);
     } catch {
       // A send that throws is just another ping without pong.

@@ -22,6 +22,13 @@ import { PreConnectFeed } from './pre-connect.js';
 const { RTCAudioSink, RTCAudioSource } = wrtc.nonstandard;
 /** Longest wait for a client's first message after `session.ready` (its live audio is held meanwhile): a slow link's round trip and then some. */
 const PRE_CONNECT_WAIT_MS = 3000;
+/**
+ * A turn completion sent later than this before the last message heard from the caller is not
+ * known to have reached them: on a path that went dark, everything sent since the caller's last
+ * ping may be lost. At close such completions are kept for the next connection too (a client keeps
+ * a completion once, so telling one twice costs nothing).
+ */
+const UNCONFIRMED_MS = 2000;
 
 export { RealtimeOfferError };
 
@@ -77,6 +84,10 @@ export class RealtimeConnection {
   #expecting: ReturnType<typeof setTimeout> | undefined;
   readonly #protocol: RealtimeProtocol;
   #ice!: SessionIce;
+  /** When the caller's last message arrived. */
+  #heardAt = performance.now();
+  /** The last turn completions sent (at most 8), with when. */
+  readonly #sent: Array<{ at: number; event: ServerEventOf<'turn.completed'> }> = [];
 
   private constructor(opts: ConnectionOptions, vad: VoiceActivityDetector, echo: EchoGuard) {
     this.#opts = opts;
@@ -115,6 +126,7 @@ export class RealtimeConnection {
     this.#peer.on('track', (track: MediaStreamTrack) => this.#attachSink(track));
     this.#peer.on('connect', () => this.#onConnect());
     this.#peer.on('data', (data: unknown) => {
+      this.#heardAt = performance.now();
       this.#protocol.message(data);
       this.#feed.messageSeen();
     });
@@ -242,11 +254,16 @@ export class RealtimeConnection {
 
   /**
    * A turn's event for the caller. Once closed nothing reaches them, but a turn the close cut still
-   * completes (recorded, interrupted): its completion is kept for the session's next connection.
+   * completes (recorded, interrupted): its completion is kept for the session's next connection, as
+   * are, at close, those sent since shortly before the caller was last heard ({@link UNCONFIRMED_MS}).
    */
   #turnEvent(event: ServerEvent): void {
-    if (!this.#closed) return this.#protocol.event(event);
-    if (event.type === 'turn.completed') this.#opts.onMissed?.(event);
+    if (this.#closed) {
+      if (event.type === 'turn.completed') this.#opts.onMissed?.(event);
+      return;
+    }
+    this.#protocol.event(event);
+    if (event.type === 'turn.completed' && this.#sent.push({ at: performance.now(), event }) > 8) this.#sent.shift();
   }
 
   #sendText(text: string): void {
@@ -313,6 +330,7 @@ export class RealtimeConnection {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    for (const { at, event } of this.#sent) if (at > this.#heardAt - UNCONFIRMED_MS) this.#opts.onMissed?.(event);
     clearTimeout(this.#expecting);
     this.#output.stop('ended');
     const settled = this.#turns.end();

@@ -11,7 +11,7 @@ export interface StatsReading {
   rttMs: number | null;
   /** Local candidate type of the selected pair: `host`, `srflx`, `prflx` or `relay`. */
   candidateType: string | null;
-  /** Bytes received on the selected pair so far (media, RTCP, data channel; not ICE checks), else by the transport. */
+  /** Bytes received on the selected pair so far (media, RTCP, data channel; not ICE checks). */
   pathBytesReceived: number | null;
   inbound: {
     packetsReceived: number;
@@ -41,15 +41,11 @@ export function readStats(report: { forEach(cb: (value: unknown) => void): void 
     if (s && typeof s.id === 'string') stats.set(s.id, s);
   });
   let pair: Stat | undefined;
-  let transport: Stat | undefined;
   let inbound: Stat | undefined;
   let outbound: Stat | undefined;
   let remoteInbound: Stat | undefined;
   for (const s of stats.values()) {
-    if (s.type === 'transport') {
-      transport ??= s;
-      if (typeof s.selectedCandidatePairId === 'string') pair = stats.get(s.selectedCandidatePairId) ?? pair;
-    }
+    if (s.type === 'transport' && typeof s.selectedCandidatePairId === 'string') pair = stats.get(s.selectedCandidatePairId) ?? pair;
     else if (s.type === 'candidate-pair' && !pair && (s.selected === true || (s.nominated === true && s.state === 'succeeded'))) pair = s;
     else if (s.type === 'inbound-rtp' && isAudio(s)) inbound ??= s;
     else if (s.type === 'outbound-rtp' && isAudio(s)) outbound ??= s;
@@ -63,7 +59,7 @@ export function readStats(report: { forEach(cb: (value: unknown) => void): void 
     at,
     rttMs: ms(pairRtt ?? rtcpRtt),
     candidateType: typeof local?.candidateType === 'string' ? local.candidateType : null,
-    pathBytesReceived: num(pair?.bytesReceived) ?? num(transport?.bytesReceived),
+    pathBytesReceived: num(pair?.bytesReceived),
     inbound: inbound
       ? {
           packetsReceived: num(inbound.packetsReceived) ?? 0,
