@@ -34,7 +34,7 @@ describe('an answer under way when the path dies', () => {
       await emu.close();
     });
     const statuses: SessionStatus[] = [];
-    session.on('state', (s) => (statuses.push(s.status), console.log('STATE', Math.round(performance.now()), s.status)));
+    session.on('state', (s) => statuses.push(s.status));
     const turns: Turn[] = [];
     const nextTurn = () => new Promise<Turn>((resolve) => session.once('turn', resolve));
     session.on('turn', (t) => turns.push(t));
@@ -49,7 +49,7 @@ describe('an answer under way when the path dies', () => {
     await speaking;
     route.outage();
     await noticed;
-    route.restore(); console.log('RESTORED', Math.round(performance.now()));
+    route.restore();
     const turn = await cut;
     // Cut by the old connection's close (or, on a machine slow enough, played out into the dark
     // path): either way the turn finishes after the reconnection, by nobody's interruption.

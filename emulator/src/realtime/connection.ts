@@ -86,6 +86,8 @@ export class RealtimeConnection {
   #ice!: SessionIce;
   /** When the caller's last message arrived. */
   #heardAt = performance.now();
+  /** Completions of the session's earlier connections to tell again once the channel is open. */
+  #resend: ServerEventOf<'turn.completed'>[] | undefined = [];
   /** The last turn completions sent (at most 8), with when. */
   readonly #sent: Array<{ at: number; event: ServerEventOf<'turn.completed'> }> = [];
 
@@ -266,6 +268,17 @@ export class RealtimeConnection {
     if (event.type === 'turn.completed' && this.#sent.push({ at: performance.now(), event }) > 8) this.#sent.shift();
   }
 
+  /**
+   * A completion an earlier connection of the session could not deliver: told (marked `resent`)
+   * right after `session.ready`, or at once when that was sent.
+   */
+  resend(event: ServerEventOf<'turn.completed'>): void {
+    if (this.#closed) return;
+    const resent = { ...event, resent: true as const };
+    if (this.#resend) this.#resend.push(resent);
+    else this.#protocol.event(resent);
+  }
+
   #sendText(text: string): void {
     // `#ready` (set on 'connect') rather than simple-peer's `connected`: that getter reads the
     // channel's readyState from libwebrtc, a blocking call to its signaling thread on every send.
@@ -281,6 +294,8 @@ export class RealtimeConnection {
     if (this.#ready || this.#closed) return;
     this.#ready = true;
     this.#protocol.open();
+    for (const event of this.#resend ?? []) this.#protocol.event(event);
+    this.#resend = undefined;
     if (this.#protocol.preConnect) {
       this.#feed.expect();
       this.#expecting = setTimeout(() => this.#feed.release(), PRE_CONNECT_WAIT_MS);

@@ -178,7 +178,6 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
       nextTurn.set(sessionId, previous.nextTurnId);
       await previous.close();
     }
-    const missed = missedTurns.take(sessionId);
     // Only a reconnection (the offer named the session) says whether its state was still known.
     const resumed = body.session_id === undefined ? undefined : existing !== undefined || previous !== undefined;
     return {
@@ -190,7 +189,6 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
         agentReady: () => ctx.agents.isBuilt(robotId),
         ...(resumed !== undefined ? { resumed } : {}),
         takeScript: () => ctx.script.take(sessionId),
-        missed,
       }),
       interruptions: interruptionSettings(body.interruptions),
       manualTurns: body.turn_taking === 'push-to-talk',
@@ -223,7 +221,12 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
         ctx, brain, recorder, robotId, sessionId: p.sessionId, language: p.language, firstTurnId: p.firstTurnId, protocol: p.protocol,
         vad: { ...options.vad, manualTurns: p.manualTurns },
         ...(p.interruptions ? { interruptions: p.interruptions } : {}),
-        onMissed: (event) => missedTurns.add(p.sessionId, event),
+        // to the session's live connection if it has one (a turn can settle after its replacement opened)
+        onMissed: (event) => {
+          const current = live.get(p.sessionId);
+          if (current && !current.closed) current.resend(event);
+          else missedTurns.add(p.sessionId, event);
+        },
         onClosed: (conn) => {
           nextTurn.set(conn.sessionId, conn.nextTurnId);
           resumable.dropped(conn.sessionId);
@@ -239,6 +242,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
       throw new RealtimeOfferError('signaling_timeout', 503, 'the realtime service is closed');
     }
     live.set(p.sessionId, connection);
+    for (const event of missedTurns.take(p.sessionId)) connection.resend(event);
     return { session_id: p.sessionId, type: 'answer', sdp };
   };
 

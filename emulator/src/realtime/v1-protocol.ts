@@ -1,4 +1,4 @@
-import { PRE_CONNECT_CAPABILITY, turnEvents, type ClientEvent, type ServerEvent, type ServerEventOf } from 'kb-voice/schemas';
+import { PRE_CONNECT_CAPABILITY, turnEvents, type ClientEvent, type ServerEvent } from 'kb-voice/schemas';
 import type { JudgeAction } from './barge-in.js';
 import type { RealtimeProtocol, ProtocolFactory, ProtocolHost } from './realtime-protocol.js';
 import { encodeServerEvent, parseClientMessage, type OutgoingEvent } from './v1-codec.js';
@@ -12,11 +12,6 @@ export interface V1ProtocolOptions {
   resumed?: boolean;
   /** The QA-scripted words of the next utterance, if any (`PUT /_emulator/script`). */
   takeScript(): string | undefined;
-  /**
-   * Turn completions the session's previous connection could not send (it closed while they
-   * ended): told right after `session.ready`, marked `resent`.
-   */
-  missed?: readonly ServerEventOf<'turn.completed'>[];
 }
 
 /**
@@ -57,7 +52,6 @@ class V1Protocol implements RealtimeProtocol {
       capabilities: [PRE_CONNECT_CAPABILITY],
       ...(this.#opts.resumed !== undefined ? { resumed: this.#opts.resumed } : {}),
     });
-    for (const completed of this.#opts.missed ?? []) this.event({ ...completed, resent: true });
   }
 
   event(event: ServerEvent): void {
