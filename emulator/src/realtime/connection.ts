@@ -53,7 +53,10 @@ export interface ConnectionOptions {
   /** What the data channel speaks: kb-voice v1 (./v1-protocol.ts) or OpenAI's `oai-events`. */
   protocol: ProtocolFactory;
   onClosed(conn: RealtimeConnection): void;
-  /** A turn completed after the connection closed: its completion never reached the caller. */
+  /**
+   * A turn completion that may not have reached the caller: sent after the connection closed, or,
+   * at close, sent since shortly before the caller was last heard ({@link UNCONFIRMED_MS}).
+   */
   onMissed?(event: ServerEventOf<'turn.completed'>): void;
 }
 
