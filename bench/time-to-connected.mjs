@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import { benchDir, chromiumPath, fmtMs, fmtPct, log, runBenchmark, withTimeout } from './lib/common.mjs';
+import { benchDir, chromiumPath, distDir, fmtMs, fmtPct, log, runBenchmark, withTimeout } from './lib/common.mjs';
 import { loadEmulator, snapshotEntry } from './lib/kb.mjs';
 import { median, round, summarize } from './lib/stats.mjs';
 
@@ -35,7 +35,10 @@ export async function bundlePage() {
     platform: 'browser',
     minify: true,
     write: false,
-    ...(snapshotEntry('') ? { alias: { 'kb-voice': snapshotEntry('') } } : {}),
+    // Always the built package (or BENCH_DIST's copy): left to itself esbuild would follow the root
+    // tsconfig's `paths` to src/, whose simple-peer import only the build points at the vendored copy
+    // (the raw package needs Node's `global`: the page never got ready).
+    alias: { 'kb-voice': snapshotEntry('') ?? path.join(distDir, 'index.js') },
     logLevel: 'silent',
   });
   return out.outputFiles[0].text;
@@ -82,7 +85,11 @@ export async function main() {
     page.on('pageerror', (e) => pageErrors.push(String(e)));
     const q = new URLSearchParams({ ai_id: emulator.fixtures.robotId, api_key: emulator.apiKey });
     await page.goto(`${site.url}/?${q}`);
-    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready', null, { timeout: 15000 });
+    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready', null, { timeout: 15000 }).catch(async (error) => {
+      // Say what the page shows and threw (a page that never gets ready is otherwise a bare timeout).
+      const status = await page.evaluate(() => document.getElementById('status')?.textContent ?? '(no #status)').catch(() => '(page gone)');
+      throw new Error(`the bench page did not get ready within 15 s: status ${JSON.stringify(status)}${pageErrors.length ? `; page errors: ${pageErrors.join(' | ')}` : ''}`, { cause: error });
+    });
     const browserVersion = browser.version();
 
     const call = async (kind) => {
