@@ -119,6 +119,8 @@ test.describe('phone viewport', () => {
 
 test('accessibility audit (axe) in the idle, connected and error states', async ({ page, stack, emu }, testInfo) => {
   void emu;
+  // Four axe audits (see widget-ptt.spec.ts's phone-width audit): CPU-bound, past 60 s under a busy core.
+  test.slow();
   const widget = await openWidgetPage(page, stack);
   // The audit reaches into the shadow root: an unlabelled button planted there is reported.
   await widget.evaluate((el) => el.shadowRoot!.append(Object.assign(document.createElement('button'), { id: 'probe' })));

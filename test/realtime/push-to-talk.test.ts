@@ -38,15 +38,18 @@ async function pushToTalkCall(realtime: EmulatorOptions['realtime'] = {}) {
   const order: string[] = [];
   session.on('talking', (on) => order.push(on ? 'talk' : 'release'));
   session.on('turn', () => order.push('turn'));
+  // What the call went through, for a failure's message (a recovery in the middle, say).
+  const states: string[] = [];
+  session.on('state', (s) => states.push(s.status));
   await session.start();
-  return { mic, session, order };
+  return { mic, session, order, states };
 }
 
 describe('push-to-talk on the emulator', () => {
   it('a released question is answered without waiting for the hangover', async () => {
     // The emulator's VAD hangover is far longer than the test waits, so an answer proves the commit
     // ended the turn: without it the question would wait out the hangover.
-    const { mic, session, order } = await pushToTalkCall({ vad: { stopMs: HANGOVER_MS } });
+    const { mic, session, order, states } = await pushToTalkCall({ vad: { stopMs: HANGOVER_MS } });
     const question = 'How long is the warranty?';
     const answered: Promise<Turn> = nextTurn(session, HANGOVER_MS - 3000);
     session.talk(true);
@@ -55,7 +58,7 @@ describe('push-to-talk on the emulator', () => {
     const turn = await answered;
 
     expect(order).toEqual(['talk', 'release', 'turn']);
-    expect(turn).toMatchObject({ id: 1, input: 'voice', question, interrupted: false });
+    expect(turn, `interruptedBy ${turn.interruptedBy}; states ${states.join(' > ')}`).toMatchObject({ id: 1, input: 'voice', question, interrupted: false });
     expect(turn.answer.length).toBeGreaterThan(0);
     // The service detected the end of speech from the commit, not from silence after it.
     expect(turn.timing.endpointingMs).not.toBeNull();
