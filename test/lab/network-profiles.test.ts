@@ -15,7 +15,7 @@ import { nextTurn } from '../client/helpers/turns.js';
 // one spoken and one typed question.
 
 const QUESTION = readFileSync(new URL('../fixtures/audio/boil-time.wav', import.meta.url));
-/** Best first: each one's MOS must be below the one before. */
+/** Best first: each one rated below the one two before it, and at most {@link NEIGHBOUR_TIE_R} above the one before ('rates every worse profile lower'). */
 const ORDER: NetworkProfileName[] = ['wifi', '4g', 'congested-wifi', 'satellite', '3g-poor'];
 /** How far (E-model R points) a profile may measure above its better neighbour on a loaded machine (see 'rates every worse profile lower'). */
 const NEIGHBOUR_TIE_R = 3;
