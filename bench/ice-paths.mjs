@@ -16,7 +16,7 @@ import { chromiumPath, fmtMs, log, runBenchmark, sleep, withTimeout } from './li
 import { relayedSignaling, startCoturn, startSilentStun, TURNSERVER } from './lib/ice-path.mjs';
 import { loadClient, loadEmulator, loadWrtc } from './lib/kb.mjs';
 import { median, round, summarize } from './lib/stats.mjs';
-import { bundlePage, CHROMIUM_FLAGS, servePage } from './time-to-connected.mjs';
+import { bundlePage, CHROMIUM_FLAGS, openBenchPage, servePage } from './time-to-connected.mjs';
 
 const CALLS = Number(process.env.BENCH_ICE_CALLS ?? 10); // per variant
 const TURN_CALLS = Math.max(3, Math.round(CALLS / 2));
@@ -53,11 +53,8 @@ export async function main() {
   const details = { browser: browser.version() };
   try {
     const page = await browser.newPage();
-    const pageErrors = [];
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
     const q = new URLSearchParams({ ai_id: emulator.fixtures.robotId, api_key: emulator.apiKey });
-    await page.goto(`${site.url}/?${q}`);
-    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready', null, { timeout: 15000 });
+    const pageErrors = await openBenchPage(page, `${site.url}/?${q}`);
     const pause = () => sleep(PAUSE_MS);
     const call = async (opts) => {
       const r = await withTimeout(page.evaluate((o) => window.bench.run('library', o), opts), 30000, 'library call');

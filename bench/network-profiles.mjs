@@ -13,7 +13,7 @@ import path from 'node:path';
 import { chromiumPath, fmtMs, log, root, runBenchmark, withTimeout } from './lib/common.mjs';
 import { loadEmulator, loadLab } from './lib/kb.mjs';
 import { percentile } from './lib/stats.mjs';
-import { bundlePage, CHROMIUM_FLAGS, servePage } from './time-to-connected.mjs';
+import { bundlePage, CHROMIUM_FLAGS, openBenchPage, servePage } from './time-to-connected.mjs';
 
 const PROFILES = (process.env.BENCH_NET_PROFILES ?? 'wifi,4g,congested-wifi,satellite,3g-poor').split(',').map((s) => s.trim()).filter(Boolean);
 const TURNS = Math.max(2, Number(process.env.BENCH_NET_TURNS ?? 2));
@@ -40,8 +40,7 @@ async function runProfile(chromium, appJs, { startEmulator, LabRoute }, profile,
   try {
     const page = await browser.newPage();
     const q = new URLSearchParams({ ai_id: emulator.fixtures.robotId, api_key: emulator.apiKey });
-    await page.goto(`${site.url}/?${q}`);
-    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready', null, { timeout: 15000 });
+    await openBenchPage(page, `${site.url}/?${q}`);
     const before = Math.floor(TURNS / 2);
     const r = await withTimeout(
       page.evaluate((o) => window.bench.profileCall(o), { before, after: TURNS - before, outageMs: OUTAGE_MS }),

@@ -45,6 +45,22 @@ export async function bundlePage() {
 }
 
 /**
+ * Opens the bench page (bench/page/index.html) in `page` and waits until it says `ready`; a page that
+ * does not within 15 s fails with its status and the errors it threw (otherwise a bare timeout).
+ * Resolves the page's errors so far, a list that goes on filling (for later failures' messages).
+ */
+export async function openBenchPage(page, url) {
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  await page.goto(url);
+  await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready', null, { timeout: 15000 }).catch(async (error) => {
+    const status = await page.evaluate(() => document.getElementById('status')?.textContent ?? '(no #status)').catch(() => '(page gone)');
+    throw new Error(`the bench page did not get ready within 15 s: status ${JSON.stringify(status)}${pageErrors.length ? `; page errors: ${pageErrors.join(' | ')}` : ''}`, { cause: error });
+  });
+  return pageErrors;
+}
+
+/**
  * Serves the page and proxies everything else to the emulator (loopback only). `extra(req, res)`
  * may take a request first (returns true when it answered it): bench/ice-paths.mjs cuts and
  * re-routes the network path through it.
@@ -81,15 +97,8 @@ export async function main() {
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS });
   try {
     const page = await browser.newPage();
-    const pageErrors = [];
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
     const q = new URLSearchParams({ ai_id: emulator.fixtures.robotId, api_key: emulator.apiKey });
-    await page.goto(`${site.url}/?${q}`);
-    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready', null, { timeout: 15000 }).catch(async (error) => {
-      // Say what the page shows and threw (a page that never gets ready is otherwise a bare timeout).
-      const status = await page.evaluate(() => document.getElementById('status')?.textContent ?? '(no #status)').catch(() => '(page gone)');
-      throw new Error(`the bench page did not get ready within 15 s: status ${JSON.stringify(status)}${pageErrors.length ? `; page errors: ${pageErrors.join(' | ')}` : ''}`, { cause: error });
-    });
+    const pageErrors = await openBenchPage(page, `${site.url}/?${q}`);
     const browserVersion = browser.version();
 
     const call = async (kind) => {
