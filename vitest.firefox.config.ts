@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 // The Firefox suite (test/firefox): Debian's firefox-esr over WebDriver BiDi, against the BUILT
 // package (like test/e2e), one file at a time (each call is real time, and Firefox's audio must not
-// starve). scripts/test.mjs runs it after the Chromium e2e step; alone: `npx vitest run --config
+// starve). scripts/test.mjs runs it alone after Vitest, before the Chromium e2e step; alone: `npx vitest run --config
 // vitest.firefox.config.ts` after `npm run build`.
 export default defineConfig({
   test: {

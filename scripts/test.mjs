@@ -12,24 +12,27 @@
 //                  docs/*.md, each top-level folder's README.md) run, type-checked or skipped with a reason
 //   5. doc links   scripts/check-doc-links.mjs: every relative link of those pages reaches a file and heading
 //   6. package     scripts/check-package.mjs (pack, publint, attw, browser bundles, size budget)
-//   lane "apps + firefox", output as a block when each step ends:
+//   lane "apps", output as a block when it ends:
 //      apps install  test/apps/matrix/install.mjs: the three packages packed, the app matrix installed from
 //                    its lockfile (skipped when neither changed)
-//   9. firefox     test/firefox in Debian's firefox-esr over WebDriver BiDi (puppeteer-core,
-//                  vitest.firefox.config.ts; the suite starts its own PulseAudio); skipped, saying so,
-//                  where there is no Firefox (scripts/firefox.mjs)
 //   lane "vitest", output live:
 //   7. vitest      unit + integration tests, test/**/*.test.ts except test/e2e
-//   and when the lanes are done:
-//   8. e2e         Playwright in Chromium (see scripts/chromium.mjs): test/e2e, and kb-voice-qa's own suite
+//   and when the lanes are done, one after another:
+//   8. firefox     test/firefox in Debian's firefox-esr over WebDriver BiDi (puppeteer-core,
+//                  vitest.firefox.config.ts; the suite starts its own PulseAudio); skipped, saying so,
+//                  where there is no Firefox (scripts/firefox.mjs)
+//   9. e2e         Playwright in Chromium (see scripts/chromium.mjs): test/e2e, and kb-voice-qa's own suite
 //                  (qa/test, project kb-voice-qa: harness calls, an app page attached, failure messages,
 //                  two shards merged through its reporter), and the app matrix (test/apps, project apps:
 //                  Vite dev and build, webpack 5, Next.js, a plain page, under a strict CSP)
 // Why lanes: Vitest keeps a 2-core machine about two-thirds busy (its files wait on real peers and
-// real sockets), and the checks (tsc, npm pack, a fresh install) fit in the rest, as do the app
-// matrix's install (network and disk) and then Firefox's three calls: one lane's wall time instead of
-// three (docs/contributing.md, "How long npm test takes"). e2e runs alone: its calls are real time,
-// its three Chromiums keep the machine busy, and their audio must not starve.
+// real sockets), and the checks (tsc, npm pack, a fresh install) fit in the rest, as does the app
+// matrix's install (network and disk): one lane's wall time instead of three (docs/contributing.md,
+// "How long npm test takes"). Firefox and e2e run alone: their calls are real time and their audio
+// must not starve. Firefox ran beside Vitest until 2026-11-29: there, twice in two runs (CI and a
+// local repeat), Firefox stopped answering WebDriver BiDi during the widget's call (a page script,
+// then even opening a tab, timed out after 120 s), while beside four busy loops, or alone, it passed
+// every time.
 // A failed build stops the run (nothing after it is meaningful); any other failed step is
 // reported and the remaining steps still run, so one run shows every problem. Ends with
 // "total: N passed, N failed" counting tests and checks, and exits non-zero if anything failed.
@@ -197,31 +200,28 @@ if (built || run('build', process.execPath, [path.join(root, 'scripts', 'build.m
     await runCaptured('doc links', process.execPath, [script('check-doc-links.mjs')]);
     await runCaptured('package checks', process.execPath, [script('check-package.mjs')], packageCounts);
   })();
-  // Lane "apps + firefox": the app matrix's install (test/apps, e2e project `apps`; the npm registry
-  // only: the packed tarballs, `npm ci` when its lockfile changed, ~100 s on a clean clone, only the
-  // three packages when only they changed, ~15 s, else nothing), mostly waiting on the network and
-  // the disk, so it runs beside the typecheck instead of after the package checks; then the Firefox
-  // suite, three real calls that fit in the time Vitest still takes instead of running after e2e.
-  const appsAndFirefox = full ? (async () => {
-    await runCaptured('apps install', process.execPath, [path.join(root, 'test', 'apps', 'matrix', 'install.mjs')]);
-    if (findFirefox() === null) {
-      console.log(`\n=== firefox\n${NO_FIREFOX_MESSAGE}`);
-      steps.push({ step: 'firefox', ok: true, passed: 0, failed: 0, skipped: 1, seconds: 0, note: 'skipped: no Firefox (scripts/firefox.mjs)' });
-      return;
-    }
-    await runCaptured('firefox', bin('vitest'), [
-      'run', '--config', 'vitest.firefox.config.ts', '--reporter=default', '--reporter=json',
-      `--outputFile.json=${path.join(results, 'vitest-firefox.json')}`,
-    ], () => vitestCounts('vitest-firefox.json'));
-  })() : Promise.resolve();
+  // Lane "apps": the app matrix's install (test/apps, e2e project `apps`; the npm registry only: the
+  // packed tarballs, `npm ci` when its lockfile changed, ~100 s on a clean clone, only the three
+  // packages when only they changed, ~15 s, else nothing), mostly waiting on the network and the
+  // disk, so it runs beside the typecheck instead of after the package checks.
+  const apps = full ? runCaptured('apps install', process.execPath, [path.join(root, 'test', 'apps', 'matrix', 'install.mjs')]) : Promise.resolve();
   const vitest = runLive(
     'vitest',
     bin('vitest'),
     ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${path.join(results, 'vitest.json')}`, ...vitestFilter],
     vitestCounts,
   );
-  await Promise.all([checks, vitest, appsAndFirefox]);
+  await Promise.all([checks, vitest, apps]);
   if (full) {
+    if (findFirefox() === null) {
+      console.log(`\n=== firefox\n${NO_FIREFOX_MESSAGE}`);
+      steps.push({ step: 'firefox', ok: true, passed: 0, failed: 0, skipped: 1, seconds: 0, note: 'skipped: no Firefox (scripts/firefox.mjs)' });
+    } else {
+      await runCaptured('firefox', bin('vitest'), [
+        'run', '--config', 'vitest.firefox.config.ts', '--reporter=default', '--reporter=json',
+        `--outputFile.json=${path.join(results, 'vitest-firefox.json')}`,
+      ], () => vitestCounts('vitest-firefox.json'));
+    }
     if (findChromium() === null) {
       console.log(`\n=== e2e\n${NO_CHROMIUM_MESSAGE}`);
       steps.push({ step: 'e2e', ok: false, passed: 0, failed: 1, skipped: 0, seconds: 0, note: NO_CHROMIUM_MESSAGE });
@@ -233,7 +233,7 @@ if (built || run('build', process.execPath, [path.join(root, 'scripts', 'build.m
 }
 
 // The lanes finish in any order: the summary lists the steps in the order above.
-const ORDER = ['build', 'typecheck', 'typecheck demo', 'conflict markers', 'import cycles', 'doc-test', 'doc links', 'package checks', 'apps install', 'vitest', 'e2e', 'firefox'];
+const ORDER = ['build', 'typecheck', 'typecheck demo', 'conflict markers', 'import cycles', 'doc-test', 'doc links', 'package checks', 'apps install', 'vitest', 'firefox', 'e2e'];
 steps.sort((a, b) => ORDER.indexOf(a.step) - ORDER.indexOf(b.step));
 
 console.log('\n=== summary');

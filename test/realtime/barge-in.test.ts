@@ -51,6 +51,32 @@ describe('realtime barge-in, protocol and session end', () => {
     expect(rt.env.ctx.store.messages.find((m) => m.session_id === caller.sessionId)).toHaveLength(2);
   }, 20000);
 
+  // Push-to-talk signaled: the caller is heard only while holding talk, and their press (kb-voice's
+  // `response.interrupt`) or their commit cuts an answer, never speech alone. Before, the judge cut
+  // on 500 ms of speech, so the hold's last frames, handled after its commit when the event loop
+  // stalled, cut the answer (issue 44's busy-core run).
+  it('push-to-talk: speech over the answer neither holds nor cuts it; its commit does, and it is the next turn', async () => {
+    const caller = await rt.connect({ turn_taking: 'push-to-talk' }, { ready: true });
+    const [first, second] = await Promise.all([fixture48k('descale.wav'), fixture48k('warranty.wav')]);
+    await caller.say(first);
+    caller.send({ v: 1, type: 'input.commit' });
+    await caller.waitFor('output.speech_started', (e) => e.turn_id === 1);
+    await caller.say(second); // over the answer, talk held
+    await caller.waitFor('input.speech_started', (e) => e.turn_id === 2);
+    const beforeCommit = caller.events.length;
+    caller.send({ v: 1, type: 'input.commit' });
+    const stopped = await caller.waitFor('output.speech_stopped', (e) => e.turn_id === 1);
+    expect(stopped.reason).toBe('interrupted');
+    const told = caller.events.map((e) => e.type);
+    expect(told.indexOf('output.speech_stopped'), told.join(', ')).toBeGreaterThanOrEqual(beforeCommit);
+    expect(told).not.toContain('output.speech_paused');
+    expect(await caller.waitFor('input.speech_stopped', (e) => e.turn_id === 2)).not.toHaveProperty('false_interruption');
+    await caller.waitFor('output.speech_started', (e) => e.turn_id === 2);
+    const closing = caller.closedByPeer();
+    caller.send({ v: 1, type: 'session.end' });
+    await closing;
+  }, 30000);
+
   it('answers ping, rejects invalid messages with protocol_error and ignores other protocol versions', async () => {
     const caller = await connect();
     caller.send({ v: 1, type: 'ping', t: 1234 });

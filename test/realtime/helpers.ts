@@ -119,7 +119,7 @@ export function realtimeFixture(options: RealtimeServiceOptions, agentBuildMs = 
      * A v1 caller connected with a plain offer (language `en` unless `body` says otherwise); with
      * `ready`, once its `session.ready` arrived.
      */
-    async connect(body: { session_id?: string; language?: string; user_identifier?: string; interruptions?: RealtimeSessionIn['interruptions'] } = {}, { ready = false } = {}): Promise<Caller> {
+    async connect(body: { session_id?: string; language?: string; user_identifier?: string; interruptions?: RealtimeSessionIn['interruptions']; turn_taking?: RealtimeSessionIn['turn_taking'] } = {}, { ready = false } = {}): Promise<Caller> {
       const caller = await Caller.connect((sdp) => service!.handleOffer(env!.robotId, { type: 'offer', sdp, language: 'en', ...body }));
       callers.push(caller);
       if (ready) await caller.waitFor('session.ready');

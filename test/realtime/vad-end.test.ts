@@ -107,6 +107,55 @@ describe('the VAD\'s end of speech', () => {
     vad.close();
   });
 
+  // The emulator's event loop stalled (a busy core): the hold's last RTP frames and the release's
+  // commit were queued together, and the commit was handled first. Before, the commit ended the
+  // utterance without them, and they opened a new one that the barge-in judge took for the caller
+  // talking over the answer (issue 44's busy-core run: `interruptedBy caller`).
+  it('manual turns: a commit handled before the hold\'s last frames waits for them; the utterance ends once they are in', async () => {
+    const speech = await speech16k('warranty.wav');
+    const end = VAD_SAMPLE_RATE + lastSpeechSample(speech) + 1;
+    // The caller spoke, released, and the microphone sent 60 ms of its closed silence before the commit.
+    const held = new Int16Array(end + 0.06 * VAD_SAMPLE_RATE);
+    held.set(speech.subarray(0, end - VAD_SAMPLE_RATE), VAD_SAMPLE_RATE);
+    const cut = Math.floor((end - 0.4 * VAD_SAMPLE_RATE) / FRAME) * FRAME; // the last 400 ms still queued
+    const vad = await VoiceActivityDetector.create({ manualTurns: true });
+    // Before the stall: the microphone's pace, a frame every 10 ms of the clock.
+    const told: VadEvent[] = [];
+    for (let i = 0, now = 0; i < cut; i += FRAME, now += 10) told.push(...vad.push(held.subarray(i, i + FRAME), now));
+    expect(told.map((e) => e.type)).toEqual(['start']);
+    const stalledAt = (cut / FRAME) * 10 + 500;
+    expect(vad.commit(stalledAt)).toBeUndefined();
+    // The queued frames, all at once after the commit.
+    const backlog: VadEvent[] = [];
+    for (let i = cut, now = stalledAt + 0.2; i < held.length; i += FRAME, now += 0.1) backlog.push(...vad.push(held.subarray(i, i + FRAME), now));
+    expect(backlog).toEqual([]);
+    // The next frame comes at the microphone's pace: the backlog is in, the utterance ends, whole.
+    const ended = vad.push(new Int16Array(FRAME), stalledAt + 20);
+    expect(ended.map((e) => e.type)).toEqual(['stop']);
+    const stop = ended[0] as { audio: Int16Array };
+    const firstSpeech = speech.findIndex((v) => Math.abs(v) > 300);
+    expect(stop.audio.length).toBeGreaterThan(lastSpeechSample(speech) - firstSpeech);
+    // Nothing of the question is left open to join the next hold.
+    expect(vad.speaking).toBe(false);
+    expect(vad.push(new Int16Array(VAD_SAMPLE_RATE), stalledAt + 40)).toEqual([]);
+    vad.close();
+  });
+
+  it('manual turns: at most 1000 ms of audio after a commit joins its utterance, however fast it comes', async () => {
+    const speech = await speech16k('warranty.wav');
+    const vad = await VoiceActivityDetector.create({ manualTurns: true });
+    const pcm = new Int16Array(VAD_SAMPLE_RATE * 4);
+    for (let at = VAD_SAMPLE_RATE / 2; at < pcm.length; at += speech.length) pcm.set(speech.subarray(0, Math.min(speech.length, pcm.length - at)), at);
+    const half = VAD_SAMPLE_RATE * 2;
+    expect(vad.push(pcm.subarray(0, half), 0).map((e) => e.type)).toEqual(['start']);
+    expect(vad.commit(0)).toBeUndefined(); // mid-speech: the rest may still be queued
+    const events: Array<VadEvent & { at: number }> = [];
+    for (let i = half; i < pcm.length; i += FRAME) for (const e of vad.push(pcm.subarray(i, i + FRAME), 0)) events.push({ ...e, at: i + FRAME });
+    const stop = events.find((e) => e.type === 'stop')!;
+    expect(ms(stop.at - half)).toBe(1000);
+    vad.close();
+  });
+
   it('manual turns still end an utterance held open longer than maxSpeechMs (a stuck talk button)', async () => {
     const speech = await speech16k('warranty.wav');
     const vad = await VoiceActivityDetector.create({ manualTurns: true, maxSpeechMs: 4000 });

@@ -45,7 +45,8 @@ export interface ConnectionOptions {
   /**
    * Barge-in (signaling's `interruptions`, ./barge-in.ts): in mode `auto` (default) speech cuts the
    * answer in progress once it lasted `minSpeechMs`, and shorter sounds only hold it; in mode `off`
-   * speech is queued as the next turn, answered in order once it finished.
+   * speech is queued as the next turn, answered in order once it finished. With manual turns
+   * (`vad.manualTurns`, push-to-talk) speech never cuts nor holds an answer: the caller's press does.
    */
   interruptions?: InterruptionSettings;
   /** How long to wait for ICE gathering before giving up on the answer (ms). */
@@ -100,7 +101,10 @@ export class RealtimeConnection {
     this.robotId = opts.robotId;
     this.#vad = vad;
     const interruptions = opts.interruptions ?? DEFAULT_INTERRUPTIONS;
-    this.#judge = new InterruptionJudge(interruptions);
+    // Push-to-talk: the caller is heard only while holding talk, and pressing it over an answer cuts
+    // the answer (the client's `response.interrupt`). Speech never cuts by itself there, so the hold's
+    // last frames, processed after its commit when the event loop stalls, cannot pass for barge-in.
+    this.#judge = new InterruptionJudge(opts.vad?.manualTurns ? { ...interruptions, mode: 'off' } : interruptions);
     this.#feed = new PreConnectFeed((samples) => {
       for (const event of this.#vad.push(samples)) this.#onVad(event);
     });

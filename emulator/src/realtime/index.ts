@@ -180,6 +180,7 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
     }
     // Only a reconnection (the offer named the session) says whether its state was still known.
     const resumed = body.session_id === undefined ? undefined : existing !== undefined || previous !== undefined;
+    const manualTurns = body.turn_taking === 'push-to-talk';
     return {
       sessionId, language,
       userIdentifier: body.user_identifier ?? existing?.user_identifier ?? null,
@@ -189,9 +190,10 @@ export function createRealtimeService(ctx: EmulatorContext, options: RealtimeSer
         agentReady: () => ctx.agents.isBuilt(robotId),
         ...(resumed !== undefined ? { resumed } : {}),
         takeScript: () => ctx.script.take(sessionId),
+        manualTurns,
       }),
       interruptions: interruptionSettings(body.interruptions),
-      manualTurns: body.turn_taking === 'push-to-talk',
+      manualTurns,
     };
   };
 

@@ -12,6 +12,12 @@ export interface V1ProtocolOptions {
   resumed?: boolean;
   /** The QA-scripted words of the next utterance, if any (`PUT /_emulator/script`). */
   takeScript(): string | undefined;
+  /**
+   * Push-to-talk signaled (`turn_taking`): an utterance ends only on the caller's commit, so one
+   * committed over an answer still under way is their question, never a false interruption: it cuts
+   * the answer (the barge-in judge does not act on speech in manual turns, ./connection.ts).
+   */
+  manualTurns?: boolean;
 }
 
 /**
@@ -72,9 +78,13 @@ class V1Protocol implements RealtimeProtocol {
     const endOfInput = performance.now();
     const active = turns.active;
     if (active && !active.interrupted && turns.bargeInAllowed) {
-      // Heard over an answer that went on: a false interruption (a backchannel, a short sound), not a turn.
-      this.event(turnEvents(listening.turnId).speechStopped(this.#host.now(), event.speechMs, { falseInterruption: true }));
-      return;
+      if (this.#opts.manualTurns) {
+        turns.bargeIn();
+      } else {
+        // Heard over an answer that went on: a false interruption (a backchannel, a short sound), not a turn.
+        this.event(turnEvents(listening.turnId).speechStopped(this.#host.now(), event.speechMs, { falseInterruption: true }));
+        return;
+      }
     }
     const preConnect = event.preConnectMs ? { pre_connect_ms: Math.round(event.preConnectMs) } : {};
     this.event({ ...turnEvents(listening.turnId).speechStopped(this.#host.now(), event.speechMs), ...preConnect });

@@ -64,6 +64,22 @@ const HOLD_ABOVE_FLOOR_DB = 12;
  */
 const SPEECH_RANGE_DB = 40;
 
+/**
+ * Manual turns: a commit ends the utterance at once when this much non-speech already followed it
+ * (the microphone closed at release, and a client commits after its last packets left). Less means
+ * the hold's last frames are still queued behind the commit (the event loop stalled, then delivers
+ * the audio and the data channel's messages in either order): the commit then waits for them.
+ */
+const TAIL_SILENCE_MS = 40;
+/**
+ * ...the queued frames arrive together once the loop runs again; the first push this long (ms of
+ * the clock) after the previous one (or after the commit) comes at the microphone's own pace, so
+ * the backlog is in and the utterance ends there.
+ */
+const DRAINED_GAP_MS = 5;
+/** ...and at most this much audio (ms) joins a committed utterance after its commit. */
+const LATE_TAIL_MAX_MS = 1000;
+
 export type VadEvent =
   | { type: 'start' }
   | {
@@ -113,6 +129,8 @@ export class VoiceActivityDetector {
   #startMs = 0;
   /** Level (dBFS) of the loudest voice frame of the utterance (or of the voiced run being confirmed). */
   #peakDbfs = -Infinity;
+  /** A manual turn's commit waiting for the hold's last frames: since when (clock ms) the last push came, and how much audio may still join. */
+  #committing: { lastAt: number; leftMs: number } | undefined;
   #closed = false;
 
   private constructor(mod: FvadModule, options: VadOptions) {
@@ -170,6 +188,11 @@ export class VoiceActivityDetector {
   push(samples: Int16Array, now = performance.now()): VadEvent[] {
     if (this.#closed) return [];
     const events: VadEvent[] = [];
+    const committing = this.#committing;
+    if (committing) {
+      if (now - committing.lastAt >= DRAINED_GAP_MS) this.#endCommitted(events);
+      else committing.lastAt = now;
+    }
     const all = this.#carry.length ? concat([this.#carry, samples]) : samples;
     let offset = 0;
     for (; offset + this.#frame <= all.length; offset += this.#frame) {
@@ -179,6 +202,7 @@ export class VoiceActivityDetector {
       this.#onFrame?.(verdict);
       const event = this.#step(frame, verdict);
       if (event) events.push(event);
+      if (this.#committing && (this.#committing.leftMs -= this.#frameMs) <= 0) this.#endCommitted(events);
     }
     this.#carry = all.slice(offset);
     return events;
@@ -235,13 +259,32 @@ export class VoiceActivityDetector {
    * Ends the utterance in progress now (push-to-talk: the caller released talk), as the hangover
    * would have: its `stop` with the audio heard so far, or nothing when none is open or it never
    * held speech (dropped unheard, as at a hangover's end). Samples short of a frame are not in it.
+   * With manual turns, a commit that comes before the hold's trailing silence (its frames queued
+   * behind it, {@link TAIL_SILENCE_MS}; all of them when none was heard yet) returns nothing yet:
+   * the pushes that bring those frames at once join them to the utterance and tell its `stop` once
+   * they are in; the first at the microphone's own pace finds nothing left to wait for. `now`: the
+   * clock of `push`.
    */
-  commit(): VadEvent | undefined {
-    if (this.#closed || !this.#speaking) return undefined;
-    return this.#end();
+  commit(now = performance.now()): VadEvent | undefined {
+    if (this.#closed || this.#committing) return undefined;
+    if (this.#opts.manualTurns && (!this.#speaking || this.#unvoicedRunMs < TAIL_SILENCE_MS)) {
+      // The hold's frames may still be queued: they join this utterance, which `push` then ends.
+      this.#committing = { lastAt: now, leftMs: LATE_TAIL_MAX_MS };
+      return undefined;
+    }
+    return this.#speaking ? this.#end() : undefined;
+  }
+
+  /** Ends a commit's utterance once its late frames are in (`push`'s events get its `stop`). */
+  #endCommitted(events: VadEvent[]): void {
+    this.#committing = undefined;
+    if (!this.#speaking) return;
+    const event = this.#end();
+    if (event) events.push(event);
   }
 
   #end(): VadEvent | undefined {
+    this.#committing = undefined;
     const told = this.#told;
     // Keep at most 100 ms of the trailing silence in the recording.
     const dropFrames = Math.max(0, Math.floor((this.#unvoicedRunMs - 100) / this.#frameMs));
