@@ -8,6 +8,7 @@
  * caller (no pre-connect buffer) are missing from it.
  */
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from '@playwright/test';
 
 /** Frame of the speech envelope (ms). */
@@ -92,6 +93,6 @@ export async function firstRecording(relayUrl: string, aiId: string, sessionId: 
     }
     if (Date.now() >= deadline) return null;
     // The question is recorded when its turn starts: wait for it without a busy loop.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
 }

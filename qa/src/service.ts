@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { NetworkProfileName } from 'kb-voice-emulator/lab';
 import type { WorkerEmulatorOptions } from './types.js';
 
@@ -74,17 +75,27 @@ export async function warmRobot(baseUrl: string, apiKey: string | undefined, aiI
 /** Longest wait for a robot's warmup (the emulator's build takes agentBuildMs; its CLI allows up to 600 s). */
 export const WARMUP_TIMEOUT_MS = 120_000;
 
+/**
+ * How many times a script PUT that could not reach the emulator (no answer: a refused or reset
+ * connection, a kept-alive one the emulator closed as it was reused) is sent in all. The PUT
+ * replaces the session's queue, so sending it again is safe; an answer, even an error, is final.
+ */
+export const SCRIPT_ATTEMPTS = 3;
+
 /** Queues `words` as what the emulator recognizes next in that session (replacing its queue); without a session (not known yet), in the emulator-wide queue. */
 export async function scriptTranscript(emulatorUrl: string, sessionId: string | undefined, words: string): Promise<void> {
-  let response: Response;
-  try {
-    response = await fetch(`${emulatorUrl.replace(/\/+$/, '')}/_emulator/script`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...(sessionId === undefined ? {} : { session_id: sessionId }), utterances: [words] }),
-    });
-  } catch (cause) {
-    throw new Error(`kb-voice-qa: could not reach the emulator at ${emulatorUrl} to script the transcript`, { cause });
+  let response: Response | undefined;
+  for (let attempt = 1; !response; attempt++) {
+    try {
+      response = await fetch(`${emulatorUrl.replace(/\/+$/, '')}/_emulator/script`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...(sessionId === undefined ? {} : { session_id: sessionId }), utterances: [words] }),
+      });
+    } catch (cause) {
+      if (attempt >= SCRIPT_ATTEMPTS) throw new Error(`kb-voice-qa: could not reach the emulator at ${emulatorUrl} to script the transcript (${SCRIPT_ATTEMPTS} attempts)`, { cause });
+      await sleep(100 * attempt);
+    }
   }
   if (!response.ok) throw new Error(`kb-voice-qa: PUT /_emulator/script answered ${response.status}: ${await response.text()}`);
 }
