@@ -141,18 +141,21 @@ describe('the VAD\'s end of speech', () => {
     vad.close();
   });
 
-  it('manual turns: at most 1000 ms of audio after a commit joins its utterance, however fast it comes', async () => {
+  it('manual turns: however long the backlog after a commit, the utterance stays within maxSpeechMs', async () => {
     const speech = await speech16k('warranty.wav');
-    const vad = await VoiceActivityDetector.create({ manualTurns: true });
-    const pcm = new Int16Array(VAD_SAMPLE_RATE * 4);
+    const vad = await VoiceActivityDetector.create({ manualTurns: true, maxSpeechMs: 4000 });
+    const pcm = new Int16Array(VAD_SAMPLE_RATE * 8);
     for (let at = VAD_SAMPLE_RATE / 2; at < pcm.length; at += speech.length) pcm.set(speech.subarray(0, Math.min(speech.length, pcm.length - at)), at);
     const half = VAD_SAMPLE_RATE * 2;
     expect(vad.push(pcm.subarray(0, half), 0).map((e) => e.type)).toEqual(['start']);
     expect(vad.commit(0)).toBeUndefined(); // mid-speech: the rest may still be queued
+    // Frames keep coming at once, never at the microphone's pace.
     const events: Array<VadEvent & { at: number }> = [];
     for (let i = half; i < pcm.length; i += FRAME) for (const e of vad.push(pcm.subarray(i, i + FRAME), 0)) events.push({ ...e, at: i + FRAME });
-    const stop = events.find((e) => e.type === 'stop')!;
-    expect(ms(stop.at - half)).toBe(1000);
+    const stop = events.find((e) => e.type === 'stop') as { speechMs: number; at: number } | undefined;
+    expect(stop).toBeDefined();
+    expect(stop!.speechMs).toBeLessThanOrEqual(4000);
+    expect(ms(stop!.at)).toBeLessThan(5000);
     vad.close();
   });
 

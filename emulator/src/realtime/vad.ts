@@ -77,8 +77,6 @@ const TAIL_SILENCE_MS = 40;
  * the backlog is in and the utterance ends there.
  */
 const DRAINED_GAP_MS = 5;
-/** ...and at most this much audio (ms) joins a committed utterance after its commit. */
-const LATE_TAIL_MAX_MS = 1000;
 
 export type VadEvent =
   | { type: 'start' }
@@ -129,8 +127,12 @@ export class VoiceActivityDetector {
   #startMs = 0;
   /** Level (dBFS) of the loudest voice frame of the utterance (or of the voiced run being confirmed). */
   #peakDbfs = -Infinity;
-  /** A manual turn's commit waiting for the hold's last frames: since when (clock ms) the last push came, and how much audio may still join. */
-  #committing: { lastAt: number; leftMs: number } | undefined;
+  /**
+   * A manual turn's commit waiting for the hold's last frames: when (clock ms) the last push came.
+   * However long the backlog (a stall, or live audio held for pre-connect audio that never came),
+   * the utterance stays within `maxSpeechMs`.
+   */
+  #committing: { lastAt: number } | undefined;
   #closed = false;
 
   private constructor(mod: FvadModule, options: VadOptions) {
@@ -202,7 +204,6 @@ export class VoiceActivityDetector {
       this.#onFrame?.(verdict);
       const event = this.#step(frame, verdict);
       if (event) events.push(event);
-      if (this.#committing && (this.#committing.leftMs -= this.#frameMs) <= 0) this.#endCommitted(events);
     }
     this.#carry = all.slice(offset);
     return events;
@@ -269,7 +270,7 @@ export class VoiceActivityDetector {
     if (this.#closed || this.#committing) return undefined;
     if (this.#opts.manualTurns && (!this.#speaking || this.#unvoicedRunMs < TAIL_SILENCE_MS)) {
       // The hold's frames may still be queued: they join this utterance, which `push` then ends.
-      this.#committing = { lastAt: now, leftMs: LATE_TAIL_MAX_MS };
+      this.#committing = { lastAt: now };
       return undefined;
     }
     return this.#speaking ? this.#end() : undefined;
