@@ -3,7 +3,7 @@
 // the built package: `npm run build` first; `npm test` does). The microphone loops a spoken question
 // through the suite's PulseAudio (firefox.ts); without an audio server it is Firefox's fake tone.
 import type { Browser, Page } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDemoStack, type DemoStack } from '../../scripts/demo-stack.mjs';
 import { launchFirefox, startAudioServer, type AudioServer } from './firefox.js';
 
@@ -68,20 +68,39 @@ async function endQaCall(page: Page): Promise<void> {
   await waitUntil(page, 'QA call ended', () => document.querySelector('[data-testid="call-status"]')?.textContent?.trim() === 'ended');
 }
 
+/**
+ * A Firefox of the test's own, closed after it: under heavy load (a machine running more than the
+ * suite) a Firefox once stopped answering WebDriver BiDi in the middle of the widget's call, and the
+ * retry, given the same browser, could not even open a tab. A retry gets a new one.
+ */
+function firefoxPerTest(audio: () => AudioServer | null): () => Browser {
+  let browser: Browser | undefined;
+  beforeEach(async () => {
+    browser = await launchFirefox(audio());
+  });
+  afterEach(async () => {
+    const open = browser;
+    browser = undefined;
+    if (!open) return;
+    // A browser that stopped answering does not close either: its process is killed.
+    const closed = await Promise.race([open.close().then(() => true, () => false), new Promise<boolean>((resolve) => setTimeout(resolve, 10_000, false))]);
+    if (!closed) open.process()?.kill('SIGKILL');
+  });
+  return () => browser!;
+}
+
 describe('Firefox ESR with an audio server', () => {
   let audio: AudioServer;
-  let browser: Browser;
   beforeAll(async () => {
     audio = await startAudioServer();
-    browser = await launchFirefox(audio);
   });
   afterAll(async () => {
-    await browser?.close();
     await audio?.close();
   });
+  const firefox = firefoxPerTest(() => audio);
 
   it('QA page: a spoken turn is answered, and both meters move during it', async () => {
-    const page = await browser.newPage();
+    const page = await firefox().newPage();
     await startQaCall(page);
     await firstVoiceTurnAnswered(page);
     const input = await meter(page, 'input-level');
@@ -94,7 +113,7 @@ describe('Firefox ESR with an audio server', () => {
   });
 
   it('widget: start, the answer in the captions, end', async () => {
-    const page = await browser.newPage();
+    const page = await firefox().newPage();
     await page.goto(new URL('widget.html', stack.pageUrl).href);
     await waitUntil(page, 'widget idle', () => document.querySelector('kb-voice-widget')?.shadowRoot?.querySelector('[data-testid="call-status"]')?.getAttribute('data-status') === 'idle');
     await page.evaluate(() => (document.querySelector('kb-voice-widget')!.shadowRoot!.querySelector('[data-testid="call-start"]') as HTMLButtonElement).click());
@@ -116,16 +135,10 @@ describe('Firefox ESR with an audio server', () => {
 // getSynchronizationSources); the microphone has no such source, so the input meter says "cannot
 // measure" (null), never a fake 0. Before this fallback both meters sat at 0 through the whole call.
 describe('Firefox ESR without an audio server', () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launchFirefox(null);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const firefox = firefoxPerTest(() => null);
 
   it('QA page: the output meter moves with the answer; the input meter says it cannot measure', async () => {
-    const page = await browser.newPage();
+    const page = await firefox().newPage();
     await startQaCall(page);
     // A typed question (the microphone muted: Firefox's fake tone is no question): the answer is spoken all the same.
     await page.click('[data-testid="mute-toggle"]');

@@ -118,37 +118,52 @@ describe('the VAD\'s end of speech', () => {
     const held = new Int16Array(end + 0.06 * VAD_SAMPLE_RATE);
     held.set(speech.subarray(0, end - VAD_SAMPLE_RATE), VAD_SAMPLE_RATE);
     const cut = Math.floor((end - 0.4 * VAD_SAMPLE_RATE) / FRAME) * FRAME; // the last 400 ms still queued
-    const vad = await VoiceActivityDetector.create({ manualTurns: true });
+    let now = 0;
+    let handling = 0; // ms the clock moves while a push is handled (each read of it)
+    const vad = await VoiceActivityDetector.create({ manualTurns: true, clock: () => (now += handling) });
     // Before the stall: the microphone's pace, a frame every 10 ms of the clock.
     const told: VadEvent[] = [];
-    for (let i = 0, now = 0; i < cut; i += FRAME, now += 10) told.push(...vad.push(held.subarray(i, i + FRAME), now));
+    for (let i = 0; i < cut; i += FRAME, now += 10) told.push(...vad.push(held.subarray(i, i + FRAME), now));
     expect(told.map((e) => e.type)).toEqual(['start']);
-    const stalledAt = (cut / FRAME) * 10 + 500;
-    expect(vad.commit(stalledAt)).toBeUndefined();
-    // The queued frames, all at once after the commit.
+    now += 500; // the stall
+    expect(vad.commit()).toBeUndefined();
+    // The queued frames, each handed over as soon as the one before it was handled, which takes
+    // 3 ms on this busy machine: 6 ms from one push's start to the next's, none between them; and
+    // halfway, a 20 ms pause (a garbage collection).
+    handling = 3;
     const backlog: VadEvent[] = [];
-    for (let i = cut, now = stalledAt + 0.2; i < held.length; i += FRAME, now += 0.1) backlog.push(...vad.push(held.subarray(i, i + FRAME), now));
+    const gcAt = cut + Math.floor((held.length - cut) / 2 / FRAME) * FRAME;
+    for (let i = cut; i < held.length; i += FRAME) {
+      if (i === gcAt) now += 20;
+      backlog.push(...vad.push(held.subarray(i, i + FRAME), now));
+    }
     expect(backlog).toEqual([]);
-    // The next frame comes at the microphone's pace: the backlog is in, the utterance ends, whole.
-    const ended = vad.push(new Int16Array(FRAME), stalledAt + 20);
+    // Then frames at the microphone's pace: the backlog is in, the utterance ends, whole, within
+    // 100 ms of them.
+    handling = 0;
+    let ended: VadEvent[] = [];
+    for (let paced = 1; paced <= 10 && ended.length === 0; paced++) {
+      now += 10;
+      ended = vad.push(new Int16Array(FRAME), now);
+    }
     expect(ended.map((e) => e.type)).toEqual(['stop']);
     const stop = ended[0] as { audio: Int16Array };
     const firstSpeech = speech.findIndex((v) => Math.abs(v) > 300);
     expect(stop.audio.length).toBeGreaterThan(lastSpeechSample(speech) - firstSpeech);
     // Nothing of the question is left open to join the next hold.
     expect(vad.speaking).toBe(false);
-    expect(vad.push(new Int16Array(VAD_SAMPLE_RATE), stalledAt + 40)).toEqual([]);
+    expect(vad.push(new Int16Array(VAD_SAMPLE_RATE), now + 10)).toEqual([]);
     vad.close();
   });
 
   it('manual turns: however long the backlog after a commit, the utterance stays within maxSpeechMs', async () => {
     const speech = await speech16k('warranty.wav');
-    const vad = await VoiceActivityDetector.create({ manualTurns: true, maxSpeechMs: 4000 });
+    const vad = await VoiceActivityDetector.create({ manualTurns: true, maxSpeechMs: 4000, clock: () => 0 });
     const pcm = new Int16Array(VAD_SAMPLE_RATE * 8);
     for (let at = VAD_SAMPLE_RATE / 2; at < pcm.length; at += speech.length) pcm.set(speech.subarray(0, Math.min(speech.length, pcm.length - at)), at);
     const half = VAD_SAMPLE_RATE * 2;
     expect(vad.push(pcm.subarray(0, half), 0).map((e) => e.type)).toEqual(['start']);
-    expect(vad.commit(0)).toBeUndefined(); // mid-speech: the rest may still be queued
+    expect(vad.commit()).toBeUndefined(); // mid-speech: the rest may still be queued
     // Frames keep coming at once, never at the microphone's pace.
     const events: Array<VadEvent & { at: number }> = [];
     for (let i = half; i < pcm.length; i += FRAME) for (const e of vad.push(pcm.subarray(i, i + FRAME), 0)) events.push({ ...e, at: i + FRAME });

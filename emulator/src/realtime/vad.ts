@@ -47,6 +47,8 @@ export interface VadOptions {
   echo?: EchoGuard;
   /** Every frame's verdict, in order (the barge-in judge). */
   onFrame?(frame: CallerFrame): void;
+  /** The clock (ms) that tells a commit's queued frames from the microphone's pace; default `performance.now`. */
+  clock?: () => number;
 }
 
 /** Voiced frames this close (ms) after a voice frame keep an utterance open (consonants, word ends). */
@@ -72,11 +74,13 @@ const SPEECH_RANGE_DB = 40;
  */
 const TAIL_SILENCE_MS = 40;
 /**
- * ...the queued frames arrive together once the loop runs again; the first push this long (ms of
- * the clock) after the previous one (or after the commit) comes at the microphone's own pace, so
- * the backlog is in and the utterance ends there.
+ * ...the queued frames arrive faster than they were spoken once the loop runs again, so the audio
+ * received since the commit runs ahead of the clock, further with every push. Once it has stopped
+ * getting further ahead for this long (ms of the clock), frames come at the microphone's own pace:
+ * the backlog is in and the utterance ends. (A garbage collection in the middle of the backlog
+ * pauses it for less; a frame handled slowly on a busy machine only slows the backlog down.)
  */
-const DRAINED_GAP_MS = 5;
+const DRAINED_AFTER_MS = 50;
 
 export type VadEvent =
   | { type: 'start' }
@@ -106,9 +110,10 @@ export class VoiceActivityDetector {
   readonly #buf: number;
   readonly #frame: number;
   readonly #frameMs: number;
-  readonly #opts: Required<Omit<VadOptions, 'mode' | 'frameMs' | 'echo' | 'onFrame'>>;
+  readonly #opts: Required<Omit<VadOptions, 'mode' | 'frameMs' | 'echo' | 'onFrame' | 'clock'>>;
   readonly #voice: CallerVoice;
   readonly #onFrame: ((frame: CallerFrame) => void) | undefined;
+  readonly #clock: () => number;
   /** Whether the current utterance holds speech (told as `start`). */
   #told = false;
   readonly #stretch = new SpeechStretch(30);
@@ -132,7 +137,7 @@ export class VoiceActivityDetector {
    * However long the backlog (a stall, or live audio held for pre-connect audio that never came),
    * the utterance stays within `maxSpeechMs`.
    */
-  #committing: { lastAt: number } | undefined;
+  #committing: { at: number; atMs: number; lead: number; leadAt: number } | undefined;
   #closed = false;
 
   private constructor(mod: FvadModule, options: VadOptions) {
@@ -148,6 +153,7 @@ export class VoiceActivityDetector {
     };
     this.#voice = new CallerVoice(options.echo ? { echo: options.echo } : {});
     this.#onFrame = options.onFrame;
+    this.#clock = options.clock ?? (() => performance.now());
     this.#inst = mod._fvad_new();
     if (!this.#inst) throw new Error('libfvad: out of memory');
     if (mod._fvad_set_mode(this.#inst, options.mode ?? 2) !== 0) throw new RangeError('libfvad: invalid mode');
@@ -192,8 +198,16 @@ export class VoiceActivityDetector {
     const events: VadEvent[] = [];
     const committing = this.#committing;
     if (committing) {
-      if (now - committing.lastAt >= DRAINED_GAP_MS) this.#endCommitted(events);
-      else committing.lastAt = now;
+      const t = this.#clock();
+      // How far the audio received since the commit (this push's included) runs ahead of the clock.
+      const lead = this.#atMs + (samples.length * 1000) / VAD_SAMPLE_RATE - committing.atMs - (t - committing.at);
+      // (Records by less are the microphone's jitter, not a backlog.)
+      if (lead > committing.lead + 2) {
+        committing.lead = lead;
+        committing.leadAt = t;
+      } else if (t - committing.leadAt >= DRAINED_AFTER_MS) {
+        this.#endCommitted(events);
+      }
     }
     const all = this.#carry.length ? concat([this.#carry, samples]) : samples;
     let offset = 0;
@@ -263,14 +277,14 @@ export class VoiceActivityDetector {
    * With manual turns, a commit that comes before the hold's trailing silence (its frames queued
    * behind it, {@link TAIL_SILENCE_MS}; all of them when none was heard yet) returns nothing yet:
    * the pushes that bring those frames at once join them to the utterance and tell its `stop` once
-   * they are in; the first at the microphone's own pace finds nothing left to wait for. `now`: the
-   * clock of `push`.
+   * they are in; the first at the microphone's own pace finds nothing left to wait for.
    */
-  commit(now = performance.now()): VadEvent | undefined {
+  commit(): VadEvent | undefined {
     if (this.#closed || this.#committing) return undefined;
     if (this.#opts.manualTurns && (!this.#speaking || this.#unvoicedRunMs < TAIL_SILENCE_MS)) {
       // The hold's frames may still be queued: they join this utterance, which `push` then ends.
-      this.#committing = { lastAt: now };
+      const at = this.#clock();
+      this.#committing = { at, atMs: this.#atMs, lead: 0, leadAt: at };
       return undefined;
     }
     return this.#speaking ? this.#end() : undefined;
