@@ -57,7 +57,9 @@ describe('a Node QA script exits by itself', () => {
       // Side by side: the runs mostly wait on real-time audio, and the crash needed no particular timing.
       const exits = await Promise.all(Array.from({ length: runs }, () => runScript(scenario)));
       exits.forEach((exit, i) => {
-        expect({ run: i + 1, code: exit.code, signal: exit.signal, hung: exit.hung }, exit.output).toEqual({ run: i + 1, code: 0, signal: null, hung: false });
+        // A hung run names the script's last progress line (started, asked, answer: …, closed).
+        const last = exit.hung ? `last printed: ${exit.output.trim().split('\n').at(-1) || '(nothing)'}` : 'exited';
+        expect({ run: i + 1, code: exit.code, signal: exit.signal, hung: exit.hung, last }, exit.output).toEqual({ run: i + 1, code: 0, signal: null, hung: false, last: 'exited' });
         expect(exit.output).toContain('answer: true');
         expect(exit.output).toContain('closed');
       });
