@@ -81,6 +81,8 @@ const TAIL_SILENCE_MS = 40;
  * pauses it for less; a frame handled slowly on a busy machine only slows the backlog down.)
  */
 const DRAINED_AFTER_MS = 50;
+/** ...where getting further ahead by less than this (ms) is the microphone's jitter, not a backlog. */
+const JITTER_MS = 2;
 
 export type VadEvent =
   | { type: 'start' }
@@ -133,8 +135,9 @@ export class VoiceActivityDetector {
   /** Level (dBFS) of the loudest voice frame of the utterance (or of the voiced run being confirmed). */
   #peakDbfs = -Infinity;
   /**
-   * A manual turn's commit waiting for the hold's last frames: when (clock ms) the last push came.
-   * However long the backlog (a stall, or live audio held for pre-connect audio that never came),
+   * A manual turn's commit waiting for the hold's last frames: when it came (clock ms, and audio ms
+   * received by then), how far the audio received since ran ahead of the clock at most, and when
+   * it last got further ahead. However long the backlog (a stall, or live audio held for pre-connect audio that never came),
    * the utterance stays within `maxSpeechMs`.
    */
   #committing: { at: number; atMs: number; lead: number; leadAt: number } | undefined;
@@ -201,8 +204,7 @@ export class VoiceActivityDetector {
       const t = this.#clock();
       // How far the audio received since the commit (this push's included) runs ahead of the clock.
       const lead = this.#atMs + (samples.length * 1000) / VAD_SAMPLE_RATE - committing.atMs - (t - committing.at);
-      // (Records by less are the microphone's jitter, not a backlog.)
-      if (lead > committing.lead + 2) {
+      if (lead > committing.lead + JITTER_MS) {
         committing.lead = lead;
         committing.leadAt = t;
       } else if (t - committing.leadAt >= DRAINED_AFTER_MS) {
@@ -276,8 +278,8 @@ export class VoiceActivityDetector {
    * held speech (dropped unheard, as at a hangover's end). Samples short of a frame are not in it.
    * With manual turns, a commit that comes before the hold's trailing silence (its frames queued
    * behind it, {@link TAIL_SILENCE_MS}; all of them when none was heard yet) returns nothing yet:
-   * the pushes that bring those frames at once join them to the utterance and tell its `stop` once
-   * they are in; the first at the microphone's own pace finds nothing left to wait for.
+   * the pushes that bring those frames join them to the utterance, and the first push after the
+   * audio stopped running ahead of the clock for {@link DRAINED_AFTER_MS} tells its `stop`.
    */
   commit(): VadEvent | undefined {
     if (this.#closed || this.#committing) return undefined;
