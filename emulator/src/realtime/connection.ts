@@ -46,7 +46,8 @@ export interface ConnectionOptions {
    * Barge-in (signaling's `interruptions`, ./barge-in.ts): in mode `auto` (default) speech cuts the
    * answer in progress once it lasted `minSpeechMs`, and shorter sounds only hold it; in mode `off`
    * speech is queued as the next turn, answered in order once it finished. With manual turns
-   * (`vad.manualTurns`, push-to-talk) speech never cuts nor holds an answer: the caller's press does.
+   * (`vad.manualTurns`, push-to-talk) speech never cuts nor holds an answer: the caller's press or
+   * commit does (./v1-protocol.ts).
    */
   interruptions?: InterruptionSettings;
   /** How long to wait for ICE gathering before giving up on the answer (ms). */

@@ -137,8 +137,8 @@ export class VoiceActivityDetector {
   /**
    * A manual turn's commit waiting for the hold's last frames: when it came (clock ms, and audio ms
    * received by then), how far the audio received since ran ahead of the clock at most, and when
-   * it last got further ahead. However long the backlog (a stall, or live audio held for pre-connect audio that never came),
-   * the utterance stays within `maxSpeechMs`.
+   * it last got further ahead. However long the backlog (a stall, or live audio held for pre-connect
+   * audio that never came), the utterance stays within `maxSpeechMs`.
    */
   #committing: { at: number; atMs: number; lead: number; leadAt: number } | undefined;
   #closed = false;
