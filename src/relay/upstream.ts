@@ -7,8 +7,8 @@ import { timedOut, upstreamError } from './upstream-errors.js';
 import { containsSecret, guardBody, SecretScanner, Secrets, SecretWithheld } from './secret-scan.js';
 import { callerResponseHeaders, upstreamRequestHeaders } from './headers.js';
 import { BodyFailed } from './body-failed.js';
-import { Deadlines } from './deadlines.js';
-import { concat, mergeHeaders, type Incoming, type Reply, type UpstreamClient, type UpstreamReply } from './message.js';
+import { Deadlines, type Deadline } from './deadlines.js';
+import { concat, mergeHeaders, OutgoingRequest, type Body, type HeaderList, type Incoming, type Reply, type UpstreamClient, type UpstreamReply } from './message.js';
 
 
 /** Content codings an upstream client decodes by itself (as fetch does); the body the relay sees is already decoded. */
@@ -48,6 +48,32 @@ export interface Answer extends UpstreamReply {
   /** Ends the time limit (the body was handed over or read). */
   settle(): void;
   requestId: string;
+}
+
+/** An {@link Answer}: an instance with methods, not a literal with closures (see `ReceivedReply` in message.ts). */
+class HandedAnswer implements Answer {
+  readonly status: number;
+  readonly headers: HeaderList;
+  readonly body: Uint8Array | Body | null;
+
+  constructor(
+    private readonly reply: UpstreamReply,
+    private readonly deadlines: Deadlines,
+    private readonly limit: Deadline,
+    readonly requestId: string,
+  ) {
+    this.status = reply.status;
+    this.headers = reply.headers;
+    this.body = reply.body;
+  }
+
+  cancel(): void {
+    this.reply.cancel();
+  }
+
+  settle(): void {
+    this.deadlines.clear(this.limit);
+  }
 }
 
 /**
@@ -121,13 +147,13 @@ export class Upstream {
         throw new RelayError(499, 'Client closed request', 'the caller went away before the upstream answered');
       }
       // Fields, not a WeakMap keyed by short-lived replies (ephemerons make every GC slower).
-      if (statusClass(reply.status) === 'success') return { status: reply.status, headers: reply.headers, body: reply.body, cancel: () => reply.cancel(), settle: () => this.#deadlines.clear(limit), requestId: call.requestId };
+      if (statusClass(reply.status) === 'success') return new HandedAnswer(reply, this.#deadlines, limit, call.requestId);
       done();
       return this.#errorOf(reply).then((error) => Promise.reject(error));
     };
     let replied: Promise<UpstreamReply>;
     try {
-      replied = this.o.client({ url: `${this.o.base}${call.path}${qs ? `?${qs}` : ''}`, method: call.method, headers, body: call.body?.text }, control);
+      replied = this.o.client(new OutgoingRequest(`${this.o.base}${call.path}${qs ? `?${qs}` : ''}`, call.method, headers, call.body?.text), control);
     } catch (error) {
       replied = Promise.reject(error);
     }

@@ -1,4 +1,4 @@
-import { mergeHeaders, type Body, type Incoming, type Reply, type UpstreamClient } from './message.js';
+import { mergeHeaders, ReceivedReply, type Body, type Incoming, type Reply, type UpstreamClient } from './message.js';
 import type { UpstreamFetch } from './types.js';
 
 /**
@@ -112,7 +112,7 @@ export function fromFetch(fetch: UpstreamFetch): UpstreamClient {
       control.abort = () => controller.abort();
       const response = await fetch(request.url, { method: request.method, headers: request.headers, signal: controller.signal, redirect: 'manual', ...(request.body !== undefined ? { body: request.body as string | Uint8Array<ArrayBuffer> } : {}) });
       const { body } = response;
-      return { status: response.status, headers: response.headers, body: body && iterate(body), cancel: () => controller.abort() };
+      return new ReceivedReply(response.status, response.headers, body && iterate(body), () => controller.abort());
     })
   );
 }

@@ -2,7 +2,7 @@ import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import type * as Zlib from 'node:zlib';
 import { BodyFailed } from '../body-failed.js';
-import { mergeHeaders, type HeaderList, type UpstreamClient, type UpstreamReply, type UpstreamRequest } from '../message.js';
+import { mergeHeaders, ReceivedReply, type HeaderList, type UpstreamClient, type UpstreamReply, type UpstreamRequest } from '../message.js';
 import type { UpstreamFetch } from '../types.js';
 import { toFetch } from '../web.js';
 
@@ -108,7 +108,7 @@ function call(m: NodeModules, request: UpstreamRequest, control: { abort?: () =>
         res.on('data', (c: Buffer) => parts.push(c));
         res.on('end', () => {
           finished = true;
-          resolve({ status, headers: new NodeHeaders(res.headers), body: parts.length === 1 ? parts[0]! : Buffer.concat(parts), cancel });
+          resolve(new ReceivedReply(status, new NodeHeaders(res.headers), parts.length === 1 ? parts[0]! : Buffer.concat(parts), cancel));
         });
         res.on('error', fail);
         res.on('close', () => res.complete || fail());
@@ -117,7 +117,7 @@ function call(m: NodeModules, request: UpstreamRequest, control: { abort?: () =>
       res.once('end', () => (finished = true));
       if (bodyless) {
         res.resume();
-        resolve({ status, headers: new NodeHeaders(res.headers), body: null, cancel });
+        resolve(new ReceivedReply(status, new NodeHeaders(res.headers), null, cancel));
         return;
       }
       const decoder = !decoded ? null : coding === 'deflate' ? m.zlib.createInflate() : coding === 'br' ? m.zlib.createBrotliDecompress() : m.zlib.createGunzip();
@@ -126,7 +126,7 @@ function call(m: NodeModules, request: UpstreamRequest, control: { abort?: () =>
         res.on('close', () => !res.complete && decoder.destroy(new Error('upstream connection closed')));
         res.pipe(decoder);
       }
-      resolve({ status, headers: new NodeHeaders(res.headers), body: decoder ?? res, cancel: () => (decoder?.destroy(), cancel()) });
+      resolve(new ReceivedReply(status, new NodeHeaders(res.headers), decoder ?? res, () => (decoder?.destroy(), cancel())));
     });
     let aborted = false;
     control.abort = () => void (finished || ((aborted = true), req.destroy(new Error('aborted'))));
