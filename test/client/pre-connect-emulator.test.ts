@@ -54,8 +54,17 @@ const QUESTION = (() => {
 let emu: Emulator;
 const cleanups: Array<() => Promise<void> | void> = [];
 
+/**
+ * The emulator's end of speech (ms of silence; its default is 600). This test is about the question's
+ * start; a starved CPU (a busy machine, this one process holding both ends) stalls the live audio and
+ * the receiver fills the stall with silence, which once split the question in two: its tail, heard
+ * over the first half's answer, became the turn the test reads (busy-core run: `missedMs` 330 and
+ * 2630, the first turn without `preConnectMs`). The stalls seen were under 1 s.
+ */
+const END_OF_SPEECH_MS = 2000;
+
 beforeEach(async () => {
-  emu = await startEmulator({ port: 0, agentBuildMs: 0 });
+  emu = await startEmulator({ port: 0, agentBuildMs: 0, realtime: { vad: { stopMs: END_OF_SPEECH_MS } } });
   // Every HTTP answer (signaling included) 1 s late: the question is under way long before the call connects.
   const res = await fetch(`${emu.url}/_emulator/faults`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ latencyMs: 1000 }) });
   expect(res.ok).toBe(true);
