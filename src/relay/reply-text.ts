@@ -1,5 +1,8 @@
 import { concat, type UpstreamReply } from './message.js';
 
+/** One decoder for every reply: `decode` without `stream` keeps no state between calls, and a decoder per reply cost an ICU converter each. */
+const decoder = new TextDecoder();
+
 /** A body over the cap of `readText`. */
 export class TooLarge extends Error {}
 
@@ -19,5 +22,5 @@ export async function readText(reply: UpstreamReply, maxBytes: number): Promise<
       chunks.push(c);
     }
   }
-  return new TextDecoder().decode(concat(chunks));
+  return decoder.decode(concat(chunks));
 }
