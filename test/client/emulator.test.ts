@@ -8,6 +8,7 @@ import { createRelay } from '../../src/relay/index.js';
 import { sinkLevelMeter } from './helpers/level-meter.js';
 import { FakeMicrophone } from './helpers/microphone.js';
 import { askAndInterrupt, nextTurn } from './helpers/turns.js';
+import { ONE_QUESTION_REALTIME } from '../helpers/emulator.js';
 
 // The real controller against the real emulator over real WebRTC (@roamhq/wrtc on loopback): a
 // committed WAV is spoken into it in real time, and the call is checked end to end, down to the
@@ -21,7 +22,8 @@ let api: VoiceSessionApi;
 const cleanups: Array<() => void | Promise<void>> = [];
 
 beforeEach(async () => {
-  emu = await startEmulator({ port: 0, agentBuildMs: 400 });
+  // Spoken questions must stay one turn on a starved CPU (ONE_QUESTION_REALTIME says why).
+  emu = await startEmulator({ port: 0, agentBuildMs: 400, realtime: ONE_QUESTION_REALTIME });
   emuClosed = false;
   api = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey });
 });

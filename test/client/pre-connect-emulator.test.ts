@@ -9,6 +9,7 @@ import { decodeWav } from '../../emulator/src/wav.js';
 import { FakeMicrophone } from './helpers/microphone.js';
 import { nextTurn } from './helpers/turns.js';
 import { sinkLevelMeter } from './helpers/level-meter.js';
+import { ONE_QUESTION_REALTIME } from '../helpers/emulator.js';
 
 // The pre-connect buffer end to end: a real VoiceSession, the real emulator, real WebRTC (@roamhq/wrtc).
 // The caller starts the question the moment start() opened the microphone; signaling is slowed
@@ -54,17 +55,9 @@ const QUESTION = (() => {
 let emu: Emulator;
 const cleanups: Array<() => Promise<void> | void> = [];
 
-/**
- * The emulator's end of speech (ms of silence; its default is 600). This test is about the question's
- * start; a starved CPU (a busy machine, this one process holding both ends) stalls the live audio and
- * the receiver fills the stall with silence, which once split the question in two: its tail, heard
- * over the first half's answer, became the turn the test reads (busy-core run: `missedMs` 330 and
- * 2630, the first turn without `preConnectMs`). The stalls seen were under 1 s.
- */
-const END_OF_SPEECH_MS = 2000;
-
 beforeEach(async () => {
-  emu = await startEmulator({ port: 0, agentBuildMs: 0, realtime: { vad: { stopMs: END_OF_SPEECH_MS } } });
+  // The question must stay one turn on a starved CPU (ONE_QUESTION_REALTIME says why).
+  emu = await startEmulator({ port: 0, agentBuildMs: 0, realtime: ONE_QUESTION_REALTIME });
   // Every HTTP answer (signaling included) 1 s late: the question is under way long before the call connects.
   const res = await fetch(`${emu.url}/_emulator/faults`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ latencyMs: 1000 }) });
   expect(res.ok).toBe(true);
@@ -93,7 +86,8 @@ async function questionAtStart(preConnectBuffer: false | { capture: PcmCapture }
     await session.end({ mode: 'immediate' });
     mic.close();
   });
-  const turnDone = nextTurn(session);
+  // Within the test's own 60 s: a starved CPU took over 20 s (signaling 1 s late, a 5.4 s question, 2 s of end of speech, the answer).
+  const turnDone = nextTurn(session, 45_000);
   const started = session.start();
   await micOpen;
   const said = mic.play(QUESTION.samples, QUESTION.sampleRate);

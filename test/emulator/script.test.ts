@@ -5,11 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { VoiceSession, type Turn } from '../../src/client/index.js';
 import { FakeMicrophone, FakeMicrophoneError, MAX_SCRIPT_UTTERANCES } from 'kb-voice-emulator';
 import { sinkLevelMeter } from '../client/helpers/level-meter.js';
-import { useEmulator, startTestEmulator } from '../helpers/emulator.js';
+import { ONE_QUESTION_REALTIME, useEmulator, startTestEmulator } from '../helpers/emulator.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'audio');
 
-const t = useEmulator({ agentBuildMs: 0 });
+// Spoken questions must stay one turn on a starved CPU (ONE_QUESTION_REALTIME says why).
+const t = useEmulator({ agentBuildMs: 0, realtime: ONE_QUESTION_REALTIME });
 
 const put = (body: unknown) => t.raw('PUT', '/_emulator/script', { key: null, body });
 

@@ -14,6 +14,17 @@ import { createApiClient, type ApiClient } from '../../src/api/index.js';
 /** Fast timings for tests: a cold agent costs 300 ms, file learning 400 ms. */
 export const TEST_EMULATOR_OPTIONS = { port: 0, agentBuildMs: 300, fileLearningMs: 400 } satisfies EmulatorOptions;
 
+/**
+ * The emulator's realtime settings for a test that speaks one question through a caller in this
+ * same process and reads it back as one turn: end of speech after 2 s of silence (default 600 ms).
+ * On a starved CPU a stall stops this process's microphone too, the receiver fills the gap with
+ * silence, and 600 ms of it split the question in two; the tail became the turn read (busy-core runs
+ * of 2026-11-29: test/client/emulator.test.ts, test/emulator/script.test.ts,
+ * test/client/pre-connect-emulator.test.ts). The stalls seen were under 1 s. A real caller, in a
+ * process of its own, has no such pause.
+ */
+export const ONE_QUESTION_REALTIME = { vad: { stopMs: 2000 } } satisfies EmulatorOptions['realtime'];
+
 export interface RawInit {
   body?: unknown;
   /** The bearer: the emulator's key by default, null for none. */
