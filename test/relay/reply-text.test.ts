@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ReceivedReply, type Body } from '../../src/relay/message.js';
 import { readText, TooLarge } from '../../src/relay/reply-text.js';
 
-const headers = (h: Record<string, string> = {}) => ({ get: (name: string) => h[name] ?? null, forEach: () => {} });
-const reply = (body: Uint8Array | Body | null, h?: Record<string, string>) => new ReceivedReply(200, headers(h), body, () => {});
+const reply = (body: Uint8Array | Body | null, headers?: Record<string, string>) => new ReceivedReply(200, new Headers(headers), body, () => {});
 async function* pieces(...parts: Uint8Array[]): Body {
   for (const p of parts) yield p;
 }
