@@ -30,3 +30,20 @@ export async function askAndInterrupt(session: VoiceSession, text: string): Prom
   session.interrupt();
   return done;
 }
+
+/**
+ * What a session did, line by line (ms since the call: state changes, errors, final transcripts,
+ * assistant speaking): a wait that times out says why the turn never came (a reconnection, a
+ * service error, a question the service never heard) instead of only "timed out".
+ */
+export function sessionLog(session: VoiceSession): { lines: string[]; toString(): string } {
+  const started = Date.now();
+  const lines: string[] = [];
+  const add = (line: string) => lines.push(`${Date.now() - started} ms ${line}`);
+  session.on('state', (state, previous) => add(`state ${previous.status} -> ${JSON.stringify(state)}`));
+  session.on('error', (error) => add(`error ${error.code}: ${error.message}`));
+  session.on('assistantSpeaking', (speaking) => add(`assistant speaking ${speaking}`));
+  session.on('transcript', (u) => u.final && add(`transcript ${u.turnId} ${u.role}: ${u.text.slice(0, 60)}`));
+  session.on('turn', (t) => add(`turn ${t.id} interrupted=${t.interrupted}`));
+  return { lines, toString: () => lines.join('\n') };
+}
