@@ -82,6 +82,41 @@ describe('the caller going away', () => {
       await upstreamClosed;
     }
   });
+  it('on a connection that already carried requests aborts the upstream call of the request in flight, once', async () => {
+    // One 'close' listener per connection serves all its requests (watchersOf): the requests already
+    // answered must have left it, and the one in flight must still hear the caller go away.
+    const handler = relay();
+    const app = express();
+    app.use(handler);
+    const url = await listen(app);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<Socket>();
+    agent.on('free', (socket: Socket) => sockets.add(socket));
+    try {
+      for (let i = 0; i < 3; i++) expect((await fetchVia(agent, `${url}${usage}`)).status).toBe(200);
+      let arrived!: () => void;
+      const reached = new Promise<void>((resolve) => (arrived = resolve));
+      let upstreamCloses = 0;
+      const upstreamClosed = new Promise<void>((resolve) =>
+        upstream.setHandler((_req, res) => {
+          res.on('close', () => (upstreamCloses++, resolve()));
+          arrived();
+        }),
+      );
+      const req = httpRequest(`${url}${usage}`, { agent });
+      const failed = new Promise<void>((resolve) => req.on('error', () => resolve()));
+      req.end();
+      await reached;
+      expect(sockets.size).toBe(1); // the same connection as the three before
+      req.destroy();
+      await failed;
+      await upstreamClosed;
+      expect(upstreamCloses).toBe(1);
+    } finally {
+      agent.destroy();
+      upstream.setHandler((_req, res) => sendJson(res, 200, { ok: true }));
+    }
+  });
 });
 
 describe('reads of Node request members', () => {

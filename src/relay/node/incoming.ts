@@ -71,6 +71,28 @@ function originOf(encrypted: boolean, host: string): string {
 
 type Listener = () => void;
 
+/** Each connection's listeners for its closing, by socket (see {@link watchersOf}). */
+const watched = new WeakMap<Socket, Set<Listener>>();
+
+/**
+ * The listeners told when `socket` closes: one 'close' listener per connection, added with its
+ * first request, rather than one added and removed per request. A keep-alive connection carries
+ * many requests, and adding and removing a listener on a socket per request cost the relay about
+ * 6 % of its CPU per request in Express (docs/relay.md "What a request costs").
+ */
+function watchersOf(socket: Socket): Set<Listener> {
+  let watchers = watched.get(socket);
+  if (!watchers) {
+    const set = (watchers = new Set());
+    watched.set(socket, set);
+    socket.once('close', () => {
+      for (const f of set) f();
+      set.clear();
+    });
+  }
+  return watchers;
+}
+
 /**
  * A Node request as the relay's request (no web object unless a hook asks for one). A class, so a
  * request costs one object rather than one closure per member; its origin is worked out only when
@@ -91,7 +113,7 @@ export class NodeIncoming implements Incoming {
   private web: Request | undefined;
   /** The connection (read once, when first needed); null for a stand-in request without one. */
   private socket: Socket | null | undefined;
-  /** Listeners on the socket for the caller going away, removed by `settled()` at the latest. */
+  /** This request's listeners for the caller going away (in its socket's {@link watchersOf}), removed by `settled()` at the latest. */
   private closers: Listener[] | undefined;
 
   constructor(
@@ -118,15 +140,13 @@ export class NodeIncoming implements Incoming {
     const socket = (this.socket ??= this.req.socket ?? null);
     if (typeof socket?.on !== 'function') return this.onResponseClose(listener);
     // The socket closing before `settled()` is the caller going away: the reply is not written yet.
-    const f = () => {
-      socket.off('close', f);
-      listener();
-    };
-    socket.on('close', f);
+    const watchers = watchersOf(socket);
+    const f = () => listener();
+    watchers.add(f);
     const closers = (this.closers ??= []);
     closers.push(f);
     return () => {
-      socket.off('close', f);
+      watchers.delete(f);
       const at = closers.indexOf(f);
       if (at >= 0) closers.splice(at, 1);
     };
@@ -147,7 +167,8 @@ export class NodeIncoming implements Incoming {
   settled(): void {
     const { closers, socket } = this;
     if (!closers?.length || !socket) return;
-    for (const f of closers.splice(0)) socket.off('close', f);
+    const watchers = watchersOf(socket);
+    for (const f of closers.splice(0)) watchers.delete(f);
   }
 
   request(): Request {
