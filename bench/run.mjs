@@ -26,7 +26,8 @@ const BENCHMARKS = [
   // 8 typed then 8 spoken questions (an 11 s microphone loop each) in one widget call: ~2.2 min.
   { file: 'sources-latency.mjs', budgetMs: 240_000 },
   // five targets (direct, bare, relay, users, express), 8 s warm-up each, then five paired rounds.
-  { file: 'relay-overhead.mjs', budgetMs: 480_000 }, // 11 targets x 5 rounds (~7 min): 240 s no longer fit since the same-work floors
+  // 11 targets x 5 rounds: 452-464 s alone on a quiet machine (2026-11-29), too close to the 480 s it had.
+  { file: 'relay-overhead.mjs', budgetMs: 600_000 },
   { file: 'history.mjs', budgetMs: 60_000 },
   { file: 'report-history.mjs', budgetMs: 90_000 },
   { file: 'bundle-size.mjs', budgetMs: 150_000 },
@@ -52,7 +53,8 @@ const BENCHMARKS = [
 // proxy in Express, 2026-11-27).
 // + 5 min for first-words (2026-11-28).
 // + 2.5 min for sources-latency (2026-11-28).
-const TOTAL_BUDGET_MS = 2_430_000;
+// + 2 min for relay-overhead, which took 452-464 s of its 480 s alone (2026-11-29).
+const TOTAL_BUDGET_MS = 2_550_000;
 
 async function main() {
   const started = performance.now();
