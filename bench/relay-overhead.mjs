@@ -124,7 +124,13 @@ export async function main() {
   // The user rows' floors: the same job by hand (authorize, E13 filtered and re-serialised, E19's grant check).
   const floorUsers = await startProxyProcess(bareChild, emulator.url, emulator.apiKey, 'users', `${robotId},${ownRobot}`);
   const floorExpress = await startProxyProcess(bareChild, emulator.url, emulator.apiKey, 'express-users', robotId);
-  const proxies = { relay, bare, users, express, bareExpress, floorUsers, floorExpress };
+  // A control: the E13 floor in a second process of its own, measured in the rounds right beside the first.
+  // Two processes of the same code differ only by this machine's noise: their paired ratio shows what the
+  // rounds resolve in that run. (Tried, 2026-11-29: loading a row and its floor at once instead of one after
+  // the other; this control then read 1.13-1.55x, median 1.15x: the process taking more of the shared load
+  // batched more requests per turn of its event loop. Not kept.)
+  const floorTwin = await startProxyProcess(bareChild, emulator.url, emulator.apiKey, 'users', `${robotId},${ownRobot}`);
+  const proxies = { relay, bare, users, express, bareExpress, floorUsers, floorExpress, floorTwin };
   if (BASELINE) {
     proxies['users@base'] = await startProxyProcessWith({ BENCH_DIST: BASELINE }, relayChild, emulator.url, emulator.apiKey, 'users', `${robotId},${ownRobot}`);
     proxies['express@base'] = await startProxyProcessWith({ BENCH_DIST: BASELINE }, relayChild, emulator.url, emulator.apiKey, 'express', robotId);
@@ -147,6 +153,7 @@ export async function main() {
       floorUsers: { url: `${floorUsers.url}${floorUsers.prefix}${usagePath}`, headers: asUser },
       floorExpress: { url: `${floorExpress.url}${floorExpress.prefix}${usagePath}`, headers: asUser },
       floorOwn: { url: `${floorUsers.url}${floorUsers.prefix}${ownPath}`, headers: asUser },
+      floorTwin: { url: `${floorTwin.url}${floorTwin.prefix}${usagePath}`, headers: asUser },
     };
     // Targets measured on another target's process, and the user rows: their path, and the floor they are compared with.
     const PROCESS_OF = { bareOwn: 'bare', usersOwn: 'users', 'usersOwn@base': 'users@base', floorOwn: 'floorUsers' };
@@ -174,7 +181,7 @@ export async function main() {
       return x.session_count === y.session_count && JSON.stringify(x.sessions) === JSON.stringify(y.sessions) && JSON.stringify(x.totals) === JSON.stringify(y.totals);
     };
     // The floor must do the relay's job: the same scoped report, the same session's messages.
-    if (!sameReport('users', 'floorUsers') || !sameReport('express', 'floorExpress') || body('usersOwn') !== body('floorOwn')) {
+    if (!sameReport('users', 'floorUsers') || !sameReport('express', 'floorExpress') || !sameReport('floorTwin', 'floorUsers') || body('usersOwn') !== body('floorOwn')) {
       throw new Error(`the same-work floor answers differently from the relay: ${['users', 'floorUsers', 'usersOwn', 'floorOwn'].map((n) => `${n} ${body(n).slice(0, 160)}`).join(' | ')}`);
     }
 
@@ -183,9 +190,9 @@ export async function main() {
 
     const runs = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
     const ORDERS = [
-      ['direct', 'bare', 'relay', 'floorUsers', 'users', 'bareExpress', 'floorExpress', 'express', 'bareOwn', 'floorOwn', 'usersOwn'],
-      ['usersOwn', 'floorOwn', 'bareOwn', 'express', 'floorExpress', 'bareExpress', 'users', 'floorUsers', 'relay', 'bare', 'direct'],
-      ['bare', 'floorUsers', 'users', 'relay', 'bareOwn', 'usersOwn', 'floorOwn', 'bareExpress', 'express', 'floorExpress', 'direct'],
+      ['direct', 'bare', 'relay', 'floorTwin', 'floorUsers', 'users', 'bareExpress', 'floorExpress', 'express', 'bareOwn', 'floorOwn', 'usersOwn'],
+      ['usersOwn', 'floorOwn', 'bareOwn', 'express', 'floorExpress', 'bareExpress', 'users', 'floorUsers', 'floorTwin', 'relay', 'bare', 'direct'],
+      ['bare', 'floorTwin', 'floorUsers', 'users', 'relay', 'bareOwn', 'usersOwn', 'floorOwn', 'bareExpress', 'express', 'floorExpress', 'direct'],
     ];
     for (let round = 0; round < ROUNDS; round++) {
       // A baseline's rows go right after (or before, every other round) the rows they compare with.
@@ -233,6 +240,8 @@ export async function main() {
     const fx = agg('floorExpress');
     const fo = agg('floorOwn');
     const expressCpu = cpuVsBareOf('express', USER_ROWS.express.floor);
+    const twinRatios = runs.floorTwin.map((y, i) => y.relayCpuUs / runs.floorUsers[i].relayCpuUs);
+    const twinCpu = median(twinRatios);
     const expressVsNodeBare = cpuVsBareOf('express');
     const bareExpressVsBare = cpuVsBareOf('bareExpress');
     // Against the plain pipe on the same request (reference): what the job itself and the relay cost together.
@@ -276,6 +285,7 @@ export async function main() {
         { label: 'Proxy-process CPU per request as users run it (authorize + logger + role user, E13), node:http adapter / the same job by hand', value: `${usersCpu.toFixed(2)}× (${u.relayCpuUs.toFixed(0)} vs ${fu.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.users.map((y, i) => y.rps / runs.floorUsers[i].rps)))} of its throughput; plain pipe reference ${vsPipe('users').toFixed(2)}×, ${b.relayCpuUs.toFixed(0)} µs)`, target: '<= 1.25×', met: usersCpu <= 1.25 },
         { label: 'Proxy-process CPU per request as users run it, E19 of their own session (grant check, forwarded as it comes), node:http adapter / the same job by hand', value: `${ownCpu.toFixed(2)}× (${uo.relayCpuUs.toFixed(0)} vs ${fo.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.usersOwn.map((y, i) => y.rps / runs.floorOwn[i].rps)))} of its throughput; plain pipe reference ${vsPipe('usersOwn').toFixed(2)}×, ${bo.relayCpuUs.toFixed(0)} µs)`, target: '<= 1.25×', met: ownCpu <= 1.25 },
         { label: 'Proxy-process CPU per request as users run it, Express recipe / the same job by hand in the same Express app', value: `${expressCpu.toFixed(2)}× (${x.relayCpuUs.toFixed(0)} vs ${fx.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.express.map((y, i) => y.rps / runs.floorExpress[i].rps)))} of its throughput; plain pipe in Express reference ${vsPipe('express').toFixed(2)}×, ${bx.relayCpuUs.toFixed(0)} µs)`, target: '<= 1.25×', met: expressCpu <= 1.25 },
+        { label: 'Control (reference): the E13 floor / a twin process of it, paired rounds', value: `${twinCpu.toFixed(2)}× (rounds ${Math.min(...twinRatios).toFixed(2)}–${Math.max(...twinRatios).toFixed(2)}): what one run resolves` },
         { label: 'Express itself (reference): bare proxy in Express / bare node:http proxy; Express recipe / bare node:http proxy', value: `${bareExpressVsBare.toFixed(2)}× (${bx.relayCpuUs.toFixed(0)} vs ${b.relayCpuUs.toFixed(0)} µs); ${expressVsNodeBare.toFixed(2)}×` },
         { label: 'Throughput relay / direct (reference)', value: `${fmtPct(ratio)} (${r.rps.toFixed(0)} vs ${d.rps.toFixed(0)} req/s; bare proxy ${fmtPct(median(runs.bare.map((x, i) => x.rps / runs.direct[i].rps)))})` },
         { label: 'p50 added by relay', value: `${fmtMs(p50Added, 3)} (p50 ${fmtMs(r.p50, 3)} vs ${fmtMs(d.p50, 3)})`, target: '< 1 ms', met: p50Added < 1 },
@@ -284,7 +294,7 @@ export async function main() {
         { label: 'p99 added by relay', value: `${fmtMs(median(p99Diffs), 3)} (p99 ${fmtMs(r.p99, 3)} vs ${fmtMs(d.p99, 3)})` },
       ],
       details: {
-        direct: d, bare: b, relay: r, users: u, express: x, bareExpress: bx, usersOwn: uo, bareOwn: bo, floorUsers: fu, floorExpress: fx, floorOwn: fo, ownCpuRatios: runs.usersOwn.map((y, i) => round(y.relayCpuUs / runs.floorOwn[i].relayCpuUs, 4)), baseline, loadAverage: os.loadavg(), usersCpuRatios: runs.users.map((y, i) => round(y.relayCpuUs / runs.floorUsers[i].relayCpuUs, 4)), expressCpuRatios: runs.express.map((y, i) => round(y.relayCpuUs / runs.floorExpress[i].relayCpuUs, 4)), bareRatios: bareRatios.map((x) => round(x, 4)), cpuRatios: cpuRatios.map((x) => round(x, 4)), ratios: ratios.map((x) => round(x, 4)), p50AddedMs: p50Diffs.map((x) => round(x, 4)), p99AddedMs: p99Diffs.map((x) => round(x, 4)),
+        direct: d, bare: b, relay: r, users: u, express: x, bareExpress: bx, usersOwn: uo, bareOwn: bo, floorUsers: fu, floorExpress: fx, floorOwn: fo, ownCpuRatios: runs.usersOwn.map((y, i) => round(y.relayCpuUs / runs.floorOwn[i].relayCpuUs, 4)), baseline, loadAverage: os.loadavg(), twinCpuRatios: twinRatios.map((x) => round(x, 4)), usersCpuRatios: runs.users.map((y, i) => round(y.relayCpuUs / runs.floorUsers[i].relayCpuUs, 4)), expressCpuRatios: runs.express.map((y, i) => round(y.relayCpuUs / runs.floorExpress[i].relayCpuUs, 4)), bareRatios: bareRatios.map((x) => round(x, 4)), cpuRatios: cpuRatios.map((x) => round(x, 4)), ratios: ratios.map((x) => round(x, 4)), p50AddedMs: p50Diffs.map((x) => round(x, 4)), p99AddedMs: p99Diffs.map((x) => round(x, 4)),
         runs, config: { ROUNDS, THROUGHPUT_S, LATENCY_S, LATENCY_RATE, CONNECTIONS },
       },
       notes,
@@ -298,6 +308,7 @@ export async function main() {
     await bareExpress.close().catch(() => {});
     await floorUsers.close().catch(() => {});
     await floorExpress.close().catch(() => {});
+    await floorTwin.close().catch(() => {});
     await emulator.close().catch(() => {});
   }
 }
