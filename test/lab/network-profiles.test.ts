@@ -127,14 +127,27 @@ describe('calls through the network lab', () => {
     const low = Math.min(r.injected.up, r.injected.down);
     const high = Math.max(r.injected.up, r.injected.down);
     const measured = r.quality.packetLossPct.mean!;
-    // Below 1 % a short call loses a handful of packets, so the bounds are taken of at least 1 %.
+    // Below 1 % a short call loses a handful of packets, so the bound is taken of at least 1 %.
     // Above: a loaded machine drops packets of its own that the lab never counted (socket buffers
     // overflow while the event loop is held: congested-wifi measured 3.29 % against 2.15 % injected
-    // under a busy core), so 1.5 points are allowed on top. Below: the lab's count includes packets
-    // no window measures (RTCP, STUN, a direction in DTX silence), so 0.4 of the lower direction
-    // (4g measured 0.54 % against 1.11 % once).
+    // under a busy core), so 1.5 points are allowed on top. The lower bound is the next test's.
     expect(measured).toBeLessThanOrEqual(1.5 * Math.max(high, 1) + 1.5);
-    if (low >= 1) expect(measured).toBeGreaterThanOrEqual(0.4 * low);
+  });
+
+  it('measures at least 0.4 of the loss the lab injected, over the lossy profiles together', () => {
+    // The lab's count includes packets no window measures (RTCP, STUN, a direction in DTX silence),
+    // so 0.4 of the lower direction (4g measured 0.54 % against 1.11 % once). Taken over the
+    // profiles losing 1 % or more together, not one by one: a call's answers are a few hundred audio
+    // packets, and congested-wifi loses them in bursts of 3 on average (3 %): about four bursts are
+    // expected in them and one or none comes about one call in ten; a busy core's run measured
+    // 0.61 % against 1.98 % injected. Three calls together make a quality measure that stopped seeing
+    // loss fail, and one call's luck pass.
+    const lossy = ORDER.map((p) => results.get(p)!).filter((r) => Math.min(r.injected.up, r.injected.down) >= 1);
+    expect(lossy.length).toBeGreaterThanOrEqual(2);
+    const measured = lossy.reduce((sum, r) => sum + r.quality.packetLossPct.mean!, 0);
+    const injected = lossy.reduce((sum, r) => sum + Math.min(r.injected.up, r.injected.down), 0);
+    const shown = lossy.map((r) => `${r.quality.packetLossPct.mean!.toFixed(2)} % of ${Math.min(r.injected.up, r.injected.down).toFixed(2)} %`).join(', ');
+    expect(measured, `measured vs injected (lower direction): ${shown}`).toBeGreaterThanOrEqual(0.4 * injected);
   });
 
   it('rates every worse profile lower', () => {
