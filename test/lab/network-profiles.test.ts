@@ -5,7 +5,7 @@ import { createApiClient } from '../../src/api/index.js';
 import { VoiceSession, type CallQuality, type QualityReport, type SessionStatus, type Turn } from '../../src/client/index.js';
 import { measuredInput, rFactor } from '../../src/client/quality/index.js';
 import { startEmulator } from 'kb-voice-emulator';
-import { LabRoute, type NetworkProfileName } from 'kb-voice-emulator/lab';
+import { LabRoute, resolveProfile, type NetworkProfileName } from 'kb-voice-emulator/lab';
 import { sinkLevelMeter } from '../client/helpers/level-meter.js';
 import { FakeMicrophone } from '../client/helpers/microphone.js';
 import { nextTurn } from '../client/helpers/turns.js';
@@ -134,7 +134,7 @@ describe('calls through the network lab', () => {
     expect(measured).toBeLessThanOrEqual(1.5 * Math.max(high, 1) + 1.5);
   });
 
-  it('measures at least 0.4 of the loss the lab injected, over the lossy profiles together', () => {
+  it('measures at least 0.4 of the loss the lab injected, over the lossy profiles together (4g, congested-wifi, 3g-poor)', () => {
     // The lab's count includes packets no window measures (RTCP, STUN, a direction in DTX silence),
     // so 0.4 of the lower direction (4g measured 0.54 % against 1.11 % once). Taken over the
     // profiles losing 1 % or more together, not one by one: a call's answers are a few hundred audio
@@ -142,8 +142,10 @@ describe('calls through the network lab', () => {
     // expected in them and one or none comes about one call in ten; a busy core's run measured
     // 0.61 % against 1.98 % injected. Three calls together make a quality measure that stopped seeing
     // loss fail, and one call's luck pass.
-    const lossy = ORDER.map((p) => results.get(p)!).filter((r) => Math.min(r.injected.up, r.injected.down) >= 1);
-    expect(lossy.length).toBeGreaterThanOrEqual(2);
+    // The profiles set to lose 1 % or more each way, whatever share of a call's packets the lab's
+    // bursts happened to take (congested-wifi's lower direction counted under 1 % once).
+    const lossy = ORDER.filter((p) => Math.min(resolveProfile(p).up.lossPct ?? 0, resolveProfile(p).down.lossPct ?? 0) >= 1).map((p) => results.get(p)!);
+    expect(lossy).toHaveLength(3);
     const measured = lossy.reduce((sum, r) => sum + r.quality.packetLossPct.mean!, 0);
     const injected = lossy.reduce((sum, r) => sum + Math.min(r.injected.up, r.injected.down), 0);
     const shown = lossy.map((r) => `${r.quality.packetLossPct.mean!.toFixed(2)} % of ${Math.min(r.injected.up, r.injected.down).toFixed(2)} %`).join(', ');
