@@ -113,8 +113,9 @@ export class NodeIncoming implements Incoming {
   private web: Request | undefined;
   /** The connection (read once, when first needed); null for a stand-in request without one. */
   private socket: Socket | null | undefined;
-  /** This request's listeners for the caller going away (in its socket's {@link watchersOf}), removed by `settled()` at the latest. */
+  /** This request's listeners for the caller going away, in its socket's {@link watchersOf} (`watchers`) until `settled()` at the latest. */
   private closers: Listener[] | undefined;
+  private watchers: Set<Listener> | undefined;
 
   constructor(
     private readonly req: ParsedRequest,
@@ -140,7 +141,8 @@ export class NodeIncoming implements Incoming {
     const socket = (this.socket ??= this.req.socket ?? null);
     if (typeof socket?.on !== 'function') return this.onResponseClose(listener);
     // The socket closing before `settled()` is the caller going away: the reply is not written yet.
-    const watchers = watchersOf(socket);
+    const watchers = (this.watchers ??= watchersOf(socket));
+    // A function of this subscription's own: the same listener subscribed twice is two entries of the set.
     const f = () => listener();
     watchers.add(f);
     const closers = (this.closers ??= []);
@@ -165,9 +167,8 @@ export class NodeIncoming implements Incoming {
 
   /** The reply is written (or given up): the socket may carry the next request, so its listeners go. */
   settled(): void {
-    const { closers, socket } = this;
-    if (!closers?.length || !socket) return;
-    const watchers = watchersOf(socket);
+    const { closers, watchers } = this;
+    if (!closers?.length || !watchers) return;
     for (const f of closers.splice(0)) watchers.delete(f);
   }
 
