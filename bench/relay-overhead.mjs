@@ -182,7 +182,7 @@ export async function main() {
     };
     // The floor must do the relay's job: the same scoped report, the same session's messages.
     if (!sameReport('users', 'floorUsers') || !sameReport('express', 'floorExpress') || !sameReport('floorTwin', 'floorUsers') || body('usersOwn') !== body('floorOwn')) {
-      throw new Error(`the same-work floor answers differently from the relay: ${['users', 'floorUsers', 'usersOwn', 'floorOwn'].map((n) => `${n} ${body(n).slice(0, 160)}`).join(' | ')}`);
+      throw new Error(`the same-work floor answers differently from the relay: ${['users', 'floorUsers', 'floorTwin', 'usersOwn', 'floorOwn'].map((n) => `${n} ${body(n).slice(0, 160)}`).join(' | ')}`);
     }
 
     // Warm both paths (JIT, keep-alive pools) before measuring.
