@@ -35,6 +35,8 @@
 // scan, request ids, the hooks' Request). The plain pipe (no checks) stays a reference row. The
 // Express rows' floor runs in the same kind of Express app (the recipe's middleware): Express's own
 // cost per request is the app's choice of framework, the same with or without the relay.
+// The user rows' targets are judged side by side (bench/lib/together.mjs: relay and floor, two
+// processes a side, loaded at once at one fixed rate); their one-after-the-other figures stay as reference.
 import { fork } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,6 +44,7 @@ import { benchDir, fmtMs, fmtPct, log, runBenchmark, runChild } from './lib/comm
 import { loadEmulator, loadRelay } from './lib/kb.mjs';
 import { BENCH_USER, USERS_SECRET } from './lib/bench-users.mjs';
 import { median, round } from './lib/stats.mjs';
+import { compareSides, failuresOf, measureTogether } from './lib/together.mjs';
 
 // Five shorter rounds rather than three longer ones: on a shared 2-core machine one target's
 // throughput moves ±10% between runs a few seconds apart, so the median of more paired rounds is
@@ -58,6 +61,13 @@ const LATENCY_S = 2;
 const WARMUP_S = Number(process.env.BENCH_RELAY_WARMUP_SECONDS ?? 8);
 const LATENCY_RATE = 200;
 const CONNECTIONS = 10;
+/**
+ * The user rows' criterion is measured side by side (bench/lib/together.mjs): each row's relay and its
+ * floor, two processes each, loaded at once at TOGETHER_RATE req/s per process (below the slowest's
+ * saturation: ~2,000 req/s for the Express recipe alone) in slices of 1 s, the three rows taking turns.
+ */
+const TOGETHER_RATE = Number(process.env.BENCH_RELAY_TOGETHER_RATE ?? 600);
+const TOGETHER_SLICES = Number(process.env.BENCH_RELAY_TOGETHER_SLICES ?? 24);
 /**
  * BENCH_RELAY_BASELINE=/abs/copy/of/an/older/dist: the users and Express rows are measured a second
  * time with that build's relay (targets `users@base`, `express@base`) in the same rounds, so a change's
@@ -130,7 +140,11 @@ export async function main() {
   // the other; this control then read 1.13-1.55x, median 1.15x: the process taking more of the shared load
   // batched more requests per turn of its event loop. Not kept.)
   const floorTwin = await startProxyProcess(bareChild, emulator.url, emulator.apiKey, 'users', `${robotId},${ownRobot}`);
-  const proxies = { relay, bare, users, express, bareExpress, floorUsers, floorExpress, floorTwin };
+  // Second processes of the user rows' relays and the Express floor, for the side-by-side measure (floorTwin is the E13 floor's).
+  const users2 = await startProxyProcess(relayChild, emulator.url, emulator.apiKey, 'users', `${robotId},${ownRobot}`);
+  const express2 = await startProxyProcess(relayChild, emulator.url, emulator.apiKey, 'express', robotId);
+  const floorExpress2 = await startProxyProcess(bareChild, emulator.url, emulator.apiKey, 'express-users', robotId);
+  const proxies = { relay, bare, users, express, bareExpress, floorUsers, floorExpress, floorTwin, users2, express2, floorExpress2 };
   if (BASELINE) {
     proxies['users@base'] = await startProxyProcessWith({ BENCH_DIST: BASELINE }, relayChild, emulator.url, emulator.apiKey, 'users', `${robotId},${ownRobot}`);
     proxies['express@base'] = await startProxyProcessWith({ BENCH_DIST: BASELINE }, relayChild, emulator.url, emulator.apiKey, 'express', robotId);
@@ -154,9 +168,14 @@ export async function main() {
       floorExpress: { url: `${floorExpress.url}${floorExpress.prefix}${usagePath}`, headers: asUser },
       floorOwn: { url: `${floorUsers.url}${floorUsers.prefix}${ownPath}`, headers: asUser },
       floorTwin: { url: `${floorTwin.url}${floorTwin.prefix}${usagePath}`, headers: asUser },
+      users2: { url: `${users2.url}${users2.prefix}${usagePath}`, headers: asUser },
+      express2: { url: `${express2.url}${express2.prefix}${usagePath}`, headers: asUser },
+      floorExpress2: { url: `${floorExpress2.url}${floorExpress2.prefix}${usagePath}`, headers: asUser },
+      usersOwn2: { url: `${users2.url}${users2.prefix}${ownPath}`, headers: asUser },
+      floorOwn2: { url: `${floorTwin.url}${floorTwin.prefix}${ownPath}`, headers: asUser },
     };
     // Targets measured on another target's process, and the user rows: their path, and the floor they are compared with.
-    const PROCESS_OF = { bareOwn: 'bare', usersOwn: 'users', 'usersOwn@base': 'users@base', floorOwn: 'floorUsers' };
+    const PROCESS_OF = { bareOwn: 'bare', usersOwn: 'users', 'usersOwn@base': 'users@base', floorOwn: 'floorUsers', usersOwn2: 'users2', floorOwn2: 'floorTwin' };
     // `floor`: the same job by hand (the target's base); `pipe`: the plain pipe on the same request (a reference).
     const USER_ROWS = {
       users: { path: usagePath, floor: 'floorUsers', pipe: 'bare' },
@@ -181,8 +200,9 @@ export async function main() {
       return x.session_count === y.session_count && JSON.stringify(x.sessions) === JSON.stringify(y.sessions) && JSON.stringify(x.totals) === JSON.stringify(y.totals);
     };
     // The floor must do the relay's job: the same scoped report, the same session's messages.
-    if (!sameReport('users', 'floorUsers') || !sameReport('express', 'floorExpress') || !sameReport('floorTwin', 'floorUsers') || body('usersOwn') !== body('floorOwn')) {
-      throw new Error(`the same-work floor answers differently from the relay: ${['users', 'floorUsers', 'floorTwin', 'usersOwn', 'floorOwn'].map((n) => `${n} ${body(n).slice(0, 160)}`).join(' | ')}`);
+    const sameOwn = ['usersOwn2', 'floorOwn', 'floorOwn2'].every((n) => body(n) === body('usersOwn'));
+    if (!['floorUsers', 'floorTwin', 'users2'].every((n) => sameReport('users', n)) || !['floorExpress', 'express2', 'floorExpress2'].every((n) => sameReport('express', n)) || !sameOwn) {
+      throw new Error(`the same-work floor answers differently from the relay: ${['users', 'floorUsers', 'floorTwin', 'users2', 'express', 'floorExpress', 'express2', 'floorExpress2', 'usersOwn', 'usersOwn2', 'floorOwn', 'floorOwn2'].map((n) => `${n} ${body(n).slice(0, 160)}`).join(' | ')}`);
     }
 
     // Warm both paths (JIT, keep-alive pools) before measuring.
@@ -214,6 +234,20 @@ export async function main() {
         log(`relay-overhead round ${round + 1}/${ROUNDS} ${name}: ${tp.rps.toFixed(0)} req/s; p50 ${lat.latencyMs.p50.toFixed(3)} ms, p99 ${lat.latencyMs.p99.toFixed(3)} ms @${LATENCY_RATE} req/s`);
       }
     }
+    // The user rows side by side: each relay and its floor, two processes a side, at once at a fixed rate.
+    const member = (name) => ({ proxy: proxies[PROCESS_OF[name] ?? name], ...targets[name] });
+    const members = (...names) => Object.fromEntries(names.map((n) => [n, member(n)]));
+    const TOGETHER = {
+      users: { relay: ['users', 'users2'], floor: ['floorUsers', 'floorTwin'] },
+      usersOwn: { relay: ['usersOwn', 'usersOwn2'], floor: ['floorOwn', 'floorOwn2'] },
+      express: { relay: ['express', 'express2'], floor: ['floorExpress', 'floorExpress2'] },
+    };
+    log(`relay-overhead: the user rows side by side, ${TOGETHER_RATE} req/s per process, ${TOGETHER_SLICES} slices of 1 s each`);
+    const together = await measureTogether(Object.fromEntries(Object.entries(TOGETHER).map(([row, { relay: a, floor: f }]) => [row, members(...a, ...f)])), { rate: TOGETHER_RATE, connections: CONNECTIONS, slices: TOGETHER_SLICES });
+    const side = Object.fromEntries(Object.entries(TOGETHER).map(([row, { relay: a, floor: f }]) => [row, compareSides(together[row], a, f)]));
+    // The control side by side: the E13 floor's two processes against each other.
+    const twinTogether = compareSides(together.users, ['floorTwin'], ['floorUsers']);
+    const togetherFailures = Object.entries(together).map(([row, g]) => [row, failuresOf(g)]).filter(([, f]) => f > 0);
     const agg = (name) => ({
       rps: median(runs[name].map((r) => r.rps)),
       p50: median(runs[name].map((r) => r.latencyMs.p50)),
@@ -262,8 +296,10 @@ export async function main() {
       `${ROUNDS} rounds, order alternating (AB, BA, …); throughput: ${CONNECTIONS} connections closed loop, ${THROUGHPUT_S} s; latency: ${LATENCY_RATE} req/s fixed rate, ${LATENCY_S} s; emulator, relay and autocannon each in their own process on ${os.cpus().length} cores`,
       `saturated p50 (closed loop, mostly queueing): direct ${fmtMs(d.saturatedP50, 2)}, relay ${fmtMs(r.saturatedP50, 2)}`,
     ];
-    const failures = Object.keys(targets).map((n) => [n, agg(n).failures]).filter(([, f]) => f > 0);
+    const failures = Object.keys(targets).filter((n) => runs[n].length).map((n) => [n, agg(n).failures]).filter(([, f]) => f > 0);
     if (failures.length) notes.push(`non-2xx or errors: ${failures.map(([n, f]) => `${n} ${f}`).join(', ')}`);
+    if (togetherFailures.length) notes.push(`side by side, non-2xx or errors: ${togetherFailures.map(([n, f]) => `${n} ${f}`).join(', ')}`);
+    notes.push(`side by side: ${TOGETHER_SLICES} slices of 1 s per user row after 4 dropped, every process of a row at ${TOGETHER_RATE} req/s at once (${CONNECTIONS} connections each), two processes a side, the rows taking turns`);
     const baseline = {};
     if (BASELINE) {
       for (const [name, { floor }] of Object.entries(USER_ROWS)) {
@@ -282,10 +318,17 @@ export async function main() {
       figures: [
         { label: 'Throughput relay / bare node:http proxy', value: `${fmtPct(bareRatio)} (${r.rps.toFixed(0)} vs ${b.rps.toFixed(0)} req/s)`, target: '>= 90%', met: bareRatio >= 0.9 },
         { label: 'Proxy-process CPU per request, relay / bare proxy (median of paired rounds)', value: `${cpuVsBare.toFixed(2)}× (${r.relayCpuUs.toFixed(0)} vs ${b.relayCpuUs.toFixed(0)} µs)`, target: '<= 1.25×', met: cpuVsBare <= 1.25 },
-        { label: 'Proxy-process CPU per request as users run it (authorize + logger + role user, E13), node:http adapter / the same job by hand', value: `${usersCpu.toFixed(2)}× (${u.relayCpuUs.toFixed(0)} vs ${fu.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.users.map((y, i) => y.rps / runs.floorUsers[i].rps)))} of its throughput; plain pipe reference ${vsPipe('users').toFixed(2)}×, ${b.relayCpuUs.toFixed(0)} µs)`, target: '<= 1.25×', met: usersCpu <= 1.25 },
-        { label: 'Proxy-process CPU per request as users run it, E19 of their own session (grant check, forwarded as it comes), node:http adapter / the same job by hand', value: `${ownCpu.toFixed(2)}× (${uo.relayCpuUs.toFixed(0)} vs ${fo.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.usersOwn.map((y, i) => y.rps / runs.floorOwn[i].rps)))} of its throughput; plain pipe reference ${vsPipe('usersOwn').toFixed(2)}×, ${bo.relayCpuUs.toFixed(0)} µs)`, target: '<= 1.25×', met: ownCpu <= 1.25 },
-        { label: 'Proxy-process CPU per request as users run it, Express recipe / the same job by hand in the same Express app', value: `${expressCpu.toFixed(2)}× (${x.relayCpuUs.toFixed(0)} vs ${fx.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.express.map((y, i) => y.rps / runs.floorExpress[i].rps)))} of its throughput; plain pipe in Express reference ${vsPipe('express').toFixed(2)}×, ${bx.relayCpuUs.toFixed(0)} µs)`, target: '<= 1.25×', met: expressCpu <= 1.25 },
-        { label: 'Control (reference): the E13 floor / a twin process of it, paired rounds', value: `${twinCpu.toFixed(2)}× (rounds ${Math.min(...twinRatios).toFixed(2)}–${Math.max(...twinRatios).toFixed(2)}): what one run resolves` },
+        ...Object.entries({
+          users: 'Proxy-process CPU per request as users run it (authorize + logger + role user, E13), node:http adapter / the same job by hand',
+          usersOwn: 'Proxy-process CPU per request as users run it, E19 of their own session (grant check, forwarded as it comes), node:http adapter / the same job by hand',
+          express: 'Proxy-process CPU per request as users run it, Express recipe / the same job by hand in the same Express app',
+        }).map(([row, label]) => {
+          const t = side[row];
+          return { label: `${label}, side by side`, value: `${t.median.toFixed(2)}× (${t.aUs.toFixed(0)} vs ${t.bUs.toFixed(0)} µs; slices ${t.min.toFixed(2)}–${t.max.toFixed(2)}, whole run ${t.whole.toFixed(2)}×)`, target: '<= 1.25×', met: t.median <= 1.25 };
+        }),
+        { label: 'Control, side by side (reference): the E13 floor / a twin process of it', value: `${twinTogether.median.toFixed(2)}× (slices ${twinTogether.min.toFixed(2)}–${twinTogether.max.toFixed(2)}, whole run ${twinTogether.whole.toFixed(2)}×): what the side-by-side measure resolves` },
+        { label: 'As users run it, one after the other, closed loop (reference): E13 node:http / E19 / Express, each / the same job by hand', value: `${usersCpu.toFixed(2)}× (${u.relayCpuUs.toFixed(0)} vs ${fu.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.users.map((y, i) => y.rps / runs.floorUsers[i].rps)))} of its throughput; plain pipe ${vsPipe('users').toFixed(2)}×) / ${ownCpu.toFixed(2)}× (${uo.relayCpuUs.toFixed(0)} vs ${fo.relayCpuUs.toFixed(0)} µs; plain pipe ${vsPipe('usersOwn').toFixed(2)}×) / ${expressCpu.toFixed(2)}× (${x.relayCpuUs.toFixed(0)} vs ${fx.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.express.map((y, i) => y.rps / runs.floorExpress[i].rps)))} of its throughput; plain pipe in Express ${vsPipe('express').toFixed(2)}×)` },
+        { label: 'Control, one after the other (reference): the E13 floor / a twin process of it, paired rounds', value: `${twinCpu.toFixed(2)}× (rounds ${Math.min(...twinRatios).toFixed(2)}–${Math.max(...twinRatios).toFixed(2)}): what one run resolves` },
         { label: 'Express itself (reference): bare proxy in Express / bare node:http proxy; Express recipe / bare node:http proxy', value: `${bareExpressVsBare.toFixed(2)}× (${bx.relayCpuUs.toFixed(0)} vs ${b.relayCpuUs.toFixed(0)} µs); ${expressVsNodeBare.toFixed(2)}×` },
         { label: 'Throughput relay / direct (reference)', value: `${fmtPct(ratio)} (${r.rps.toFixed(0)} vs ${d.rps.toFixed(0)} req/s; bare proxy ${fmtPct(median(runs.bare.map((x, i) => x.rps / runs.direct[i].rps)))})` },
         { label: 'p50 added by relay', value: `${fmtMs(p50Added, 3)} (p50 ${fmtMs(r.p50, 3)} vs ${fmtMs(d.p50, 3)})`, target: '< 1 ms', met: p50Added < 1 },
@@ -295,7 +338,8 @@ export async function main() {
       ],
       details: {
         direct: d, bare: b, relay: r, users: u, express: x, bareExpress: bx, usersOwn: uo, bareOwn: bo, floorUsers: fu, floorExpress: fx, floorOwn: fo, ownCpuRatios: runs.usersOwn.map((y, i) => round(y.relayCpuUs / runs.floorOwn[i].relayCpuUs, 4)), baseline, loadAverage: os.loadavg(), twinCpuRatios: twinRatios.map((x) => round(x, 4)), usersCpuRatios: runs.users.map((y, i) => round(y.relayCpuUs / runs.floorUsers[i].relayCpuUs, 4)), expressCpuRatios: runs.express.map((y, i) => round(y.relayCpuUs / runs.floorExpress[i].relayCpuUs, 4)), bareRatios: bareRatios.map((x) => round(x, 4)), cpuRatios: cpuRatios.map((x) => round(x, 4)), ratios: ratios.map((x) => round(x, 4)), p50AddedMs: p50Diffs.map((x) => round(x, 4)), p99AddedMs: p99Diffs.map((x) => round(x, 4)),
-        runs, config: { ROUNDS, THROUGHPUT_S, LATENCY_S, LATENCY_RATE, CONNECTIONS },
+        together: Object.fromEntries(Object.entries(side).map(([row, t]) => [row, { median: t.median, whole: t.whole, relayUs: t.aUs, floorUs: t.bUs, ratios: t.ratios.map((x) => round(x, 4)) }])), twinTogether: { median: twinTogether.median, whole: twinTogether.whole, ratios: twinTogether.ratios.map((x) => round(x, 4)) },
+        runs, config: { TOGETHER_RATE, TOGETHER_SLICES, ROUNDS, THROUGHPUT_S, LATENCY_S, LATENCY_RATE, CONNECTIONS },
       },
       notes,
     };
@@ -309,6 +353,7 @@ export async function main() {
     await floorUsers.close().catch(() => {});
     await floorExpress.close().catch(() => {});
     await floorTwin.close().catch(() => {});
+    for (const p of [users2, express2, floorExpress2]) await p.close().catch(() => {});
     await emulator.close().catch(() => {});
   }
 }
