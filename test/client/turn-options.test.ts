@@ -6,7 +6,7 @@ import { createApiClient } from '../../src/api/index.js';
 import { VoiceSession, type Turn, type VoiceSessionOptions } from '../../src/client/index.js';
 import { sinkLevelMeter } from './helpers/level-meter.js';
 import { FakeMicrophone } from './helpers/microphone.js';
-import { sessionLog } from './helpers/turns.js';
+import { sessionLog, when } from './helpers/turns.js';
 
 // Turn timing honesty and the barge-in option, through the real emulator over real WebRTC: an
 // answer that never played has firstResponseMs null (not 0), in the turn, the report and the
@@ -37,27 +37,12 @@ async function call(options: Partial<VoiceSessionOptions> = {}) {
   return { emu, api, mic, session, turns, log };
 }
 
-/** Polls `check`; on timeout the error carries what the session did meanwhile (`log`). */
-const waitFor = (check: () => boolean, timeout: number, log?: { toString(): string }) =>
-  new Promise<void>((resolve, reject) => {
-    const started = Date.now();
-    const poll = setInterval(() => {
-      if (check()) {
-        clearInterval(poll);
-        resolve();
-      } else if (Date.now() - started > timeout) {
-        clearInterval(poll);
-        reject(new Error(`timed out after ${timeout} ms${log ? `; the session:\n${log}` : ''}`));
-      }
-    }, 20);
-  });
-
 describe('turn timing and barge-in', () => {
   it('an answer cut before any audio played has firstResponseMs null, in the turn and the report', async () => {
     const { session, turns, log } = await call();
     session.sendText('How long is the warranty?');
     session.interrupt(); // before the answer's first frame
-    await waitFor(() => turns.length === 1, 15_000, log);
+    await when(session, 'turn', () => turns.length === 1, 15_000, log);
     expect(turns[0]).toMatchObject({ input: 'text', interrupted: true, firstResponseMs: null });
     await session.end();
     const report = await session.report();
@@ -69,9 +54,9 @@ describe('turn timing and barge-in', () => {
     let speaking = false;
     session.on('assistantSpeaking', (v) => (speaking = v));
     session.sendText('How long is the warranty?');
-    await waitFor(() => speaking, 15_000, log);
+    await when(session, 'assistantSpeaking', () => speaking, 15_000, log);
     await mic.playWav(readFileSync(new URL('../fixtures/audio/boil-time.wav', import.meta.url)));
-    await waitFor(() => turns.length === 2, 40_000, log);
+    await when(session, 'turn', () => turns.length === 2, 40_000, log);
     expect(turns.map((t) => [t.id, t.input, t.interrupted])).toEqual([[1, 'text', false], [2, 'voice', false]]);
     expect(turns[1]!.firstResponseMs).toBeGreaterThan(0);
   }, 60_000);

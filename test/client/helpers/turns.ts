@@ -1,4 +1,4 @@
-import type { Turn, VoiceSession } from '../../../src/client/index.js';
+import type { Turn, VoiceSession, SessionEvents } from '../../../src/client/index.js';
 
 /** The session's next finished turn; rejects when none arrives within `timeout` ms. */
 export function nextTurn(session: VoiceSession, timeout = 20_000): Promise<Turn> {
@@ -46,4 +46,25 @@ export function sessionLog(session: VoiceSession): { lines: string[]; toString()
   session.on('transcript', (u) => u.final && add(`transcript ${u.turnId} ${u.role}: ${u.text.slice(0, 60)}`));
   session.on('turn', (t) => add(`turn ${t.id} interrupted=${t.interrupted}`));
   return { lines, toString: () => lines.join('\n') };
+}
+
+/**
+ * Resolves once `ready()` holds: checked at once and after each `event` of the session (no polling).
+ * On timeout it rejects with what the session did meanwhile (`log`, from {@link sessionLog}).
+ */
+export function when(session: VoiceSession, event: keyof SessionEvents, ready: () => boolean, timeout: number, log?: { toString(): string }): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const check = () => {
+      if (!ready()) return;
+      clearTimeout(timer);
+      session.off(event, check);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      session.off(event, check);
+      reject(new Error(`no ${String(event)} made it true in ${timeout} ms${log ? `; the session:\n${log}` : ''}`));
+    }, timeout);
+    session.on(event, check);
+    check();
+  });
 }
