@@ -3,7 +3,7 @@
 // requests weighs less; the median is over slices, `whole` over the run.
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs module of the benchmarks, no types
-import { compareSides, failuresOf } from '../../bench/lib/together.mjs';
+import { compareSides, failuresOf, startOrder } from '../../bench/lib/together.mjs';
 
 const slice = (cpuUs: number, requests: number, failed = 0) => ({ cpuUs, requests, failed });
 
@@ -30,6 +30,17 @@ describe('bench 3 side by side', () => {
     const group = { a1: [slice(900, 9)], a2: [slice(300, 1)], b: [slice(100, 1)] };
     // (900 + 300) / 10 = 120 µs a request, not the mean of 100 and 300.
     expect(compareSides(group, ['a1', 'a2'], ['b']).median).toBeCloseTo(1.2, 10);
+  });
+
+  it('starts every member in every place equally often over the slices (the first places read higher)', () => {
+    const members = ['relay1', 'relay2', 'floor1', 'floor2'];
+    const places = new Map(members.map((m) => [m, [0, 0, 0, 0]]));
+    for (let slice = 0; slice < 24; slice++) {
+      const order: string[] = startOrder(members, slice);
+      expect([...order].sort()).toEqual([...members].sort());
+      order.forEach((m, place) => places.get(m)![place]!++);
+    }
+    for (const counts of places.values()) expect(counts).toEqual([6, 6, 6, 6]);
   });
 
   it('counts the requests that did not answer 2xx over every process and slice', () => {
