@@ -19,8 +19,6 @@ const QUESTION = readFileSync(new URL('../fixtures/audio/boil-time.wav', import.
 const ORDER: NetworkProfileName[] = ['wifi', '4g', 'congested-wifi', 'satellite', '3g-poor'];
 /** How far (E-model R points) a profile may measure above its better neighbour on a loaded machine (see 'rates every worse profile lower'). */
 const NEIGHBOUR_TIE_R = 6;
-/** The quality windows' length: R is taken over windows that start after every call has connected. */
-const WINDOW_MS = 2000;
 
 interface CallResult {
   quality: QualityReport;
@@ -39,28 +37,14 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-/**
- * A meeting point for `n` calls: each call's `arrive()` resolves once all have arrived. The calls
- * measure from there on, so no profile's windows fall in the seconds the others spend connecting.
- */
-function barrier(n: number): () => Promise<void> {
-  let left = n;
-  let open!: () => void;
-  const all = new Promise<void>((resolve) => (open = resolve));
-  return () => {
-    if (--left === 0) open();
-    return all;
-  };
-}
-
-async function call(profile: NetworkProfileName, seed: number, connected: () => Promise<void>, during?: (route: LabRoute, session: VoiceSession) => Promise<void>): Promise<CallResult> {
+async function call(profile: NetworkProfileName, seed: number, during?: (route: LabRoute, session: VoiceSession) => Promise<void>): Promise<CallResult> {
   const route = new LabRoute({ profile, seed });
   // the built-in voice: the cheapest answers, so the calls load the machine least
   const emu = await startEmulator({ port: 0, agentBuildMs: 0, network: route, realtime: { voice: 'builtin' } });
   const mic = new FakeMicrophone();
   const session = new VoiceSession({
     aiId: emu.fixtures.robotId, api: createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey }), wrtc: wrtc as never,
-    microphone: mic.open, language: 'en', levelMeter: sinkLevelMeter, quality: { intervalMs: 500, windowMs: WINDOW_MS },
+    microphone: mic.open, language: 'en', levelMeter: sinkLevelMeter, quality: { intervalMs: 500, windowMs: 2000 },
     // a 650 ms round trip losing 6 % can take several DTLS retransmissions to connect
     connectTimeoutMs: 45_000,
     // the default heartbeat: it must allow for 3g-poor's slow, lossy round trips (docs/quality.md)
@@ -69,17 +53,9 @@ async function call(profile: NetworkProfileName, seed: number, connected: () => 
   let spokenRetries = 0;
   session.on('state', (s) => statuses.push(s.status));
   const windows: CallQuality[] = [];
-  // Windows wholly after the barrier (a window looks back WINDOW_MS).
-  let measureFrom = Number.POSITIVE_INFINITY;
-  session.on('quality', (q) => Date.now() >= measureFrom && windows.push(q));
+  session.on('quality', (q) => windows.push(q));
   try {
-    try {
-      await session.start();
-    } finally {
-      // (a call that failed to connect still arrives, so the others go on; its own error follows)
-      await connected();
-    }
-    measureFrom = Date.now() + WINDOW_MS;
+    await session.start();
     const turns: Turn[] = [];
     session.on('turn', (t) => turns.push(t));
     // The spoken question; on a loaded machine with a lossy path its audio can be lost before the
@@ -117,19 +93,15 @@ async function call(profile: NetworkProfileName, seed: number, connected: () => 
 const results = new Map<string, CallResult>();
 
 beforeAll(async () => {
-  const connected = barrier(ORDER.length + 1);
-  const outage = () => call('4g', 99, connected, async (route, session) => {
+  const outage = () => call('4g', 99, async (route, session) => {
     // the path dies for 4 s between two turns; the call must come back and lose no turn
     const back = new Promise<void>((resolve) => session.on('state', (s, prev) => prev.status === 'reconnecting' && s.status === 'connected' && resolve()));
     route.outage(4000);
     await back;
   });
-  // All at once, each asking its questions only once all are connected and measuring from there: the
-  // machine's load (which the in-process lab adds to every profile's delay and jitter) then weighs on
-  // every profile alike, so their order holds even on a busy machine. Before the barrier, the best
-  // profiles' calls, the shortest, had their windows in the busiest seconds (six calls connecting):
-  // under a busy core wifi R 58.8 and 4g 47.7 against congested-wifi's 68.6 once.
-  const all = await Promise.all([...ORDER.map((p, i) => call(p, i + 1, connected)), outage()]);
+  // All at once: the machine's load (which the in-process lab adds to every profile's delay and
+  // jitter) then weighs on every profile alike, so their order holds even on a busy machine.
+  const all = await Promise.all([...ORDER.map((p, i) => call(p, i + 1)), outage()]);
   ORDER.forEach((p, i) => results.set(p, all[i]!));
   results.set('outage', all.at(-1)!);
   // Six real calls at once (3g-poor's 650 ms round trips, a spoken question asked twice at worst, a
