@@ -63,9 +63,9 @@ const WARMUP_S = Number(process.env.BENCH_RELAY_WARMUP_SECONDS ?? 8);
 const LATENCY_RATE = 200;
 const CONNECTIONS = 10;
 /**
- * The user rows' criterion is measured side by side (bench/lib/together.mjs): each row's relay and its
+ * The CPU targets (the bare library's, the user rows') are measured side by side (bench/lib/together.mjs): each row's relay and its
  * floor, two processes each, loaded at once at TOGETHER_RATE req/s per process (below the slowest's
- * saturation: ~2,000 req/s for the Express recipe alone) in slices of 1 s, the three rows taking turns.
+ * saturation: ~2,000 req/s for the Express recipe alone) in slices of 1 s, the rows taking turns.
  */
 const TOGETHER_RATE = Number(process.env.BENCH_RELAY_TOGETHER_RATE ?? 600);
 const TOGETHER_SLICES = Number(process.env.BENCH_RELAY_TOGETHER_SLICES ?? 24);
@@ -254,6 +254,8 @@ export async function main() {
     const side = Object.fromEntries(Object.entries(TOGETHER).map(([row, { relay: a, floor: f }]) => [row, compareSides(together[row], a, f)]));
     // The control side by side: the E13 floor's two processes against each other.
     const twinTogether = compareSides(together.users, ['floorTwin'], ['floorUsers']);
+    /** A side-by-side figure: the median of the slices, each side's µs, the slices' range and the whole run. */
+    const sideValue = (t) => `${t.median.toFixed(2)}× (${t.aUs.toFixed(0)} vs ${t.bUs.toFixed(0)} µs; slices ${t.min.toFixed(2)}–${t.max.toFixed(2)}, whole run ${t.whole.toFixed(2)}×`;
     const togetherFailures = Object.entries(together).map(([row, g]) => [row, failuresOf(g)]).filter(([, f]) => f > 0);
     const agg = (name) => ({
       rps: median(runs[name].map((r) => r.rps)),
@@ -324,16 +326,16 @@ export async function main() {
       ok: true,
       figures: [
         { label: 'Throughput relay / bare node:http proxy', value: `${fmtPct(bareRatio)} (${r.rps.toFixed(0)} vs ${b.rps.toFixed(0)} req/s)`, target: '>= 90%', met: bareRatio >= 0.9 },
-        { label: 'Proxy-process CPU per request, relay / bare proxy, side by side', value: `${side.relay.median.toFixed(2)}× (${side.relay.aUs.toFixed(0)} vs ${side.relay.bUs.toFixed(0)} µs; slices ${side.relay.min.toFixed(2)}–${side.relay.max.toFixed(2)}, whole run ${side.relay.whole.toFixed(2)}×; one after the other, closed loop: ${cpuVsBare.toFixed(2)}×, ${r.relayCpuUs.toFixed(0)} vs ${b.relayCpuUs.toFixed(0)} µs)`, target: '<= 1.25×', met: side.relay.median <= 1.25 },
+        { label: 'Proxy-process CPU per request, relay / bare proxy, side by side', value: `${sideValue(side.relay)}; one after the other, closed loop: ${cpuVsBare.toFixed(2)}×, ${r.relayCpuUs.toFixed(0)} vs ${b.relayCpuUs.toFixed(0)} µs)`, target: '<= 1.25×', met: side.relay.median <= 1.25 },
         ...Object.entries({
           users: 'Proxy-process CPU per request as users run it (authorize + logger + role user, E13), node:http adapter / the same job by hand',
           usersOwn: 'Proxy-process CPU per request as users run it, E19 of their own session (grant check, forwarded as it comes), node:http adapter / the same job by hand',
           express: 'Proxy-process CPU per request as users run it, Express recipe / the same job by hand in the same Express app',
         }).map(([row, label]) => {
           const t = side[row];
-          return { label: `${label}, side by side`, value: `${t.median.toFixed(2)}× (${t.aUs.toFixed(0)} vs ${t.bUs.toFixed(0)} µs; slices ${t.min.toFixed(2)}–${t.max.toFixed(2)}, whole run ${t.whole.toFixed(2)}×)`, target: '<= 1.25×', met: t.median <= 1.25 };
+          return { label: `${label}, side by side`, value: `${sideValue(t)})`, target: '<= 1.25×', met: t.median <= 1.25 };
         }),
-        { label: 'Control, side by side (reference): the E13 floor / a twin process of it', value: `${twinTogether.median.toFixed(2)}× (slices ${twinTogether.min.toFixed(2)}–${twinTogether.max.toFixed(2)}, whole run ${twinTogether.whole.toFixed(2)}×): what the side-by-side measure resolves` },
+        { label: 'Control, side by side (reference): the E13 floor / a twin process of it', value: `${sideValue(twinTogether)}): what the side-by-side measure resolves` },
         { label: 'As users run it, one after the other, closed loop (reference): E13 node:http / E19 / Express, each / the same job by hand', value: `${usersCpu.toFixed(2)}× (${u.relayCpuUs.toFixed(0)} vs ${fu.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.users.map((y, i) => y.rps / runs.floorUsers[i].rps)))} of its throughput; plain pipe ${vsPipe('users').toFixed(2)}×) / ${ownCpu.toFixed(2)}× (${uo.relayCpuUs.toFixed(0)} vs ${fo.relayCpuUs.toFixed(0)} µs; plain pipe ${vsPipe('usersOwn').toFixed(2)}×) / ${expressCpu.toFixed(2)}× (${x.relayCpuUs.toFixed(0)} vs ${fx.relayCpuUs.toFixed(0)} µs; ${fmtPct(median(runs.express.map((y, i) => y.rps / runs.floorExpress[i].rps)))} of its throughput; plain pipe in Express ${vsPipe('express').toFixed(2)}×)` },
         { label: 'Control, one after the other (reference): the E13 floor / a twin process of it, paired rounds', value: `${twinCpu.toFixed(2)}× (rounds ${Math.min(...twinRatios).toFixed(2)}–${Math.max(...twinRatios).toFixed(2)}): what one run resolves` },
         { label: 'Express itself (reference): bare proxy in Express / bare node:http proxy; Express recipe / bare node:http proxy', value: `${bareExpressVsBare.toFixed(2)}× (${bx.relayCpuUs.toFixed(0)} vs ${b.relayCpuUs.toFixed(0)} µs); ${expressVsNodeBare.toFixed(2)}×` },

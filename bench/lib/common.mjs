@@ -180,6 +180,8 @@ export function ensureDir(dir) {
   return dir;
 }
 
+/** Whether a URL is plain http on a loopback address: the only targets bench's load processes accept. */
+export const isLoopbackHttp = (url) => /^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])[:/]/.test(url);
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Rejects after `ms` with a message naming what timed out. */

@@ -6,13 +6,14 @@
 // overhead, so every response's time (fractional ms, from its 'response' event) is kept here and
 // the percentiles are computed from those.
 import autocannon from 'autocannon';
+import { isLoopbackHttp } from './common.mjs';
 import { loadSchemas } from './kb.mjs';
 import { summarize } from './stats.mjs';
 
 const { statusClass } = await loadSchemas();
 
 const opts = JSON.parse(process.argv[2] ?? '{}');
-if (!opts.url || !/^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])[:/]/.test(opts.url)) {
+if (!opts.url || !isLoopbackHttp(opts.url)) {
   console.error('load-child: a loopback http URL is required');
   process.exit(2);
 }

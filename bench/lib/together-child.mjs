@@ -4,13 +4,14 @@
 // at the same fixed offered rate (requests/s, open loop), and answers `{ completed: [n…], failed: [n…] }`
 // in the targets' order. One event loop drives them all, so no target is favoured by a load of its own.
 import autocannon from 'autocannon';
+import { isLoopbackHttp } from './common.mjs';
 import { loadSchemas } from './kb.mjs';
 
 const { statusClass } = await loadSchemas();
 
 process.on('message', (job) => {
   for (const t of job.targets) {
-    if (!/^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])[:/]/.test(t.url)) {
+    if (!isLoopbackHttp(t.url)) {
       process.send({ error: `together-child: a loopback http URL is required (${t.url})` });
       return;
     }
