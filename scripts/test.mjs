@@ -49,6 +49,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const results = path.join(root, 'test-results');
 const vitestFilter = process.argv.slice(2);
+// Vitest's JSON report leaves out errors caught outside a test; this reporter keeps them for the summary.
+const UNHANDLED_REPORTER = path.join(root, 'scripts', 'vitest-unhandled-reporter.mjs');
 
 /** @type {{ step: string, ok: boolean, passed: number, failed: number, skipped: number, seconds: number, note?: string }[]} */
 const steps = [];
@@ -64,10 +66,10 @@ function run(step, command, args, count) {
  * Like run(), without blocking: the step's output is kept and printed as one block when it ends,
  * so two lanes' logs never interleave line by line. Resolves with whether the step passed.
  */
-function runCaptured(step, command, args, count) {
+function runCaptured(step, command, args, count, env = process.env) {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
     const output = [];
     child.stdout.on('data', (chunk) => output.push(chunk));
     child.stderr.on('data', (chunk) => output.push(chunk));
@@ -84,11 +86,11 @@ function runCaptured(step, command, args, count) {
 }
 
 /** Lives in a lane (with spawnSync the vitest lane would block the checks lane). */
-function runLive(step, command, args, count) {
+function runLive(step, command, args, count, env = process.env) {
   console.log(`\n=== ${step}: ${[path.basename(command), ...args].join(' ')}  (output live; the checks lane prints when each of its steps ends)`);
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, stdio: 'inherit', env: process.env });
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit', env });
     child.once('error', () => resolve(record(step, false, count, started)));
     child.once('close', (status) => resolve(record(step, status === 0, count, started)));
   });
@@ -110,12 +112,14 @@ function readJson(file) {
   }
 }
 
-function vitestCounts(file = 'vitest.json') {
+function vitestCounts(file = 'vitest.json', unhandledFile = 'vitest-unhandled.json') {
   const report = readJson(path.join(results, file));
   if (!report) return undefined;
+  // Each error caught outside a test failed the run: counted as a failure of its own.
+  const unhandled = readJson(path.join(results, unhandledFile))?.length ?? 0;
   return {
     passed: report.numPassedTests ?? 0,
-    failed: (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0),
+    failed: (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0) + unhandled,
     skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
   };
 }
@@ -158,6 +162,12 @@ function failedVitestTests(file = 'vitest.json', label = 'vitest') {
   return lines;
 }
 
+/** `file (test): type: message` of each error Vitest caught outside a test (scripts/vitest-unhandled-reporter.mjs). */
+function unhandledVitestErrors(file, label) {
+  const errors = readJson(path.join(results, file)) ?? [];
+  return errors.map((e) => `${label} unhandled ${e.type ?? 'error'}${e.file ? ` in ${e.file}` : ''}${e.test ? ` (latest test: ${e.test})` : ''}: ${firstLine(`${e.name ? `${e.name}: ` : ''}${e.message}`)}`);
+}
+
 /** `file:line › title: message` of each Playwright test whose outcome was unexpected. */
 function failedPlaywrightTests() {
   const report = readJson(path.join(results, 'playwright.json'));
@@ -178,7 +188,7 @@ function failedPlaywrightTests() {
 }
 
 mkdirSync(results, { recursive: true });
-for (const file of ['vitest.json', 'vitest-firefox.json', 'package-checks.json', 'playwright.json', 'doc-test/report.json']) rmSync(path.join(results, file), { force: true });
+for (const file of ['vitest.json', 'vitest-unhandled.json', 'vitest-firefox.json', 'vitest-firefox-unhandled.json', 'package-checks.json', 'playwright.json', 'doc-test/report.json']) rmSync(path.join(results, file), { force: true });
 
 const started = Date.now();
 // dist/ already built from these very sources (by an earlier `npm test`, `npm run demo` or build): no second build.
@@ -208,8 +218,9 @@ if (built || run('build', process.execPath, [path.join(root, 'scripts', 'build.m
   const vitest = runLive(
     'vitest',
     bin('vitest'),
-    ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${path.join(results, 'vitest.json')}`, ...vitestFilter],
+    ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${path.join(results, 'vitest.json')}`, `--reporter=${UNHANDLED_REPORTER}`, ...vitestFilter],
     vitestCounts,
+    { ...process.env, KB_VOICE_UNHANDLED_FILE: path.join(results, 'vitest-unhandled.json') },
   );
   await Promise.all([checks, vitest, apps]);
   if (full) {
@@ -219,8 +230,8 @@ if (built || run('build', process.execPath, [path.join(root, 'scripts', 'build.m
     } else {
       await runCaptured('firefox', bin('vitest'), [
         'run', '--config', 'vitest.firefox.config.ts', '--reporter=default', '--reporter=json',
-        `--outputFile.json=${path.join(results, 'vitest-firefox.json')}`,
-      ], () => vitestCounts('vitest-firefox.json'));
+        `--outputFile.json=${path.join(results, 'vitest-firefox.json')}`, `--reporter=${UNHANDLED_REPORTER}`,
+      ], () => vitestCounts('vitest-firefox.json', 'vitest-firefox-unhandled.json'), { ...process.env, KB_VOICE_UNHANDLED_FILE: path.join(results, 'vitest-firefox-unhandled.json') });
     }
     if (findChromium() === null) {
       console.log(`\n=== e2e\n${NO_CHROMIUM_MESSAGE}`);
@@ -247,7 +258,11 @@ const total = steps.reduce(
 );
 const allOk = steps.every((s) => s.ok);
 // CI shows only the end of the log: the failed tests are named here, not only counted.
-const failures = [...failedVitestTests(), ...failedPlaywrightTests(), ...failedVitestTests('vitest-firefox.json', 'firefox')];
+const failures = [
+  ...failedVitestTests(), ...unhandledVitestErrors('vitest-unhandled.json', 'vitest'),
+  ...failedPlaywrightTests(),
+  ...failedVitestTests('vitest-firefox.json', 'firefox'), ...unhandledVitestErrors('vitest-firefox-unhandled.json', 'firefox'),
+];
 if (failures.length) {
   console.log(`\n=== failed tests (${failures.length})`);
   for (const line of failures.slice(0, 30)) console.log(`- ${line}`);
