@@ -157,6 +157,9 @@ function failedVitestTests(file = 'vitest.json', label = 'vitest') {
     const name = path.relative(root, result.name);
     const failed = (result.assertionResults ?? []).filter((a) => a.status === 'failed');
     for (const a of failed) lines.push(`${label} ${name} › ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`);
+    // 'pending' is a test that started or was queued and never ended: its worker died (a native
+    // crash) or the run was cut; the error itself is among the unhandled ones.
+    for (const a of result.assertionResults ?? []) if (a.status === 'pending') lines.push(`${label} ${name} › ${a.fullName}: never finished`);
     if (result.status === 'failed' && failed.length === 0) lines.push(`${label} ${name}: ${firstLine(result.message)}`);
   }
   return lines;
@@ -165,7 +168,7 @@ function failedVitestTests(file = 'vitest.json', label = 'vitest') {
 /** `file (test): type: message` of each error Vitest caught outside a test (scripts/vitest-unhandled-reporter.mjs). */
 function unhandledVitestErrors(file, label) {
   const errors = readJson(path.join(results, file)) ?? [];
-  return errors.map((e) => `${label} unhandled ${e.type ?? 'error'}${e.file ? ` in ${e.file}` : ''}${e.test ? ` (latest test: ${e.test})` : ''}: ${firstLine(`${e.name ? `${e.name}: ` : ''}${e.message}`)}`);
+  return errors.map((e) => `${label} unhandled ${e.type ?? 'error'}${e.file ? ` in ${e.file}` : ''}${e.test ? ` (latest test: ${e.test})` : ''}: ${firstLine(`${e.name ? `${e.name}: ` : ''}${e.message}${e.cause ? ` (cause: ${e.cause})` : ''}`)}`);
 }
 
 /** `file:line › title: message` of each Playwright test whose outcome was unexpected. */

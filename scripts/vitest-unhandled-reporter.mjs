@@ -8,7 +8,7 @@ import path from 'node:path';
 
 /** @param {unknown} error */
 function describe(error) {
-  const e = /** @type {{ name?: unknown, message?: unknown, stack?: unknown, type?: unknown, VITEST_TEST_PATH?: unknown, VITEST_TEST_NAME?: unknown }} */ (error ?? {});
+  const e = /** @type {{ cause?: unknown, name?: unknown, message?: unknown, stack?: unknown, type?: unknown, VITEST_TEST_PATH?: unknown, VITEST_TEST_NAME?: unknown }} */ (error ?? {});
   return {
     // Set by Vitest's worker: the file running when the error was caught, and its latest test
     file: typeof e.VITEST_TEST_PATH === 'string' ? path.relative(process.cwd(), e.VITEST_TEST_PATH) : undefined,
@@ -17,6 +17,8 @@ function describe(error) {
     // Vitest's own kinds, e.g. 'Unhandled Rejection', 'Uncaught Exception'
     type: typeof e.type === 'string' ? e.type : undefined,
     message: typeof e.message === 'string' ? e.message : String(error),
+    // e.g. "Worker exited unexpectedly" under Vitest's "[vitest-pool]: Worker forks emitted error."
+    cause: e.cause === undefined ? undefined : describe(e.cause).message,
     stack: typeof e.stack === 'string' ? e.stack : undefined,
   };
 }

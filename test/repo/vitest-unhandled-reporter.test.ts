@@ -25,7 +25,7 @@ function outputFile(): string {
 }
 
 describe('the unhandled-errors reporter', () => {
-  it('writes each error with its kind, file and latest test', () => {
+  it('writes each error with its kind, file, latest test and cause', () => {
     const file = outputFile();
     process.env.KB_VOICE_UNHANDLED_FILE = file;
     const late = Object.assign(new Error('late boom'), {
@@ -33,14 +33,17 @@ describe('the unhandled-errors reporter', () => {
       VITEST_TEST_PATH: path.join(process.cwd(), 'test', 'x.test.ts'),
       VITEST_TEST_NAME: 'waits',
     });
-    new UnhandledErrorsReporter().onTestRunEnd([], [late, 'a thrown string']);
+    const crash = Object.assign(new Error('[vitest-pool]: Worker forks emitted error.', { cause: new Error('Worker exited unexpectedly') }), { type: 'Unhandled Error' });
+    new UnhandledErrorsReporter().onTestRunEnd([], [late, 'a thrown string', crash]);
     const written = JSON.parse(readFileSync(file, 'utf8'));
-    expect(written).toHaveLength(2);
+    expect(written).toHaveLength(3);
     expect(written[0]).toMatchObject({
       file: path.join('test', 'x.test.ts'), test: 'waits', type: 'Unhandled Rejection', name: 'Error', message: 'late boom',
     });
     expect(written[0].stack).toContain('late boom');
     expect(written[1]).toEqual({ message: 'a thrown string' });
+    // a worker that died: the file is unknown, the cause says what happened
+    expect(written[2]).toMatchObject({ type: 'Unhandled Error', cause: 'Worker exited unexpectedly' });
   });
 
   it('writes an empty list for a clean run, and nothing without a file named', () => {
