@@ -13,6 +13,8 @@ interface Run {
   stdout: () => string;
   stderr: () => string;
   exit: Promise<number | null>;
+  /** Resolves with the first match of `pattern` in stdout, as soon as it is written; rejects if the process ends first. */
+  printed: (pattern: RegExp) => Promise<string>;
 }
 
 function run(args: string[], env: Record<string, string | undefined>): Run {
@@ -25,16 +27,19 @@ function run(args: string[], env: Record<string, string | undefined>): Run {
   // 'close', not 'exit': the exit can come before the last of stderr has been read (a loaded CI run saw
   // exit code 1 with an empty stderr); 'close' comes once the process ended and its pipes are drained.
   const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { child, stdout: () => out, stderr: () => err, exit };
-}
-
-// Generous: the child compiles the CLI with tsx first, which took over 15 s on a loaded shared machine.
-async function waitFor(predicate: () => boolean, what: string, ms = 60_000) {
-  const until = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const printed = (pattern: RegExp) =>
+    new Promise<string>((resolve, reject) => {
+      const look = () => {
+        const found = out.match(pattern);
+        if (!found) return;
+        child.stdout!.off('data', look);
+        resolve(found[0]);
+      };
+      child.stdout!.on('data', look);
+      look();
+      void exit.then((code) => reject(new Error(`the relay exited (${code}) before printing ${pattern}; stdout: ${out}; stderr: ${err}`)));
+    });
+  return { child, stdout: () => out, stderr: () => err, exit, printed };
 }
 
 let upstream: FakeUpstream;
@@ -77,8 +82,9 @@ describe('kb-voice relay', () => {
   it('serves, warns that every caller is admin, prints its URL, and stops on SIGTERM', async () => {
     const r = run(['--upstream', upstream.url, '--port', '0', '--allow-origin', 'http://a.test', '--allow-origin', 'http://b.test', '--allow-host', 'relay.dev.test'], { KB_VOICE_API_KEY: KEY });
     try {
-      await waitFor(() => /http:\/\/127\.0\.0\.1:\d+/.test(r.stdout()), 'the listening line');
-      const url = r.stdout().match(/http:\/\/127\.0\.0\.1:\d+/)![0];
+      // (no limit of its own: the child compiles the CLI with tsx first, over 15 s once on a loaded
+      // machine; the test's 120 s bound it, and an early exit fails it with the child's output)
+      const url = await r.printed(/http:\/\/127\.0\.0\.1:\d+/);
       expect(r.stderr()).toMatch(/admin/);
       expect(r.stderr()).toMatch(/local QA/);
 
