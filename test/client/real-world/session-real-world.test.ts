@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { VoiceSession, type SessionState, type VoiceSessionError, type VoiceSessionOptions } from '../../../src/client/index.js';
-import { ScriptedService, type ScriptedServiceOptions } from '../../../src/testing/index.js';
+import { FakeClock, ScriptedService, type ScriptedServiceOptions } from '../../../src/testing/index.js';
 
 // Issue 27 on kb-voice/testing's scripted service (Node): text-only calls, a lost microphone,
 // network events and resume after reload, with the browser globals they use stubbed.
@@ -102,14 +102,21 @@ describe('network events', () => {
 
   it('offline: reconnecting with cause offline at once, nothing tried until online, then the call is restored', async () => {
     const net = stubNetwork();
-    const { scripted, session, states } = setup();
+    // On fake time: offline for half the reconnection limit (past it the call ends), longer than
+    // any pause before a try (the policy's first pauses are under 2 s), so a try made meanwhile shows
+    const clock = new FakeClock();
+    const { scripted, session, states } = setup({ clock }, { clock, reconnectTimeoutMs: 20_000 });
     await session.start();
     net.offline();
     expect(session.state).toMatchObject({ status: 'reconnecting', cause: 'offline' });
-    await new Promise((resolve) => setTimeout(resolve, 50)); // time passes offline: the condition, not an await
+    await clock.advance(10_000);
     expect(scripted.offers).toHaveLength(1);
+    expect(session.state).toMatchObject({ status: 'reconnecting', cause: 'offline' });
+    const restored = new Promise<void>((resolve) => session.on('state', (s) => s.status === 'connected' && resolve()));
     net.online();
-    await vi.waitFor(() => expect(session.state.status).toBe('connected'));
+    // (the restart's check that the link carries again runs on the clock)
+    await clock.advance(5_000);
+    await restored;
     expect(scripted.offers.map((o) => o.session_id)).toEqual([undefined, 'scripted-session-1']);
     expect(states.filter((s) => s.status === 'reconnecting').every((s) => (s as { cause: string }).cause === 'offline')).toBe(true);
     await session.end();
