@@ -195,15 +195,23 @@ describe('paced output', () => {
 
   it('a paused clip sends silence and keeps its place; resumed, it plays to its end, whole', async () => {
     const frames: Int16Array[] = [];
-    const out = new PacedAudioOutput({ onData: (d) => frames.push(d.samples) });
+    // Resolves once `n` frames have been sent, from the sender's own callback (no polling).
+    let waiting: { n: number; resolve: () => void } | undefined;
+    const sent = (n: number) => new Promise<void>((resolve) => (frames.length >= n ? resolve() : (waiting = { n, resolve })));
+    const out = new PacedAudioOutput({
+      onData: (d) => {
+        frames.push(d.samples);
+        if (waiting && frames.length >= waiting.n) waiting.resolve();
+      },
+    });
     const playback = out.stream();
     playback.append(new Int16Array(48000 * 0.3).fill(1000));
     playback.finish();
-    while (frames.length < 5) await new Promise((r) => setImmediate(r));
+    await sent(5);
     playback.pause();
     expect(playback.paused).toBe(true);
     const heldFrom = frames.length;
-    while (frames.length < heldFrom + 10) await new Promise((r) => setTimeout(r, 5));
+    await sent(heldFrom + 10);
     // Held: silence on the line, the clip where it was.
     expect(frames.slice(heldFrom + 1, heldFrom + 10).every((f) => f.every((x) => x === 0))).toBe(true);
     playback.resume();
