@@ -6,6 +6,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDemoStack, type DemoStack } from '../../scripts/demo-stack.mjs';
 import { launchFirefox, startAudioServer, type AudioServer } from './firefox.js';
+import { hangReport } from './hang-report.js';
 
 /** Generous: a call on a 2-core machine shared with other work; every wait below is on an event, not a guess. */
 const WAIT = { timeout: 120_000, polling: 100 } as const;
@@ -36,7 +37,9 @@ async function waitUntil(page: Page, what: string, fn: () => boolean): Promise<v
   try {
     await page.waitForFunction(fn, WAIT);
   } catch (error) {
-    throw new Error(`${what}: ${(error as Error).message}; the page: ${await pageState(page)}`, { cause: error });
+    // and what this test's processes were doing (a Firefox that stopped answering: spinning or
+    // blocked, and which thread): this worker's tree, Firefox's processes, PulseAudio and the microphone's player
+    throw new Error(`${what}: ${(error as Error).message}; the page: ${await pageState(page)}\nthe processes:\n${await hangReport(process.pid)}`, { cause: error });
   }
 }
 
