@@ -13,6 +13,8 @@ export interface VoiceService {
 }
 
 const HOST = '127.0.0.1';
+/** The bounds of `endOfSpeechMs`: shorter ends questions at a breath; longer keeps a caller waiting for no reason. */
+const END_OF_SPEECH_MS = { min: 100, max: 10_000 } as const;
 
 /** An emulator and a relay (admin role, as the QA page) on ephemeral loopback ports. */
 export async function startEmulatorService(options: WorkerEmulatorOptions = {}): Promise<VoiceService> {
@@ -23,11 +25,19 @@ export async function startEmulatorService(options: WorkerEmulatorOptions = {}):
     throw new Error('kb-voice-qa: voice: { emulator: true } needs kb-voice-emulator: npm install -D kb-voice-emulator', { cause });
   }
   const { createRelay, serveRelay } = await import('kb-voice/relay');
+  const { endOfSpeechMs } = options;
+  if (endOfSpeechMs !== undefined && !(Number.isInteger(endOfSpeechMs) && endOfSpeechMs >= END_OF_SPEECH_MS.min && endOfSpeechMs <= END_OF_SPEECH_MS.max)) {
+    throw new RangeError(`kb-voice-qa: voice.emulator.endOfSpeechMs must be an integer from ${END_OF_SPEECH_MS.min} to ${END_OF_SPEECH_MS.max} (ms), got ${String(endOfSpeechMs)}`);
+  }
+  const realtime = {
+    ...(options.voice === undefined ? {} : { voice: options.voice }),
+    ...(endOfSpeechMs === undefined ? {} : { vad: { stopMs: endOfSpeechMs } }),
+  };
   const emulator = await emulatorModule.startEmulator({
     host: HOST,
     port: 0,
     ...(options.agentBuildMs === undefined ? {} : { agentBuildMs: options.agentBuildMs }),
-    ...(options.voice === undefined ? {} : { realtime: { voice: options.voice } }),
+    ...(Object.keys(realtime).length ? { realtime } : {}),
     // Checked by the emulator: an unknown profile is a RangeError naming the known ones.
     ...(options.network === undefined ? {} : { network: options.network as NetworkProfileName }),
   });

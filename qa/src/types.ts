@@ -82,6 +82,13 @@ export interface WorkerEmulatorOptions {
   voice?: 'auto' | 'flite' | 'espeak' | 'builtin';
   /** A network profile of kb-voice-emulator/lab for every call's media (the `network` fixture option sets it). */
   network?: string;
+  /**
+   * The silence (ms) after which the emulator takes a spoken question as ended (its voice detection's
+   * end of speech; default 600, an integer 100–10000). A loaded machine can stall a page's fake
+   * microphone longer than 600 ms and split one spoken question in two (the second piece then cuts
+   * the first one's answer); 1500–2000 keeps it whole, and every spoken answer starts that much later.
+   */
+  endOfSpeechMs?: number;
 }
 
 /** `voiceCall.start(options)`: the `VoiceSession` options that make sense in a harness page. */
