@@ -70,9 +70,10 @@ const CONNECTIONS = 10;
 const TOGETHER_RATE = Number(process.env.BENCH_RELAY_TOGETHER_RATE ?? 600);
 const TOGETHER_SLICES = Number(process.env.BENCH_RELAY_TOGETHER_SLICES ?? 24);
 /**
- * BENCH_RELAY_BASELINE=/abs/copy/of/an/older/dist: the users and Express rows are measured a second
- * time with that build's relay (targets `users@base`, `express@base`) in the same rounds, so a change's
- * before/after figures come from one run on one machine load (see bench/README.md).
+ * BENCH_RELAY_BASELINE=/abs/copy/of/an/older/dist: the E13 user rows' relays (node:http and Express)
+ * also run from that build, two processes each (`users@base`, `express@base` and their twins), and
+ * each build's relays are measured side by side against the other's like a row against its floor, so
+ * a change's before/after figure comes from the same seconds of one machine (see bench/README.md).
  */
 const BASELINE = process.env.BENCH_RELAY_BASELINE ? path.resolve(process.env.BENCH_RELAY_BASELINE) : undefined;
 const loadChild = path.join(benchDir, 'lib', 'load-child.mjs');
@@ -149,9 +150,12 @@ export async function main() {
   const relay2 = await startProxyProcess(relayChild, emulator.url, emulator.apiKey, 'admin');
   const bare2 = await startProxyProcess(bareChild, emulator.url, emulator.apiKey);
   const proxies = { relay, bare, users, express, bareExpress, floorUsers, floorExpress, floorTwin, users2, express2, floorExpress2, relay2, bare2 };
+  /** The rows a baseline build is compared on (E13 as users run it: node:http, Express), each with the relay mode and robots of its processes. */
+  const BASE_ROWS = { users: ['users', `${robotId},${ownRobot}`], express: ['express', robotId] };
   if (BASELINE) {
-    proxies['users@base'] = await startProxyProcessWith({ BENCH_DIST: BASELINE }, relayChild, emulator.url, emulator.apiKey, 'users', `${robotId},${ownRobot}`);
-    proxies['express@base'] = await startProxyProcessWith({ BENCH_DIST: BASELINE }, relayChild, emulator.url, emulator.apiKey, 'express', robotId);
+    for (const [row, [mode, robots]] of Object.entries(BASE_ROWS)) {
+      for (const name of [`${row}@base`, `${row}@base2`]) proxies[name] = await startProxyProcessWith({ BENCH_DIST: BASELINE }, relayChild, emulator.url, emulator.apiKey, mode, robots);
+    }
   }
   try {
     const usagePath = `/v1/robots/${robotId}/realtime-usage`;
@@ -181,7 +185,7 @@ export async function main() {
       bare2: { url: `${bare2.url}${bare2.prefix}${usagePath}`, headers: {} },
     };
     // Targets measured on another target's process, and the user rows: their path, and the floor they are compared with.
-    const PROCESS_OF = { bareOwn: 'bare', usersOwn: 'users', 'usersOwn@base': 'users@base', floorOwn: 'floorUsers', usersOwn2: 'users2', floorOwn2: 'floorTwin' };
+    const PROCESS_OF = { bareOwn: 'bare', usersOwn: 'users', floorOwn: 'floorUsers', usersOwn2: 'users2', floorOwn2: 'floorTwin' };
     // `floor`: the same job by hand (the target's base); `pipe`: the plain pipe on the same request (a reference).
     const USER_ROWS = {
       users: { path: usagePath, floor: 'floorUsers', pipe: 'bare' },
@@ -189,9 +193,8 @@ export async function main() {
       usersOwn: { path: ownPath, floor: 'floorOwn', pipe: 'bareOwn' },
     };
     if (BASELINE) {
-      for (const [row, { path: rowPath }] of Object.entries(USER_ROWS)) {
-        const proxy = proxies[PROCESS_OF[`${row}@base`] ?? `${row}@base`];
-        targets[`${row}@base`] = { url: `${proxy.url}${proxy.prefix}${rowPath}`, headers: asUser };
+      for (const row of Object.keys(BASE_ROWS)) {
+        for (const name of [`${row}@base`, `${row}@base2`]) targets[name] = { url: `${proxies[name].url}${proxies[name].prefix}${usagePath}`, headers: asUser };
       }
     }
     // Both paths must answer the same 200 body before any timing counts.
@@ -221,9 +224,7 @@ export async function main() {
       ['bare', 'floorTwin', 'floorUsers', 'users', 'relay', 'bareOwn', 'usersOwn', 'floorOwn', 'bareExpress', 'express', 'floorExpress', 'direct'],
     ];
     for (let round = 0; round < ROUNDS; round++) {
-      // A baseline's rows go right after (or before, every other round) the rows they compare with.
-      const order = BASELINE ? ORDERS[round % ORDERS.length].flatMap((n) => (n in USER_ROWS ? (round % 2 ? [`${n}@base`, n] : [n, `${n}@base`]) : [n])) : ORDERS[round % ORDERS.length];
-      for (const name of order) {
+      for (const name of ORDERS[round % ORDERS.length]) {
         const proxy = proxies[PROCESS_OF[name] ?? name];
         const cpu0 = process.cpuUsage();
         const relay0 = proxy ? await proxy.cpu() : { cpu: { user: 0, system: 0 }, requests: 0 };
@@ -248,6 +249,8 @@ export async function main() {
       users: { relay: ['users', 'users2'], floor: ['floorUsers', 'floorTwin'] },
       usersOwn: { relay: ['usersOwn', 'usersOwn2'], floor: ['floorOwn', 'floorOwn2'] },
       express: { relay: ['express', 'express2'], floor: ['floorExpress', 'floorExpress2'] },
+      // This build against the baseline's, as a row against its floor.
+      ...(BASELINE ? Object.fromEntries(Object.keys(BASE_ROWS).map((row) => [`${row}@base`, { relay: [row, `${row}2`], floor: [`${row}@base`, `${row}@base2`] }])) : {}),
     };
     log(`relay-overhead: the bare library and the user rows side by side, ${TOGETHER_RATE} req/s per process, ${TOGETHER_SLICES} slices of 1 s each`);
     const together = await measureTogether(Object.fromEntries(Object.entries(TOGETHER).map(([row, { relay: a, floor: f }]) => [row, members(...a, ...f)])), { rate: TOGETHER_RATE, connections: CONNECTIONS, slices: TOGETHER_SLICES });
@@ -311,12 +314,10 @@ export async function main() {
     notes.push(`side by side: ${TOGETHER_SLICES} slices of 1 s per row (the bare library, three user rows) after 4 dropped, every process of a row at ${TOGETHER_RATE} req/s at once (${CONNECTIONS} connections each), two processes a side, the rows taking turns`);
     const baseline = {};
     if (BASELINE) {
-      for (const [name, { floor }] of Object.entries(USER_ROWS)) {
-        const base = `${name}@base`;
-        const now = agg(name);
-        const then = agg(base);
-        baseline[name] = { then, now, thenVsBare: cpuVsBareOf(base, floor), nowVsBare: cpuVsBareOf(name, floor), nowVsThen: median(runs[name].map((y, i) => y.relayCpuUs / runs[base][i].relayCpuUs)) };
-        notes.push(`baseline ${BASELINE}: ${name} ${then.relayCpuUs.toFixed(0)} -> ${now.relayCpuUs.toFixed(0)} µs per request (${baseline[name].thenVsBare.toFixed(2)}× -> ${baseline[name].nowVsBare.toFixed(2)}× its floor; now / then ${baseline[name].nowVsThen.toFixed(2)}, paired rounds)`);
+      for (const row of Object.keys(BASE_ROWS)) {
+        const t = side[`${row}@base`];
+        baseline[row] = { nowUs: t.aUs, thenUs: t.bUs, nowVsThen: t.median, whole: t.whole, ratios: t.ratios.map((x) => round(x, 4)) };
+        notes.push(`baseline ${BASELINE}: ${row} E13, this build / the baseline's, side by side: ${sideValue(t)})`);
       }
     }
     notes.push(`load average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')}`);
@@ -356,7 +357,7 @@ export async function main() {
     await relay.close().catch(() => {});
     await users.close().catch(() => {});
     await express.close().catch(() => {});
-    for (const name of ['users@base', 'express@base']) await proxies[name]?.close().catch(() => {});
+    for (const name of ['users@base', 'users@base2', 'express@base', 'express@base2']) await proxies[name]?.close().catch(() => {});
     await bare.close().catch(() => {});
     await bareExpress.close().catch(() => {});
     await floorUsers.close().catch(() => {});
