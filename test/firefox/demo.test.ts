@@ -19,8 +19,15 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** What the page shows, for a wait that failed: the call's status, the captions or turns, an error. */
+/**
+ * What the page shows, for a wait that failed: the call's status, the captions or turns, an error.
+ * At most 10 s: a Firefox that stopped answering let this read wait out the whole 120 s protocol
+ * timeout too (a busy-core run's failed try took 240 s so, before its retry).
+ */
 const pageState = (page: Page) =>
+  Promise.race([readPageState(page), new Promise<string>((resolve) => setTimeout(resolve, 10_000, '(unreadable: no answer within 10 s)'))]);
+
+const readPageState = (page: Page) =>
   page.evaluate(() => {
     const root: ParentNode = document.querySelector('kb-voice-widget')?.shadowRoot ?? document;
     const all = (sel: string) => [...root.querySelectorAll(sel)].map((n) => `${(n as HTMLElement).dataset.role ?? ''}${(n as HTMLElement).dataset.final === 'true' ? '(final)' : ''}: ${n.textContent?.trim().slice(0, 80)}`);
