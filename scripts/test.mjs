@@ -149,8 +149,15 @@ function playwrightCounts() {
   };
 }
 
-/** The first line of a failure message, without terminal colours, at most 300 characters. */
-const firstLine = (message) => String(message ?? '').replace(/\u001b\[[0-9;]*m/g, '').trim().split('\n')[0].slice(0, 300);
+/**
+ * The first line of a failure message, without terminal colours, at most 300 characters; a bare
+ * heading ("Error:", whose text starts on the next line, as a child run's output does) takes the next line.
+ */
+const firstLine = (message) => {
+  const lines = String(message ?? '').replace(/\u001b\[[0-9;]*m/g, '').trim().split('\n').map((l) => l.trim()).filter(Boolean);
+  const head = /^[\w.]*Error:$/.test(lines[0] ?? '') && lines[1] ? `${lines[0]} ${lines[1]}` : lines[0] ?? '';
+  return head.slice(0, 300);
+};
 
 /** `file › test: message` of each failed vitest test, and of each file that failed without a test (a crash, an import error). */
 function failedVitestTests(file = 'vitest.json', label = 'vitest') {
