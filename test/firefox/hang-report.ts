@@ -4,7 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 // test takes": a page script timed out after 120 s in a voice call, under load, and the retry passed).
 // Read from /proc when a wait fails: each process of the browser's tree with its state and the CPU it
 // used over a short interval, and its busiest threads by name, so the next occurrence says whether a
-// process was spinning (R, CPU growing: which thread) or blocked (S/D, no CPU). Threads, their states
+// process was spinning (R, CPU growing: which thread) or blocked (S/D, no CPU, and in which kernel wait
+// its main thread sleeps: a lock or its event loop). Threads, their states
 // and names are what this needs; kb-voice-qa's CPU reader (proc-cpu.ts) sums whole process trees.
 
 interface Sample {
@@ -59,6 +60,16 @@ function threads(pid: number): Map<string, Sample> {
   return out;
 }
 
+/** The kernel function a process's main thread sleeps in (a lock: futex_wait…, an event loop: do_epoll_wait, poll_schedule…), '-' when running or unreadable. */
+function waitChannel(pid: number): string {
+  try {
+    const wchan = readFileSync(`/proc/${pid}/wchan`, 'utf8').trim();
+    return wchan && wchan !== '0' ? wchan : '-';
+  } catch {
+    return '-';
+  }
+}
+
 /**
  * One line per process of `root`'s tree: name, pid, state, CPU ms over `intervalMs`, and its three
  * busiest threads then (name, state, ms). '' where there is no /proc.
@@ -77,7 +88,7 @@ export async function hangReport(root: number, intervalMs = 1000): Promise<strin
     const busy = [...now].map(([tid, s]) => ({ name: s.name, state: s.state, ms: ms(s.ticks - (was.get(tid)?.ticks ?? s.ticks)) }));
     const used = busy.reduce((sum, t) => sum + t.ms, 0);
     const top = busy.sort((a, b) => b.ms - a.ms).slice(0, 3).map((t) => `${t.name} ${t.state} ${t.ms} ms`).join(', ');
-    lines.push(`${proc.name} ${pid} ${proc.state} ${used} ms in ${intervalMs} ms (${now.size} threads; busiest: ${top})`);
+    lines.push(`${proc.name} ${pid} ${proc.state} ${used} ms in ${intervalMs} ms, main thread waiting in ${waitChannel(pid)} (${now.size} threads; busiest: ${top})`);
   }
   return lines.join('\n');
 }
