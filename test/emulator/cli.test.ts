@@ -1,25 +1,16 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseEmulatorArgs } from 'kb-voice-emulator/cli';
+import { spawned } from '../helpers/spawned.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Runs `kb-voice emulator ...` from source; `listening` resolves with the announcement once all of it arrived (its last line names openapi.json). */
 function run(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'emulator', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const listening = new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', () => {
-      if (/http:\/\/\S+:\d+/.test(out) && /openapi\.json\n/.test(out)) resolve(out);
-    });
-    void exited.then((code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
-  return { child, listening, exited, output: () => ({ out, err }) };
+  const p = spawned(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'emulator', ...args], { cwd: root });
+  // (the openapi.json line names the URL too: from the first URL through it is the whole announcement)
+  const listening = p.printed(/http:\/\/\S+:\d+[\s\S]*openapi\.json\n/).then(() => p.stdout());
+  return { child: p.child, listening, exited: p.exit, output: () => ({ out: p.stdout(), err: p.stderr() }) };
 }
 
 describe('kb-voice emulator command', () => {

@@ -1,45 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USAGE_EXIT_CODE, UsageError } from '../../src/cli/index.js';
 import { parseRelayArgs } from '../../src/cli/relay-command.js';
+import { spawned, type Spawned } from '../helpers/spawned.js';
 import { KEY, rawGet, ROBOT, startFakeUpstream, type FakeUpstream } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<number | null>;
-  /** Resolves with the first match of `pattern` in stdout, as soon as it is written; rejects if the process ends first. */
-  printed: (pattern: RegExp) => Promise<string>;
-}
-
-function run(args: string[], env: Record<string, string | undefined>): Run {
+function run(args: string[], env: Record<string, string | undefined>): Spawned {
   const { KB_VOICE_API_KEY: _, ...base } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'relay', ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (err += c));
-  // 'close', not 'exit': the exit can come before the last of stderr has been read (a loaded CI run saw
-  // exit code 1 with an empty stderr); 'close' comes once the process ended and its pipes are drained.
-  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const printed = (pattern: RegExp) =>
-    new Promise<string>((resolve, reject) => {
-      const look = () => {
-        const found = out.match(pattern);
-        if (!found) return;
-        child.stdout!.off('data', look);
-        resolve(found[0]);
-      };
-      child.stdout!.on('data', look);
-      look();
-      void exit.then((code) => reject(new Error(`the relay exited (${code}) before printing ${pattern}; stdout: ${out}; stderr: ${err}`)));
-    });
-  return { child, stdout: () => out, stderr: () => err, exit, printed };
+  return spawned(process.execPath, ['--import', 'tsx', MAIN, 'relay', ...args], { cwd: ROOT, env: { ...base, ...env } });
 }
 
 let upstream: FakeUpstream;
