@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 // What a Firefox that stopped answering WebDriver BiDi was doing (docs/contributing.md, "How long npm
 // test takes": a page script timed out after 120 s in a voice call, under load, and the retry passed).
@@ -71,6 +72,29 @@ function waitChannel(pid: number): string {
 }
 
 /**
+ * The native stack of a blocked main thread (gdb attached for a moment, 10 s at most), the question left
+ * by a wedged Firefox whose main thread used no CPU: a lock, IPC or audio (libpulse) wait shows by its
+ * frames' library names even without debug symbols. '' without gdb or when it cannot attach.
+ */
+function nativeStack(pid: number): string {
+  if (!existsSync('/usr/bin/gdb')) return '';
+  try {
+    const out = execFileSync('/usr/bin/gdb', ['-batch', '-nx', '-p', String(pid), '-ex', 'thread 1', '-ex', 'bt 30'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    return out
+      .split('\n')
+      .filter((line, i, all) => /^#\d+/.test(line) && line !== all[i - 1]) // 'thread 1' prints frame #0 too
+      .map((line) => `    ${line.replace(/\s+/g, ' ').slice(0, 200)}`)
+      .join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/**
  * One line per process of `root`'s tree: name, pid, state, CPU ms over `intervalMs`, and its three
  * busiest threads then (name, state, ms). '' where there is no /proc.
  */
@@ -89,6 +113,9 @@ export async function hangReport(root: number, intervalMs = 1000): Promise<strin
     const used = busy.reduce((sum, t) => sum + t.ms, 0);
     const top = busy.sort((a, b) => b.ms - a.ms).slice(0, 3).map((t) => `${t.name} ${t.state} ${t.ms} ms`).join(', ');
     lines.push(`${proc.name} ${pid} ${proc.state} ${used} ms in ${intervalMs} ms, main thread waiting in ${waitChannel(pid)} (${now.size} threads; busiest: ${top})`);
+    // Only the browser's processes, asleep: the node worker is the one asking.
+    const stack = pid !== root && proc.state === 'S' && used === 0 ? nativeStack(pid) : '';
+    if (stack) lines.push(stack);
   }
   return lines.join('\n');
 }
