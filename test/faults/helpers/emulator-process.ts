@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { spawned } from '../../helpers/spawned.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 /** The `kb-voice-emulator` command of the workspace package, run from source (no build needed). */
@@ -11,7 +12,7 @@ export interface EmulatorProcess {
   port: number;
   pid: number;
   child: ChildProcess;
-  /** Resolves with the exit code (null when killed by a signal). */
+  /** Resolves with the exit code (null when killed by a signal), once its output is read to the end. */
   exited: Promise<number | null>;
   /** Everything it printed so far. */
   output(): { out: string; err: string };
@@ -28,39 +29,26 @@ export interface EmulatorProcess {
  */
 export async function spawnEmulator(options: { port?: number; args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<EmulatorProcess> {
   const args = [...COMMAND, '--port', String(options.port ?? 0), '--host', '127.0.0.1', ...(options.args ?? [])];
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  let exitCode: number | null | undefined;
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve((exitCode = code))));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`emulator did not start within 20 s: ${out}${err}`)), 20_000);
-    const check = () => {
-      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (!m) return;
-      clearTimeout(timer);
-      child.stdout!.off('data', check);
-      resolve(m[1]!);
-    };
-    child.stdout!.on('data', check);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`emulator exited with ${code} before listening: ${err}`));
-    });
+  const p = spawned(process.execPath, args, { cwd: root, env: { ...process.env, ...options.env } });
+  let ended = false;
+  void p.exit.then(() => (ended = true));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // A start that hangs fails the test with what it printed, well before the test's own limit.
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`emulator did not start within 20 s: ${p.stdout()}${p.stderr()}`)), 20_000);
   });
+  const url = await Promise.race([p.printed(/http:\/\/127\.0\.0\.1:\d+/), late]).finally(() => clearTimeout(timer));
   const gone = async (signal: NodeJS.Signals) => {
-    if (exitCode === undefined && child.exitCode === null && child.signalCode === null) child.kill(signal);
-    await exited;
+    if (!ended && p.child.exitCode === null && p.child.signalCode === null) p.child.kill(signal);
+    await p.exit;
   };
   return {
     url,
     port: Number(new URL(url).port),
-    pid: child.pid!,
-    child,
-    exited,
-    output: () => ({ out, err }),
+    pid: p.child.pid!,
+    child: p.child,
+    exited: p.exit,
+    output: () => ({ out: p.stdout(), err: p.stderr() }),
     crash: () => gone('SIGKILL'),
     stop: () => gone('SIGTERM'),
   };
