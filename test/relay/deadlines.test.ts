@@ -9,6 +9,7 @@ describe('Deadlines (the upstream calls\' time limits on one timer)', () => {
   });
   afterEach(() => {
     vi.useRealTimers();
+    vi.restoreAllMocks();
   });
 
   it('expires each limit once its time has passed, in start order, and not before', () => {
@@ -28,16 +29,59 @@ describe('Deadlines (the upstream calls\' time limits on one timer)', () => {
     expect(limits.size).toBe(0);
   });
 
-  it('uses one timer for any number of limits, and leaves none once every limit is cleared', () => {
+  it('uses one timer for any number of limits; once every limit is cleared it holds no process and goes when it fires', () => {
+    const setTimer = vi.spyOn(globalThis, 'setTimeout');
     const limits = new Deadlines(1000);
     const started = Array.from({ length: 50 }, () => limits.start(() => expect.fail('cleared limits never expire')));
     expect(vi.getTimerCount()).toBe(1);
+    const timer = setTimer.mock.results[0]!.value as NodeJS.Timeout;
+    expect(timer.hasRef()).toBe(true);
     for (const d of started.slice(0, 49)) limits.clear(d);
-    expect(vi.getTimerCount()).toBe(1);
+    expect(timer.hasRef()).toBe(true);
     limits.clear(started[49]!);
+    expect(timer.hasRef()).toBe(false);
+    vi.advanceTimersByTime(1000);
     expect(vi.getTimerCount()).toBe(0);
-    vi.advanceTimersByTime(5000);
+    expect(setTimer).toHaveBeenCalledTimes(1);
     expect(limits.size).toBe(0);
+  });
+
+  // bench 3's CPU profiles: the authorize hook's limit is started and cleared in one turn for every
+  // request, and requests one at a time (a fixed rate) leave no limit pending between them: a timer
+  // set and cleared per request.
+  it('limits started and cleared one at a time share one timer, which holds the process only while one is pending', () => {
+    const setTimer = vi.spyOn(globalThis, 'setTimeout');
+    const limits = new Deadlines(1000);
+    for (let i = 0; i < 100; i++) {
+      const d = limits.start(() => expect.fail('cleared limits never expire'));
+      expect((setTimer.mock.results.at(-1)!.value as NodeJS.Timeout).hasRef()).toBe(true);
+      limits.clear(d);
+      vi.advanceTimersByTime(5); // 500 ms in all: under one limit's time
+    }
+    expect(setTimer).toHaveBeenCalledTimes(1);
+    expect((setTimer.mock.results[0]!.value as NodeJS.Timeout).hasRef()).toBe(false);
+    // A limit started after the idle timer fired still expires on time.
+    vi.advanceTimersByTime(500);
+    expect(vi.getTimerCount()).toBe(0);
+    const expired: number[] = [];
+    limits.start(() => expired.push(Date.now()));
+    const at = Date.now();
+    vi.advanceTimersByTime(1000);
+    expect(expired).toEqual([at + 1000]);
+  });
+
+  it('a limit started while the idle timer waits expires at its own time, not the timer\'s', () => {
+    const limits = new Deadlines(1000);
+    limits.clear(limits.start(() => expect.fail('cleared')));
+    vi.advanceTimersByTime(600);
+    const expired: number[] = [];
+    const at = Date.now();
+    limits.start(() => expired.push(Date.now()));
+    vi.advanceTimersByTime(400); // the idle timer fires: not due yet
+    expect(expired).toEqual([]);
+    vi.advanceTimersByTime(600);
+    expect(expired).toEqual([at + 1000]);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('a cleared limit does not expire while later ones still do; clearing twice or after expiry is harmless', () => {
