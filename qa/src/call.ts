@@ -15,8 +15,22 @@ interface QaPageApi {
   play(clip: PageClip, over?: boolean): Promise<number>;
   decode16k(file: string): Promise<string>;
   invoke(id: string, method: 'sendText' | 'end' | 'report', arg?: unknown): Promise<unknown>;
+  marks(): { firstClipAt?: number; micAskedAt?: number; micOpenedAt?: number };
 }
 type QaGlobal = typeof globalThis & { __KB_VOICE_QA__: QaPageApi };
+
+/** What `toHaveHeardFromStart` measured of the first question (qa/src/first-words.ts). */
+export interface HeardFromStart {
+  missedMs: number;
+  saidMs: number;
+  heardMs: number;
+  /**
+   * When the page's microphone was given to the call, after the question began (ms; negative: before
+   * it), where the question was played by kb-voice-qa's microphone: a start missed by about this much
+   * was said before the call had a microphone to capture it.
+   */
+  micOpenedAfterMs?: number;
+}
 
 /** How a call was made, for evidence and scripting. */
 export interface CallContext {
@@ -212,14 +226,17 @@ export class Call {
    * @internal For `toHaveHeardFromStart`: how much of the first question's start the service's
    * recording of it misses (qa/src/first-words.ts), waiting up to `timeout` ms for the recording.
    */
-  async heardFromStart(timeout: number): Promise<{ missedMs: number; saidMs: number; heardMs: number } | { problem: string }> {
+  async heardFromStart(timeout: number): Promise<HeardFromStart | { problem: string }> {
     if (!this.#firstSaid) return { problem: 'nothing was said in this call (say() or sayAtStart)' };
     const { relayUrl, aiId } = this.context;
     const sessionId = this.mirror.snapshot?.sessionId;
     if (!relayUrl || !aiId || !sessionId) return { problem: 'the call has no session on a relay to read the recording from' };
     const recording = await firstRecording(relayUrl, aiId, sessionId, Date.now() + timeout);
     if (!recording) return { problem: `the service recorded no question within ${timeout} ms: it heard none of it` };
-    return missedStartMs(await this.#decode16k(this.#firstSaid), 16000, await this.#decode16k(recording), 16000);
+    const measured = missedStartMs(await this.#decode16k(this.#firstSaid), 16000, await this.#decode16k(recording), 16000);
+    const marks = await this.page.evaluate(() => (globalThis as QaGlobal).__KB_VOICE_QA__.marks()).catch(() => ({}) as ReturnType<QaPageApi['marks']>);
+    const { firstClipAt, micOpenedAt } = marks;
+    return firstClipAt !== undefined && micOpenedAt !== undefined ? { ...measured, micOpenedAfterMs: Math.round(micOpenedAt - firstClipAt) } : measured;
   }
 
   /** @internal Ends the call if the test did not (fixture teardown); never throws. */

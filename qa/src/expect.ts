@@ -199,11 +199,15 @@ export const expect = base.extend({
       `Expected: the service ${this.isNot ? 'not ' : ''}to hear the first question from within ${tolerance} ms of its onset\n` +
       ('problem' in measured
         ? `Received: ${measured.problem}\n\n`
-        : `Received: its first ${measured.missedMs} ms missing (said ${measured.saidMs} ms of speech, the service recorded ${measured.heardMs} ms)\n\n`) +
+        : `Received: its first ${measured.missedMs} ms missing (said ${measured.saidMs} ms of speech, the service recorded ${measured.heardMs} ms)${micOpened(measured.micOpenedAfterMs)}\n\n`) +
       call.describe();
     return { pass, message, name: 'toHaveHeardFromStart', expected: tolerance, actual: 'missedMs' in measured ? measured.missedMs : null };
   },
 });
+
+/** Where the question began against the page's microphone, for a failure message. */
+const micOpened = (ms: number | undefined) =>
+  ms === undefined ? '' : `; the page's microphone was given to the call ${Math.abs(ms)} ms ${ms >= 0 ? 'after' : 'before'} the question began`;
 
 /** `toHaveHeardFromStart`'s default: the service heard the question from within this long of its onset (ms). */
 export const FROM_START_TOLERANCE_MS = 100;

@@ -25,6 +25,9 @@ async function record(call: Call, buffer: boolean): Promise<void> {
 test('with the pre-connect buffer (default), a question said at the click reaches the service whole', async ({ voiceCall }) => {
   const call = await voiceCall.start({ sayAtStart: QUESTION });
   await record(call, true);
+  // Both begin at the click: the measure says which came first (a failure prints it).
+  const measured = await call.heardFromStart(30_000);
+  expect('micOpenedAfterMs' in measured && Math.abs(measured.micOpenedAfterMs!) < 5000).toBe(true);
   await expect(call).toHaveHeardFromStart();
   await expect(call).toAnswer(/two-year/i, { within: 60_000 });
   const report = await call.end();

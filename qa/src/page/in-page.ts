@@ -89,6 +89,12 @@ export function installInPage(binding: string): void {
   let context: AudioContext | undefined;
   let destination: MediaStreamAudioDestinationNode | undefined;
   let queuedUntil = 0;
+  /**
+   * Page times (performance.now()) of the first clip's start and of the first microphone asked for and
+   * given, for `toHaveHeardFromStart`'s failure: a question whose start the service missed by as much as
+   * the microphone opened after it began was lost before any capture could run (a page slow to open it).
+   */
+  const marks: { firstClipAt?: number; micAskedAt?: number; micOpenedAt?: number } = {};
   const audio = () => {
     if (!context) {
       context = new AudioContext();
@@ -107,9 +113,12 @@ export function installInPage(binding: string): void {
         if (!original) throw new DOMException('getUserMedia is not available', 'NotFoundError');
         return original(constraints);
       }
+      marks.micAskedAt ??= performance.now();
       const { destination: node } = audio();
       // A clone per caller: a session that stops its track on end() leaves the source running.
-      return new MediaStream(node.stream.getAudioTracks().map((track) => track.clone()));
+      const stream = new MediaStream(node.stream.getAudioTracks().map((track) => track.clone()));
+      marks.micOpenedAt ??= performance.now();
+      return stream;
     };
   }
   const bytesOf = (base64: string) => {
@@ -151,6 +160,7 @@ export function installInPage(binding: string): void {
       source.connect(node);
       const at = over ? ctx.currentTime + 0.02 : Math.max(ctx.currentTime + 0.02, queuedUntil);
       if (!over) queuedUntil = at + buffer.duration;
+      marks.firstClipAt ??= performance.now() + (at - ctx.currentTime) * 1000;
       const ended = new Promise<void>((resolve) => source.addEventListener('ended', () => resolve(), { once: true }));
       source.start(at);
       await ended;
@@ -170,6 +180,10 @@ export function installInPage(binding: string): void {
       const bytes = new Uint8Array(out.buffer);
       for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
       return btoa(text);
+    },
+    /** When the first clip started and the first microphone was asked for and given (page ms; absent until then). */
+    marks(): { firstClipAt?: number; micAskedAt?: number; micOpenedAt?: number } {
+      return { ...marks };
     },
     /** Calls a method of a registered session (the test side's only way in). */
     async invoke(id: string, method: 'sendText' | 'end' | 'report', arg?: unknown): Promise<unknown> {
