@@ -241,6 +241,13 @@ export async function main() {
         log(`relay-overhead round ${round + 1}/${ROUNDS} ${name}: ${tp.rps.toFixed(0)} req/s; p50 ${lat.latencyMs.p50.toFixed(3)} ms, p99 ${lat.latencyMs.p99.toFixed(3)} ms @${LATENCY_RATE} req/s`);
       }
     }
+    // A side of a row is one process that carried the rounds and its twin that was only warmed; the
+    // baseline's two had only been warmed. A process's history counts (its heap grown, its GCs settled):
+    // the baseline, the younger side, read 0.71-0.73x this build's in two runs of 2026-11-30 whose change
+    // could not explain that. Its first process now carries as much load as a row did in the rounds.
+    if (BASELINE) {
+      for (const row of Object.keys(BASE_ROWS)) await load({ ...targets[`${row}@base`], connections: CONNECTIONS, durationS: ROUNDS * (THROUGHPUT_S + LATENCY_S) });
+    }
     // The user rows side by side: each relay and its floor, two processes a side, at once at a fixed rate.
     const member = (name) => ({ proxy: proxies[PROCESS_OF[name] ?? name], ...targets[name] });
     const members = (...names) => Object.fromEntries(names.map((n) => [n, member(n)]));
