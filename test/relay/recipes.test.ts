@@ -2,7 +2,10 @@ import { serve } from '@hono/node-server';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createServer as createViteServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -189,27 +192,35 @@ describe('Mount the relay: recipes', () => {
 });
 
 describe('Vite dev-server proxy', () => {
-  let relayServer: Awaited<ReturnType<typeof serveRelay>>;
-  let vite: ViteDevServer | undefined;
-  afterAll(() => relayServer?.close());
+  // Its own empty root: with root '/tmp' Vite's dependency scan crawled whatever /tmp held (a busy-core
+  // run's clones with their node_modules: 24-31 s to start, past the test's 30 s). And each test keeps
+  // its servers in its own variables: one that timed out went on and closed the next test's relay.
+  let root: string;
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'kb-voice-vite-'));
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  async function startVite(changeOrigin: boolean): Promise<string> {
-    vite = await createViteServer({
+  async function startVite(target: string, changeOrigin: boolean): Promise<{ vite: ViteDevServer; page: string }> {
+    const vite = await createViteServer({
       configFile: false,
       logLevel: 'silent',
-      root: '/tmp',
-      server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, proxy: { '/api/voice': { target: relayServer.url, changeOrigin } } },
+      root,
+      optimizeDeps: { noDiscovery: true },
+      server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, proxy: { '/api/voice': { target, changeOrigin } } },
     });
     await vite.listen();
-    return `http://127.0.0.1:${(vite.httpServer!.address() as AddressInfo).port}`;
+    return { vite, page: `http://127.0.0.1:${(vite.httpServer!.address() as AddressInfo).port}` };
   }
 
   it('works with the default proxy (the relay sees the page origin as its own)', async () => {
-    relayServer = await serveRelay(createRelay(options()), { port: 0 });
+    const relayServer = await serveRelay(createRelay(options()), { port: 0 });
+    let vite: ViteDevServer | undefined;
     try {
-      const page = await startVite(false);
+      const started = await startVite(relayServer.url, false);
+      vite = started.vite;
       // Browsers send Origin on POST even to the same origin: the page's own origin here.
-      expect(await exercise(page, { origin: page })).toEqual(OK);
+      expect(await exercise(started.page, { origin: started.page })).toEqual(OK);
     } finally {
       await vite?.close();
       await relayServer.close();
@@ -217,10 +228,13 @@ describe('Vite dev-server proxy', () => {
   });
 
   it('with changeOrigin: true the page origin is foreign (403, logged with the origin) unless allowed', async () => {
-    relayServer = await serveRelay(createRelay(options()), { port: 0 });
+    let relayServer = await serveRelay(createRelay(options()), { port: 0 });
     const port = Number(new URL(relayServer.url).port);
+    let vite: ViteDevServer | undefined;
     try {
-      const page = await startVite(true);
+      const started = await startVite(relayServer.url, true);
+      vite = started.vite;
+      const page = started.page;
       const refused = await exercise(page, { origin: page });
       expect(refused.get.status).toBe(403);
       expect(refused.get.body).toEqual({ detail: 'Origin not allowed' });
