@@ -42,6 +42,19 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
+/**
+ * `promise`, or a rejection naming `what` after `ms`: a wait that never ends would only show as the
+ * hook's 300 s limit (a busy-core run, 2026-11-30), without saying which call hung where; the call's
+ * error then names its profile and states.
+ */
+function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 async function call(profile: NetworkProfileName, seed: number, during?: (route: LabRoute, session: VoiceSession) => Promise<void>): Promise<CallResult> {
   const route = new LabRoute({ profile, seed });
   // the built-in voice: the cheapest answers, so the calls load the machine least
@@ -80,7 +93,7 @@ async function call(profile: NetworkProfileName, seed: number, during?: (route: 
     // (loss can split the spoken question in two turns: the typed one is the one to wait for)
     const typed = new Promise<void>((resolve) => session.on('turn', (t) => t.input === 'text' && resolve()));
     session.sendText('How do I descale it?');
-    await typed;
+    await bounded(typed, 60_000, 'no answer to the typed question');
     const quality = (await session.report()).quality;
     const sum = (dir: 'up' | 'down') => route.labs.reduce((a, l) => ({ packets: a.packets + l.counters[dir].packets, dropped: a.dropped + l.counters[dir].dropped }), { packets: 0, dropped: 0 });
     const share = (c: { packets: number; dropped: number }) => (c.packets ? (100 * c.dropped) / c.packets : 0);
@@ -119,7 +132,7 @@ beforeAll(async () => {
     // the path dies for 4 s between two turns; the call must come back and lose no turn
     const back = new Promise<void>((resolve) => session.on('state', (s, prev) => prev.status === 'reconnecting' && s.status === 'connected' && resolve()));
     route.outage(4000);
-    await back;
+    await bounded(back, 60_000, 'not connected again after the outage');
   });
   // All at once: the machine's load (which the in-process lab adds to every profile's delay and
   // jitter) then weighs on every profile alike, so their order holds even on a busy machine.
