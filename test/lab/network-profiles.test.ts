@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import wrtc from '@roamhq/wrtc';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
+import { deadline, systemClock } from '../../src/clock.js';
 import { VoiceSession, type CallQuality, type QualityReport, type SessionStatus, type Turn } from '../../src/client/index.js';
 import { measuredInput, rFactor } from '../../src/client/quality/index.js';
 import { startEmulator } from 'kb-voice-emulator';
@@ -48,11 +49,8 @@ const median = (xs: number[]) => {
  * error then names its profile and states.
  */
 function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  const late = deadline(systemClock, ms, () => new Error(`${what} within ${ms / 1000} s`));
+  return Promise.race([promise, late.promise]).finally(late.clear);
 }
 
 async function call(profile: NetworkProfileName, seed: number, during?: (route: LabRoute, session: VoiceSession) => Promise<void>): Promise<CallResult> {

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { deadline, systemClock } from '../../../src/clock.js';
 import { spawned } from '../../helpers/spawned.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -30,16 +31,11 @@ export interface EmulatorProcess {
 export async function spawnEmulator(options: { port?: number; args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<EmulatorProcess> {
   const args = [...COMMAND, '--port', String(options.port ?? 0), '--host', '127.0.0.1', ...(options.args ?? [])];
   const p = spawned(process.execPath, args, { cwd: root, env: { ...process.env, ...options.env } });
-  let ended = false;
-  void p.exit.then(() => (ended = true));
-  let timer: ReturnType<typeof setTimeout> | undefined;
   // A start that hangs fails the test with what it printed, well before the test's own limit.
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`emulator did not start within 20 s: ${p.stdout()}${p.stderr()}`)), 20_000);
-  });
-  const url = await Promise.race([p.printed(/http:\/\/127\.0\.0\.1:\d+/), late]).finally(() => clearTimeout(timer));
+  const late = deadline(systemClock, 20_000, () => new Error(`emulator did not start within 20 s: ${p.stdout()}${p.stderr()}`));
+  const url = await Promise.race([p.printed(/http:\/\/127\.0\.0\.1:\d+/), late.promise]).finally(late.clear);
   const gone = async (signal: NodeJS.Signals) => {
-    if (!ended && p.child.exitCode === null && p.child.signalCode === null) p.child.kill(signal);
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill(signal);
     await p.exit;
   };
   return {
