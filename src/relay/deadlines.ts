@@ -46,20 +46,20 @@ class Limit implements Deadline {
 export class Deadlines {
   #head: Limit | null = null;
   #tail: Limit | null = null;
+  /** Referenced while a limit is pending; kept unreferenced while none is (see above). */
   #timer: ReturnType<typeof setTimeout> | undefined;
-  /** Whether the timer keeps a process alive: while a limit is pending. */
-  #held = false;
 
   constructor(readonly ms: number) {}
 
   /** Starts a limit: `expire` runs once `ms` have passed, unless `clear` ran first. */
   start(expire: () => void): Deadline {
+    const idle = this.#head === null;
     const limit = new Limit(Date.now() + this.ms, expire, this.#tail);
     if (this.#tail) this.#tail.next = limit;
     else this.#head = limit;
     this.#tail = limit;
     if (this.#timer === undefined) this.#arm(this.ms);
-    else if (!this.#held) this.#hold(true);
+    else if (idle) this.#hold(true);
     return limit;
   }
 
@@ -91,12 +91,10 @@ export class Deadlines {
 
   #arm(ms: number): void {
     this.#timer = setTimeout(() => this.#fire(), ms);
-    this.#held = true;
   }
 
   /** Refs or unrefs the timer where timers have that (Node, Bun; a number elsewhere, where no process waits on it). */
   #hold(on: boolean): void {
-    this.#held = on;
     const timer = this.#timer as { ref?: () => void; unref?: () => void } | undefined;
     if (on) timer?.ref?.();
     else timer?.unref?.();
@@ -104,7 +102,6 @@ export class Deadlines {
 
   #fire(): void {
     this.#timer = undefined;
-    this.#held = false;
     const now = Date.now();
     const due: (() => void)[] = [];
     for (let limit = this.#head; limit; limit = this.#head) {
