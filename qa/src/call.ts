@@ -15,7 +15,7 @@ interface QaPageApi {
   play(clip: PageClip, over?: boolean): Promise<number>;
   decode16k(file: string): Promise<string>;
   invoke(id: string, method: 'sendText' | 'end' | 'report', arg?: unknown): Promise<unknown>;
-  marks(): { firstClipAt?: number; micAskedAt?: number; micOpenedAt?: number };
+  marks(): { firstClipAt?: number; micOpenedAt?: number };
 }
 type QaGlobal = typeof globalThis & { __KB_VOICE_QA__: QaPageApi };
 

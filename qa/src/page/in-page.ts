@@ -90,11 +90,11 @@ export function installInPage(binding: string): void {
   let destination: MediaStreamAudioDestinationNode | undefined;
   let queuedUntil = 0;
   /**
-   * Page times (performance.now()) of the first clip's start and of the first microphone asked for and
-   * given, for `toHaveHeardFromStart`'s failure: a question whose start the service missed by as much as
+   * Page times (performance.now()) of the first clip's start and of the first microphone given, for
+   * `toHaveHeardFromStart`'s failure: a question whose start the service missed by as much as
    * the microphone opened after it began was lost before any capture could run (a page slow to open it).
    */
-  const marks: { firstClipAt?: number; micAskedAt?: number; micOpenedAt?: number } = {};
+  const marks: { firstClipAt?: number; micOpenedAt?: number } = {};
   const audio = () => {
     if (!context) {
       context = new AudioContext();
@@ -113,7 +113,6 @@ export function installInPage(binding: string): void {
         if (!original) throw new DOMException('getUserMedia is not available', 'NotFoundError');
         return original(constraints);
       }
-      marks.micAskedAt ??= performance.now();
       const { destination: node } = audio();
       // A clone per caller: a session that stops its track on end() leaves the source running.
       const stream = new MediaStream(node.stream.getAudioTracks().map((track) => track.clone()));
@@ -181,8 +180,8 @@ export function installInPage(binding: string): void {
       for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
       return btoa(text);
     },
-    /** When the first clip started and the first microphone was asked for and given (page ms; absent until then). */
-    marks(): { firstClipAt?: number; micAskedAt?: number; micOpenedAt?: number } {
+    /** When the first clip started and the first microphone was given (page ms; absent until then). */
+    marks(): { firstClipAt?: number; micOpenedAt?: number } {
       return { ...marks };
     },
     /** Calls a method of a registered session (the test side's only way in). */
