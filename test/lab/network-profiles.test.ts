@@ -92,7 +92,7 @@ async function call(profile: NetworkProfileName, seed: number, during?: (route: 
     const typed = new Promise<void>((resolve) => session.on('turn', (t) => t.input === 'text' && resolve()));
     session.sendText('How do I descale it?');
     await bounded(typed, 60_000, 'no answer to the typed question');
-    const quality = (await session.report()).quality;
+    const quality = (await bounded(session.report(), 60_000, 'no report')).quality;
     const sum = (dir: 'up' | 'down') => route.labs.reduce((a, l) => ({ packets: a.packets + l.counters[dir].packets, dropped: a.dropped + l.counters[dir].dropped }), { packets: 0, dropped: 0 });
     const share = (c: { packets: number; dropped: number }) => (c.packets ? (100 * c.dropped) / c.packets : 0);
     const rated = windows.flatMap(({ at, q }) => (q.rttMs === null || q.packetLossPct === null ? [] : [{ at, r: rFactor(measuredInput({ rttMs: q.rttMs, jitterMs: q.jitterMs, packetLossPct: q.packetLossPct })) }]));
@@ -100,9 +100,10 @@ async function call(profile: NetworkProfileName, seed: number, during?: (route: 
   } catch (error) {
     throw new Error(`${profile} call: ${(error as Error).message} (states ${statuses.join(' > ')})`, { cause: error });
   } finally {
-    await session.end({ mode: 'immediate' });
+    // bounded too: a close that never ends would otherwise hang the hook without a word
+    await bounded(session.end({ mode: 'immediate' }), 30_000, `${profile} call: session.end() did not finish`);
     mic.close();
-    await emu.close();
+    await bounded(emu.close(), 30_000, `${profile} call: the emulator did not close`);
   }
 }
 
