@@ -122,12 +122,17 @@ export async function runTurn(input: TurnInput, turn: ActiveTurn, deps: TurnDeps
         await playback.whenBufferedBelow(SYNTHESIS_LEAD_MS);
       }
     } catch (err) {
-      // A later sentence failed to synthesize: what is playing stops, and the turn fails (turn_failed).
-      if (playback) {
-        playback.stop('interrupted');
-        send(events.answerStopped('interrupted'));
+      // Cut (interrupt, barge-in, the call's end) while a sentence was synthesized: the synthesis
+      // rejects with the signal's reason, and the turn is interrupted, not failed: what played (if
+      // anything) was stopped by whoever cut it, and is finished and recorded below.
+      if (!signal.aborted) {
+        // A sentence failed to synthesize on its own: what is playing stops, and the turn fails (turn_failed).
+        if (playback) {
+          playback.stop('interrupted');
+          send(events.answerStopped('interrupted'));
+        }
+        throw err;
       }
-      throw err;
     }
     if (playback) {
       playback.finish();
