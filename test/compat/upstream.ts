@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterEach, beforeEach } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/index.js';
 import { endpoints } from '../../src/schemas/index.js';
 import { responses } from '../helpers/samples.js';
@@ -76,35 +76,37 @@ export interface Upstream {
   next(...answers: Answer[]): void;
   /** The next requests matching `path` get this answer (any number of times). */
   on(match: (req: Seen) => boolean, answer: Answer): void;
-  /** Drops queued answers and routes, forgets requests (afterEach). */
-  reset(): void;
+  /** Closes the server and every connection to it (a stalled answer's too). */
   close(): Promise<void>;
 }
 
 /**
- * A test file's fake upstream: started before its tests (`ready` gets it, and an API client on it
- * made with `client`: `path` appended to its URL, no retries and a 5 s budget unless given), reset
- * after each test, closed after all. The one setup of every D-file (compat tests).
+ * A test's fake upstream: a server of its own for each test (`ready` gets it before the test, and an
+ * API client on it made with `client`: `path` appended to its URL, no retries and a 5 s budget
+ * unless given), closed after it with every connection. One server per test, not one reset between
+ * tests: a request a test left in flight (written by its client, not yet read by a busy server)
+ * would otherwise reach the next test, take its queued answer and count in its `seen`; on a new
+ * port it cannot, and no keep-alive connection is shared either. The one setup of every D-file
+ * (compat tests).
  */
 export function useUpstream(client: { path?: string } & Partial<ApiClientOptions>, ready: (up: Upstream, api: ApiClient) => void): void {
   let up: Upstream | undefined;
-  beforeAll(async () => {
+  beforeEach(async () => {
     up = await startUpstream();
     const { path = '', ...options } = client;
     ready(up, createApiClient({ retry: 0, timeout: 5_000, ...options, baseUrl: `${up.url}${path}` }));
   });
-  afterEach(() => up?.reset());
-  afterAll(() => up?.close());
+  afterEach(async () => {
+    await up?.close();
+    up = undefined;
+  });
 }
 
 export async function startUpstream(): Promise<Upstream> {
   const seen: Seen[] = [];
-  let queue: Answer[] = [];
-  let routes: [(req: Seen) => boolean, Answer][] = [];
-  const open = new Set<ServerResponse>();
+  const queue: Answer[] = [];
+  const routes: [(req: Seen) => boolean, Answer][] = [];
   const server = createServer(async (req, res) => {
-    open.add(res);
-    res.on('close', () => open.delete(res));
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? '/', 'http://x');
@@ -120,14 +122,6 @@ export async function startUpstream(): Promise<Upstream> {
     seen,
     next: (...answers) => queue.push(...answers),
     on: (match, answer) => routes.push([match, answer]),
-    reset: () => {
-      queue = [];
-      routes = [];
-      seen.length = 0;
-      // Stalled answers keep their connections: a test's leftovers must not reach the next one (idle
-      // keep-alive connections stay: closing them races the client's next request on them).
-      for (const res of open) res.socket?.destroy();
-    },
     close: () => {
       server.closeAllConnections();
       return new Promise<void>((resolve) => server.close(() => resolve()));
