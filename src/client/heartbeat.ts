@@ -36,9 +36,11 @@ export interface HeartbeatOptions {
  * a tick can come long after the one before. Elapsed time alone would call a healthy link dead at
  * the first tick after a freeze (the pong of the last ping may still wait in the queue behind that
  * tick); with the count too, a thawed page sends fresh pings before it judges, and a throttled
- * link stays up because each ping's pong comes back before the next tick. A dead link in a
- * throttled tab is still declared dead after `maxMissed` pings (ICE consent checks, about 30 s,
- * usually notice a dead path first).
+ * link stays up because each ping's pong comes back before the next tick. A tick more than two
+ * intervals after the one before starts the count again (the answers of the pings before it could
+ * not be read meanwhile), so while every tick is that late (a throttled tab, an event loop held
+ * for long stretches) the heartbeat makes no verdict: ICE's consent checks (about 30 s) judge
+ * such a link, and a short outage then passes without a reconnection.
  *
  * Slow paths get the time their round trips need: pongs echo their ping's `t`, and the path's
  * round trip (the least of the last {@link RTT_SAMPLES} measured: a stall only ever lengthens a
