@@ -71,3 +71,48 @@ describe('Recovery asks the session for attempts', () => {
     expect(dropped.abort).not.toHaveBeenCalled(); // the session closes it; recovery made no try
   });
 });
+
+describe('Recovery probes a restarted link', () => {
+  /** A recovery whose link restarts at once, the service last heard `silentMs` before it runs. */
+  async function restarted(silentMs: number) {
+    const clock = new FakeClock();
+    const report = { trying: vi.fn(), restored: vi.fn(), gaveUp: vi.fn() } satisfies RecoveryReport;
+    const heardAt = clock.now();
+    const recovery = new Recovery({
+      clock, network: { offline: false }, probes: true, connectTimeoutMs: 15_000, reconnectTimeoutMs: 30_000,
+      policy: { nextRetryDelayMs: () => 0 }, lastHeard: () => heardAt,
+    }, report);
+    const dropped = { restart: () => Promise.resolve(), send: vi.fn(() => 1), abort: vi.fn() } satisfies DroppedLink;
+    await clock.advance(silentMs); // the path died; noticed that late
+    return { clock, report, recovery, dropped };
+  }
+
+  it('after a long silence, waits for the pong as long as SCTP may hold it (silence + 1 s), not 3 s (busy core, 2026-12-07)', async () => {
+    const { clock, report, recovery, dropped } = await restarted(5000);
+    void recovery.run('s-1', dropped, new AbortController().signal).next();
+    await clock.advance(4000);
+    expect(dropped.send).toHaveBeenCalledOnce(); // the probe's ping
+    expect(dropped.abort).not.toHaveBeenCalled(); // still waiting: no new offer yet
+    recovery.pong();
+    await clock.advance(0);
+    expect(report.restored).toHaveBeenCalledWith(dropped);
+    expect(report.trying).not.toHaveBeenCalledWith('new-offer', expect.anything());
+  });
+
+  it('waits 3 s after a short silence and 10 s at most: then a new offer', async () => {
+    const short = await restarted(500);
+    void short.recovery.run('s-1', short.dropped, new AbortController().signal).next();
+    await short.clock.advance(2999);
+    expect(short.dropped.abort).not.toHaveBeenCalled();
+    await short.clock.advance(1);
+    expect(short.dropped.abort).toHaveBeenCalledOnce();
+    expect(short.report.trying).toHaveBeenLastCalledWith('new-offer', 2);
+
+    const long = await restarted(60_000);
+    void long.recovery.run('s-1', long.dropped, new AbortController().signal).next();
+    await long.clock.advance(9999);
+    expect(long.dropped.abort).not.toHaveBeenCalled();
+    await long.clock.advance(1);
+    expect(long.dropped.abort).toHaveBeenCalledOnce();
+  });
+});
