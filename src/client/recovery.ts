@@ -6,19 +6,9 @@ import type { ReconnectPolicy } from './reconnect-policy.js';
 import { RetrySchedule } from './retry.js';
 import type { ReconnectHow } from './state.js';
 import { Waiters } from './waiters.js';
-import { SCTP_RTO_MS } from './heartbeat.js';
 
-/** How long the link may take to carry a ping and its pong after an ICE restart before a new offer is made, at least... */
+/** How long the link may take to carry a ping and its pong after an ICE restart before a new offer is made. */
 const RESTART_PROBE_MS = 3000;
-/**
- * ...and at most, after a long silence. The data channel is ordered: the probe's ping waits behind
- * the messages SCTP is still retransmitting, whose timer doubled through the silence, so its pong
- * can take about as long as the link was silent (plus one retransmission timeout). A busy core that
- * noticed the dead path late measured 1-2 s probes, and past 3 s the restarted link was thrown away
- * for a new offer (2026-12-07).
- */
-const RESTART_PROBE_MAX_MS = 10_000;
-
 
 /** A try with less time than this left is not started: it could only time out and hide the real failure. */
 export const MIN_ATTEMPT_MS = 500;
@@ -63,8 +53,6 @@ export interface RecoveryOptions {
   probes: boolean;
   /** Whether the browser is offline: no try is made meanwhile; the first one starts once {@link Recovery.networkChanged} says it may be back. */
   network: { readonly offline: boolean };
-  /** When the service was last heard (clock time, the heartbeat's): sets how long a restart's probe may take. */
-  lastHeard?: () => number;
 }
 
 /**
@@ -167,9 +155,6 @@ export class Recovery {
    */
   private probe(link: DroppedLink): Promise<boolean> {
     if (!this.options.probes) return Promise.resolve(true);
-    const { clock, lastHeard } = this.options;
-    const silentMs = lastHeard ? clock.now() - lastHeard() : 0;
-    const limit = Math.min(RESTART_PROBE_MAX_MS, Math.max(RESTART_PROBE_MS, silentMs + SCTP_RTO_MS));
-    return this.pongs.wait(limit, () => link.send({ type: 'ping', t: clock.now() }));
+    return this.pongs.wait(RESTART_PROBE_MS, () => link.send({ type: 'ping', t: this.options.clock.now() }));
   }
 }
