@@ -186,7 +186,7 @@ describe('recovery by ICE restart', () => {
     cleanups.push(() => path.close());
     const { api, log } = loggedApi({ fetch: path.fetch });
     // The restart's own limit (5 s by default) is not what this test is about: a busy core once took
-    // the call to a new offer instead (2026-12-07); the limit itself has its unit tests.
+    // the call to a new offer instead (2026-12-07). (No test covers that limit itself yet.)
     const { session, states } = call(api, simplePeerTransport({ wrtc: wrtc as never, iceRestart: true, restartTimeoutMs: 30_000 }));
     const errors: string[] = [];
     session.on('error', (e) => errors.push(`${e.code}: ${e.message}`));
