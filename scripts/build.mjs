@@ -62,8 +62,14 @@ const qaDir = path.join(root, 'qa');
 /** dist/ folders of server-only code, published without source maps (see 4c). */
 const SERVER_ONLY = ['relay', 'cli'];
 
-/** `this._debug(` calls in simple-peer 9's index.js (see dropDebugCalls). */
+/** `this._debug(` calls in simple-peer 9's index.js (see trimSimplePeer). */
 const SIMPLE_PEER_DEBUG_CALLS = 41;
+/**
+ * simple-peer 9's public methods that src/client/peer.ts (the copy's only user; the Peer is never
+ * handed to apps) does not call, left out of the copy by trimSimplePeer. Nothing inside simple-peer
+ * calls them either (the build fails if a method is missing or named again after removal).
+ */
+const SIMPLE_PEER_UNUSED_METHODS = ['address', 'removeStream', 'removeTrack'];
 /**
  * What simple-peer 9's index.js uses of `buffer` and `randombytes`: the shims provide exactly that
  * (scripts/shims/buffer.cjs, randombytes.cjs), so a simple-peer using more must fail the build.
@@ -151,7 +157,7 @@ async function bundleSimplePeer() {
       'err-code': path.join(root, 'scripts', 'shims', 'err-code.cjs'),
       'queue-microtask': path.join(root, 'scripts', 'shims', 'queue-microtask.cjs'),
     },
-    plugins: [trimReadableStream(), dropDebugCalls()],
+    plugins: [trimReadableStream(), trimSimplePeer()],
     logLevel: 'warning',
     metafile: true,
   });
@@ -240,19 +246,21 @@ function trimReadableStream() {
 }
 
 /**
- * Removes simple-peer's 41 `this._debug(...)` calls from the vendored bundle: with the `debug`
- * shim (scripts/shims/debug.cjs) they log nothing, yet their messages cost every consumer ~8.6 KB
- * min (~2 KB min+gzip). Their arguments are strings and property reads (no side effect), so
- * removing the calls changes nothing else; the build fails if the count changes (a new simple-peer).
+ * Trims simple-peer 9's index.js for the vendored copy. Its 41 `this._debug(...)` calls go: with the
+ * `debug` shim (scripts/shims/debug.cjs) they log nothing, yet their messages cost every consumer
+ * ~8.6 KB min (~2 KB min+gzip). Their arguments are strings and property reads (no side effect), so
+ * removing the calls changes nothing else. The methods kb-voice never calls go too
+ * (SIMPLE_PEER_UNUSED_METHODS). The build fails if the counts change (a new simple-peer).
  */
-function dropDebugCalls() {
+function trimSimplePeer() {
   return {
-    name: 'kb-voice-drop-debug-calls',
+    name: 'kb-voice-trim-simple-peer',
     setup(build) {
       build.onLoad({ filter: /[\\/]simple-peer[\\/]index\.js$/ }, async (args) => {
         const code = await readFile(args.path, 'utf8');
-        const { text, count } = withoutCalls(code, 'this._debug(');
-        if (count !== SIMPLE_PEER_DEBUG_CALLS) fail(`simple-peer has ${count} this._debug() calls (expected ${SIMPLE_PEER_DEBUG_CALLS}): check dropDebugCalls`);
+        const { text: quiet, count } = withoutCalls(code, 'this._debug(');
+        if (count !== SIMPLE_PEER_DEBUG_CALLS) fail(`simple-peer has ${count} this._debug() calls (expected ${SIMPLE_PEER_DEBUG_CALLS}): check trimSimplePeer`);
+        const text = SIMPLE_PEER_UNUSED_METHODS.reduce(withoutMethod, quiet);
         for (const [use, expected] of Object.entries(SIMPLE_PEER_SHIMMED_USES)) {
           const uses = text.split(use).length - 1;
           if (uses !== expected) fail(`simple-peer has ${uses} uses of ${use} (the shims provide for ${expected}): check scripts/shims`);
@@ -261,6 +269,23 @@ function dropDebugCalls() {
       });
     },
   };
+}
+
+/**
+ * `code` without the class method `name` (two-space indented, as in simple-peer 9's index.js) and
+ * the comment above it; fails unless it was there once and nothing left calls it.
+ */
+function withoutMethod(code, name) {
+  const start = new RegExp(`^(?:  /\\*\\*\\n(?:   \\*.*\\n)*)?  ${name} \\([^)]*\\) \\{\\n`, 'gm');
+  const found = [...code.matchAll(start)];
+  if (found.length !== 1) fail(`simple-peer has ${found.length} methods named ${name} (expected 1): check SIMPLE_PEER_UNUSED_METHODS`);
+  const at = found[0].index;
+  const end = code.indexOf('\n  }\n', at) + '\n  }\n'.length;
+  const text = code.slice(0, at) + code.slice(end).replace(/^\n/, '');
+  if (text.includes(`this.${name}(`)) {
+    fail(`simple-peer calls ${name}() itself: it cannot be left out (SIMPLE_PEER_UNUSED_METHODS)`);
+  }
+  return text;
 }
 
 /** The calls of `callee` (e.g. `this._debug(`) removed from `code`; strings in the arguments may hold parentheses. */
