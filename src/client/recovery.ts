@@ -6,9 +6,18 @@ import type { ReconnectPolicy } from './reconnect-policy.js';
 import { RetrySchedule } from './retry.js';
 import type { ReconnectHow } from './state.js';
 import { Waiters } from './waiters.js';
+import { SCTP_RTO_MS } from './heartbeat.js';
 
-/** How long the link may take to carry a ping and its pong after an ICE restart before a new offer is made. */
+/** How long the link may take to carry a ping and its pong after an ICE restart before a new offer is made, at least... */
 const RESTART_PROBE_MS = 3000;
+/**
+ * ...and at most, after a long silence. The data channel is ordered: the probe's ping waits behind
+ * what SCTP is still retransmitting, on a timer that doubled through the silence, so its pong can
+ * take about as long as the link was silent, plus one retransmission timeout (SCTP_RTO_MS). A busy
+ * core that noticed the dead path late measured 1-2 s probes, and past 3 s the restarted link was
+ * thrown away for a new offer (2026-12-07).
+ */
+const RESTART_PROBE_MAX_MS = 10_000;
 
 /** A try with less time than this left is not started: it could only time out and hide the real failure. */
 export const MIN_ATTEMPT_MS = 500;
@@ -65,16 +74,20 @@ export interface RecoveryOptions {
  */
 export class Recovery {
   private restartedAt = Number.NEGATIVE_INFINITY;
+  /** When the last pong arrived (clock time; the recovery's creation before the first). */
+  private pongAt: number;
   private readonly pongs: Waiters;
   private readonly online: Waiters;
 
   constructor(private readonly options: RecoveryOptions, private readonly report: RecoveryReport) {
     this.pongs = new Waiters(options.clock);
     this.online = new Waiters(options.clock);
+    this.pongAt = options.clock.now();
   }
 
   /** A pong arrived. */
   pong(): void {
+    this.pongAt = this.options.clock.now();
     this.pongs.wake();
   }
 
@@ -155,6 +168,8 @@ export class Recovery {
    */
   private probe(link: DroppedLink): Promise<boolean> {
     if (!this.options.probes) return Promise.resolve(true);
-    return this.pongs.wait(RESTART_PROBE_MS, () => link.send({ type: 'ping', t: this.options.clock.now() }));
+    const t = this.options.clock.now();
+    const limit = Math.min(RESTART_PROBE_MAX_MS, Math.max(RESTART_PROBE_MS, t - this.pongAt + SCTP_RTO_MS));
+    return this.pongs.wait(limit, () => link.send({ type: 'ping', t }));
   }
 }

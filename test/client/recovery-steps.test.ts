@@ -71,3 +71,53 @@ describe('Recovery asks the session for attempts', () => {
     expect(dropped.abort).not.toHaveBeenCalled(); // the session closes it; recovery made no try
   });
 });
+
+describe('Recovery probes a restarted link', () => {
+  /** A recovery whose link restarts at once; the last pong (here: none since it was made) came `silentMs` before. */
+  async function restarted(silentMs: number) {
+    const clock = new FakeClock();
+    const report = { trying: vi.fn(), restored: vi.fn(), gaveUp: vi.fn() } satisfies RecoveryReport;
+    const recovery = new Recovery({
+      clock, network: { offline: false }, probes: true, connectTimeoutMs: 15_000, reconnectTimeoutMs: 30_000,
+      policy: { nextRetryDelayMs: () => 0 },
+    }, report);
+    const dropped = { restart: () => Promise.resolve(), send: vi.fn(() => 1), abort: vi.fn() } satisfies DroppedLink;
+    await clock.advance(silentMs); // the path died; noticed that late
+    return { clock, report, recovery, dropped };
+  }
+
+  it('after a long silence, waits for the pong as long as SCTP may hold it (silence + 1 s), not 3 s (busy core, 2026-12-07)', async () => {
+    const { clock, report, recovery, dropped } = await restarted(5000);
+    void recovery.run('s-1', dropped, new AbortController().signal).next();
+    await clock.advance(4000);
+    expect(dropped.send).toHaveBeenCalledOnce(); // the probe's ping
+    expect(dropped.abort).not.toHaveBeenCalled(); // still waiting: no new offer yet
+    recovery.pong();
+    await clock.advance(0);
+    expect(report.restored).toHaveBeenCalledWith(dropped);
+    expect(report.trying).not.toHaveBeenCalledWith('new-offer', expect.anything());
+  });
+
+  it('counts the silence from the last pong', async () => {
+    const { clock, recovery, dropped } = await restarted(60_000);
+    recovery.pong(); // heard just now: a short probe again
+    void recovery.run('s-1', dropped, new AbortController().signal).next();
+    await clock.advance(2999);
+    expect(dropped.abort).not.toHaveBeenCalled();
+    await clock.advance(1);
+    expect(dropped.abort).toHaveBeenCalledOnce();
+  });
+
+  it.each([
+    [500, 3000], // a short silence: 3 s
+    [60_000, 10_000], // 10 s at most
+  ])('after %i ms of silence, a restarted link silent for %i ms more is given up for a new offer', async (silentMs, limitMs) => {
+    const { clock, report, recovery, dropped } = await restarted(silentMs);
+    void recovery.run('s-1', dropped, new AbortController().signal).next();
+    await clock.advance(limitMs - 1);
+    expect(dropped.abort).not.toHaveBeenCalled();
+    await clock.advance(1);
+    expect(dropped.abort).toHaveBeenCalledOnce();
+    expect(report.trying).toHaveBeenLastCalledWith('new-offer', 2);
+  });
+});
