@@ -185,8 +185,8 @@ describe('recovery by ICE restart', () => {
     const path = relayedFetch();
     cleanups.push(() => path.close());
     const { api, log } = loggedApi({ fetch: path.fetch });
-    // The restart's own limit (5 s by default) is not what this test is about: a busy core once took
-    // the call to a new offer instead (2026-12-07). (No test covers that limit itself yet.)
+    // The restart's own limit (5 s by default; the next test) is not what this test is about: a busy
+    // core once took the call to a new offer instead (2026-12-07).
     const { session, states } = call(api, simplePeerTransport({ wrtc: wrtc as never, iceRestart: true, restartTimeoutMs: 30_000 }));
     const errors: string[] = [];
     session.on('error', (e) => errors.push(`${e.code}: ${e.message}`));
@@ -210,4 +210,62 @@ describe('recovery by ICE restart', () => {
     expect(second.id).toBe(2); // the same server-side connection kept counting
     expect(session.turns.map((t) => t.id)).toEqual([1, 2]);
   });
+
+  it('gives up a restart the service leaves unanswered once restartTimeoutMs passes on the session clock, and makes a new offer', async () => {
+    const path = relayedFetch();
+    cleanups.push(() => path.close());
+    // The restart's PATCH (the first after the cut) never gets an answer; the others pass.
+    let cut = false;
+    let hungOne = false;
+    let restartSent!: () => void;
+    const restartArrived = new Promise<void>((resolve) => (restartSent = resolve));
+    const release: Array<() => void> = [];
+    cleanups.push(() => release.forEach((fail) => fail()));
+    const { api, log } = loggedApi({
+      fetch: (input, init) => {
+        const request = new Request(input, init);
+        if (!cut || request.method !== 'PATCH' || hungOne) return path.fetch(request);
+        hungOne = true;
+        restartSent();
+        return new Promise<Response>((_, reject) => {
+          const fail = () => reject(new DOMException('The operation was aborted.', 'AbortError'));
+          request.signal.addEventListener('abort', fail);
+          release.push(fail);
+        });
+      },
+    });
+    // The session's clock, real but for the restart's limit (a value no other timer uses), which the
+    // test fires itself: no waiting on a wall clock for a limit to pass.
+    const LIMIT_MS = 4321;
+    const limits: Array<() => void> = [];
+    const held = new Set<symbol>();
+    const clock: Clock = {
+      ...systemClock,
+      setTimeout: (callback, ms) => {
+        if (ms !== LIMIT_MS) return systemClock.setTimeout(callback, ms);
+        const handle = Symbol('restart limit');
+        held.add(handle);
+        limits.push(() => held.delete(handle) && callback());
+        return handle;
+      },
+      clearTimeout: (handle) => (typeof handle === 'symbol' ? held.delete(handle) : systemClock.clearTimeout(handle)),
+    };
+    const { session, states } = call(api, simplePeerTransport({ wrtc: wrtc as never, iceRestart: true, restartTimeoutMs: LIMIT_MS }), clock);
+    await session.start();
+    const sessionId = session.sessionId!;
+    expect(limits).toEqual([]);
+
+    cut = true;
+    path.relays[0]!.close();
+    await restartArrived;
+    expect(states.filter((s) => s.status === 'reconnecting')).toEqual([{ status: 'reconnecting', sessionId, how: 'ice-restart', attempt: 1, cause: 'connection_lost' }]);
+    expect(limits).toHaveLength(1); // the restart runs against its limit, on the session's clock
+    limits[0]!();
+
+    await vi.waitFor(() => expect(session.state).toEqual({ status: 'connected', sessionId }), { timeout: 30_000 });
+    expect(states.filter((s) => s.status === 'reconnecting').map((s) => s.status === 'reconnecting' && s.how)).toEqual(['ice-restart', 'new-offer']);
+    expect(log.filter((r) => r.method === 'POST' && r.path === sessionsPath())).toHaveLength(2);
+    const turn = await askAndInterrupt(session, 'How long is the warranty?');
+    expect(turn.id).toBe(1);
+  }, 60_000);
 });
