@@ -59,8 +59,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // the vendored simple-peer's stand-ins trimmed to what it calls (Buffer, events, randombytes,
 // get-browser-rtc, err-code, queue-microtask; no `process`, no ESM interop helpers), text messages
 // kept as strings, and v1 messages read by their type's schema instead of the discriminated unions.
-// 2026-12-08: 47,884 bytes, after simple-peer's three unused methods left the copy (-143) and the
-// ICE restart's probe learned the silence (+40).
+// 2026-12-08: about 47,890 bytes, after simple-peer's three unused methods left the copy (-143) and
+// the ICE restart's probe learned the silence (about +50).
 const BROWSER_LIMIT_BYTES = 48_000;
 /** What `openaiProtocol` may add to an app's bundle (the OpenAI Realtime mapping), min+gzip. */
 const OPENAI_DIALECT_LIMIT_BYTES = 6_000;

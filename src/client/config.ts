@@ -26,7 +26,7 @@ export interface SessionConfig {
   readonly gracefulEndTimeoutMs: number;
   readonly pushToTalk: boolean;
   /** Recovery's rules (the network watch is added by the wiring). */
-  readonly recovery: Omit<RecoveryOptions, 'network'>;
+  readonly recovery: Omit<RecoveryOptions, 'network' | 'lastHeard'>;
 }
 
 /** Reads `options` once into a {@link SessionConfig}. */

@@ -146,6 +146,11 @@ export class Heartbeat implements SessionEffect {
     if (this.rtts.length > RTT_SAMPLES) this.rtts.shift(), this.offsets.shift();
   }
 
+  /** When the service was last heard (clock time): a pong, any message, or the connection. */
+  get heardAt(): number {
+    return this.lastHeard;
+  }
+
   /** The path's round trip: the least of the recent ones (ms); null before the first pong. */
   get rttMs(): number | null {
     return this.rtts.length ? Math.min(...this.rtts) : null;

@@ -62,6 +62,8 @@ export interface RecoveryOptions {
   probes: boolean;
   /** Whether the browser is offline: no try is made meanwhile; the first one starts once {@link Recovery.networkChanged} says it may be back. */
   network: { readonly offline: boolean };
+  /** When the service was last heard (clock time; the heartbeat's): how long a restart's probe may take. */
+  lastHeard(): number;
 }
 
 /**
@@ -74,20 +76,16 @@ export interface RecoveryOptions {
  */
 export class Recovery {
   private restartedAt = Number.NEGATIVE_INFINITY;
-  /** When the last pong arrived (clock time; the recovery's creation before the first). */
-  private pongAt: number;
   private readonly pongs: Waiters;
   private readonly online: Waiters;
 
   constructor(private readonly options: RecoveryOptions, private readonly report: RecoveryReport) {
     this.pongs = new Waiters(options.clock);
     this.online = new Waiters(options.clock);
-    this.pongAt = options.clock.now();
   }
 
   /** A pong arrived. */
   pong(): void {
-    this.pongAt = this.options.clock.now();
     this.pongs.wake();
   }
 
@@ -169,7 +167,7 @@ export class Recovery {
   private probe(link: DroppedLink): Promise<boolean> {
     if (!this.options.probes) return Promise.resolve(true);
     const t = this.options.clock.now();
-    const limit = Math.min(RESTART_PROBE_MAX_MS, Math.max(RESTART_PROBE_MS, t - this.pongAt + SCTP_RTO_MS));
+    const limit = Math.min(RESTART_PROBE_MAX_MS, Math.max(RESTART_PROBE_MS, t - this.options.lastHeard() + SCTP_RTO_MS));
     return this.pongs.wait(limit, () => link.send({ type: 'ping', t }));
   }
 }

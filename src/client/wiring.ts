@@ -79,7 +79,7 @@ export function wire(config: SessionConfig, conductor: Conductor) {
     // The path the call used is likely gone: restart ICE now rather than wait for missed pings.
     changed: () => (recovery.networkChanged(), whenConnected(() => conductor.lost('network_change'))),
   });
-  const recovery = new Recovery({ ...config.recovery, network }, conductor.recovery);
+  const recovery = new Recovery({ ...config.recovery, network, lastHeard: () => heartbeat.heardAt }, conductor.recovery);
   const resumeStore = options.resume ? new ResumeStore(options.aiId, () => clock.now(), options.resumeWindowMs) : undefined;
   const quality = new QualityTracker({ changed: (value) => report('quality', value), clock }, options.quality);
   const heartbeat = new Heartbeat({

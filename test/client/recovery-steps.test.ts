@@ -11,7 +11,7 @@ function setup(delays: (number | null)[], options: { reconnectTimeoutMs?: number
   const report = { trying: vi.fn(), restored: vi.fn(), gaveUp: vi.fn() } satisfies RecoveryReport;
   const recovery = new Recovery({
     clock, network, probes: true, connectTimeoutMs: 15_000, reconnectTimeoutMs: options.reconnectTimeoutMs ?? 15_000,
-    policy: { nextRetryDelayMs: ({ retryCount }) => delays[retryCount] ?? null },
+    policy: { nextRetryDelayMs: ({ retryCount }) => delays[retryCount] ?? null }, lastHeard: () => 0,
   }, report);
   const dropped = { restart: () => undefined, send: vi.fn(), abort: vi.fn() } satisfies DroppedLink;
   return { clock, network, report, recovery, dropped, signal: new AbortController() };
@@ -73,17 +73,18 @@ describe('Recovery asks the session for attempts', () => {
 });
 
 describe('Recovery probes a restarted link', () => {
-  /** A recovery whose link restarts at once; the last pong (here: none since it was made) came `silentMs` before. */
+  /** A recovery whose link restarts at once; the service was last heard `silentMs` before it runs. */
   async function restarted(silentMs: number) {
     const clock = new FakeClock();
     const report = { trying: vi.fn(), restored: vi.fn(), gaveUp: vi.fn() } satisfies RecoveryReport;
+    const heard = { at: clock.now() };
     const recovery = new Recovery({
       clock, network: { offline: false }, probes: true, connectTimeoutMs: 15_000, reconnectTimeoutMs: 30_000,
-      policy: { nextRetryDelayMs: () => 0 },
+      policy: { nextRetryDelayMs: () => 0 }, lastHeard: () => heard.at,
     }, report);
     const dropped = { restart: () => Promise.resolve(), send: vi.fn(() => 1), abort: vi.fn() } satisfies DroppedLink;
     await clock.advance(silentMs); // the path died; noticed that late
-    return { clock, report, recovery, dropped };
+    return { clock, report, recovery, dropped, heard };
   }
 
   it('after a long silence, waits for the pong as long as SCTP may hold it (silence + 1 s), not 3 s (busy core, 2026-12-07)', async () => {
@@ -98,9 +99,9 @@ describe('Recovery probes a restarted link', () => {
     expect(report.trying).not.toHaveBeenCalledWith('new-offer', expect.anything());
   });
 
-  it('counts the silence from the last pong', async () => {
-    const { clock, recovery, dropped } = await restarted(60_000);
-    recovery.pong(); // heard just now: a short probe again
+  it('counts the silence from when the service was last heard', async () => {
+    const { clock, recovery, dropped, heard } = await restarted(60_000);
+    heard.at = clock.now(); // heard just now: a short probe again
     void recovery.run('s-1', dropped, new AbortController().signal).next();
     await clock.advance(2999);
     expect(dropped.abort).not.toHaveBeenCalled();
