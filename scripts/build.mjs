@@ -280,8 +280,9 @@ function withoutMethod(code, name) {
   const found = [...code.matchAll(start)];
   if (found.length !== 1) fail(`simple-peer has ${found.length} methods named ${name} (expected 1): check SIMPLE_PEER_UNUSED_METHODS`);
   const at = found[0].index;
-  const end = code.indexOf('\n  }\n', at) + '\n  }\n'.length;
-  const text = code.slice(0, at) + code.slice(end).replace(/^\n/, '');
+  const close = code.indexOf('\n  }\n', at);
+  if (close === -1) fail(`simple-peer's ${name} method has no end at two spaces: check withoutMethod`);
+  const text = code.slice(0, at) + code.slice(close + '\n  }\n'.length).replace(/^\n/, '');
   if (text.includes(`this.${name}(`)) {
     fail(`simple-peer calls ${name}() itself: it cannot be left out (SIMPLE_PEER_UNUSED_METHODS)`);
   }
